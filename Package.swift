@@ -1,0 +1,66 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// Layers point one way: fcm-emu → FCMHTTP → FCMCore → FCMJSON (ARCHITECTURE.md, "Package layout").
+let package = Package(
+    name: "fcm-emu",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "fcm-emu", targets: ["fcm-emu"]),
+        .library(name: "FCMCore", targets: ["FCMCore"]),
+        .library(name: "FCMHTTP", targets: ["FCMHTTP"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-collections.git", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
+    ],
+    targets: [
+        .target(name: "FCMJSON"),
+        .target(
+            name: "FCMCore",
+            dependencies: [
+                "FCMJSON",
+                .product(name: "OrderedCollections", package: "swift-collections"),
+                .product(name: "HeapModule", package: "swift-collections"),
+            ]
+        ),
+        .target(
+            name: "FCMHTTP",
+            dependencies: [
+                "FCMCore",
+                "FCMJSON",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(
+            name: "fcm-emu",
+            dependencies: [
+                "FCMCore",
+                "FCMHTTP",
+                "FCMJSON",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Yams", package: "Yams"),
+            ]
+        ),
+        .testTarget(name: "FCMJSONTests", dependencies: ["FCMJSON"]),
+        .testTarget(name: "FCMCoreTests", dependencies: ["FCMCore", "FCMJSON"]),
+        .testTarget(
+            name: "FCMHTTPTests",
+            dependencies: [
+                "FCMHTTP", "FCMCore", "FCMJSON",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

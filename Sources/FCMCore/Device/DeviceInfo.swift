@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: Apache-2.0
+
+/// What to create: a new app instance.
+public struct DeviceSpec: Sendable {
+    public var platform: Platform
+    public var appId: String
+    /// A unique name within the project, usable in place of the id in the control API.
+    public var name: String?
+    /// A registration token to use instead of a generated one.
+    public var token: String?
+    public var fid: String?
+    public var state: DeviceState
+    /// Other projects' sender ids allowed to message this instance.
+    public var extraSenders: [String]
+    public var topics: [String]
+
+    public init(
+        platform: Platform, appId: String, name: String? = nil, token: String? = nil, fid: String? = nil,
+        state: DeviceState = .foreground, extraSenders: [String] = [], topics: [String] = []
+    ) {
+        self.platform = platform
+        self.appId = appId
+        self.name = name
+        self.token = token
+        self.fid = fid
+        self.state = state
+        self.extraSenders = extraSenders
+        self.topics = topics
+    }
+
+    /// The app id of the demo apps, per platform.
+    public static func defaultAppId(for platform: Platform) -> String {
+        switch platform {
+        case .android: return "com.example.app"
+        case .ios: return "com.example.app"
+        case .web: return "https://localhost"
+        }
+    }
+}
+
+/// A snapshot of one app instance, as the control API shows it.
+public struct DeviceInfo: Sendable, Equatable {
+    public let id: DeviceID
+    public let projectId: String
+    public let name: String?
+    public let platform: Platform
+    public let appId: String
+    public let token: String
+    public let fid: String
+    public let state: DeviceState
+    public let tokenValid: Bool
+    public let senders: [String]
+    public let topics: [String]
+    public let createdAt: Instant
+    public let lastConnectedAt: Instant
+    /// Messages stored for it now.
+    public let storedCount: Int
+    public let deliveredCount: Int
+    public let deletedSignalOwed: Bool
+}
+
+extension World {
+    func info(_ device: Device) -> DeviceInfo {
+        let project = projects[Int(device.projectIndex)]?.project
+        return DeviceInfo(
+            id: device.id, projectId: project?.id ?? "", name: device.name, platform: device.platform,
+            appId: device.appId, token: device.token, fid: device.fid, state: device.state,
+            tokenValid: device.tokenValid, senders: [project?.number ?? ""] + device.extraSenders,
+            topics: device.topics.keys.sorted(), createdAt: device.createdAt,
+            lastConnectedAt: device.state.isConnected ? now : device.lastConnectedAt,
+            storedCount: device.store?.items.count ?? 0, deliveredCount: device.inbox.count,
+            deletedSignalOwed: device.deletedSignalOwed
+        )
+    }
+}

@@ -1,0 +1,33 @@
+// SPDX-License-Identifier: Apache-2.0
+
+/// The platform of an app instance; it decides how a delivery is rendered.
+public enum Platform: String, Sendable, CaseIterable, Equatable {
+    case android, ios, web
+}
+
+/// Where an app instance is (DEVICE-RULES.md, device states).
+public enum DeviceState: String, Sendable, CaseIterable, Equatable {
+    /// Connected, app in the foreground.
+    case foreground
+    /// Connected, app in the background.
+    case background
+    /// Android only: connected but idle; normal priority waits, high priority wakes it.
+    case doze
+    /// Not connected: everything waits for the next connection.
+    case offline
+    /// The app is gone; the next delivery attempt invalidates the token.
+    case uninstalled
+
+    /// Whether the device holds a connection to FCM in this state.
+    public var isConnected: Bool {
+        switch self {
+        case .foreground, .background, .doze: return true
+        case .offline, .uninstalled: return false
+        }
+    }
+}
+
+/// Message priority (DEVICE-RULES.md, priority and delay).
+public enum Priority: String, Sendable, Equatable {
+    case normal, high
+}

@@ -1,0 +1,204 @@
+// SPDX-License-Identifier: Apache-2.0
+
+// MARK: - Projects
+
+extension Emulator {
+    /// Creates a project; a number and a server key are generated when not given.
+    @discardableResult
+    public func createProject(id: String, number: String? = nil, serverKeys: [String] = []) throws(FCMError) -> Project {
+        try withWorld { (w: inout World) throws(FCMError) -> Project in try w.createProject(id: id, number: number, serverKeys: serverKeys) }
+    }
+
+    public func projects() -> [Project] { withWorld { $0.projects.compactMap { $0?.project } } }
+
+    /// A project by id or number.
+    public func project(_ idOrNumber: String) throws(FCMError) -> Project {
+        try withWorld { (w: inout World) throws(FCMError) -> Project in try w.projectState(w.projectIndex(idOrNumber: idOrNumber)).project }
+    }
+
+    /// The project that owns a legacy server key.
+    public func project(serverKey: String) -> Project? {
+        withWorld { w in w.projects.lazy.compactMap { $0?.project }.first { $0.serverKeys.contains(serverKey) } }
+    }
+
+    public func deleteProject(id: String) throws(FCMError) {
+        try withWorld { (w: inout World) throws(FCMError) in try w.deleteProject(id: id) }
+    }
+
+    /// Empties one project (devices, topics, groups), or with nil everything: all projects but the
+    /// demo project go, the event log and timers are cleared, and the clock keeps its time.
+    public func reset(projectId: String? = nil) throws(FCMError) {
+        try withWorld { (w: inout World) throws(FCMError) in
+            if let projectId {
+                w.clearProject(try w.projectIndex(id: projectId))
+                return
+            }
+            let fresh = World(settings: w.settings, start: w.now)
+            w = fresh
+            _ = try? w.createProject(id: DemoProject.id, number: DemoProject.number, serverKeys: [DemoProject.serverKey])
+        }
+    }
+}
+
+// MARK: - Devices
+
+extension Emulator {
+    public func createDevice(_ spec: DeviceSpec, projectId: String) throws(FCMError) -> DeviceInfo {
+        try withWorld { (w: inout World) throws(FCMError) -> DeviceInfo in
+            let id = try w.createDevice(spec, projectIndex: w.projectIndex(id: projectId))
+            return w.info(try w.device(id))
+        }
+    }
+
+    /// A project's devices, oldest first, `offset`/`limit` paged.
+    public func devices(projectId: String, offset: Int = 0, limit: Int = .max) throws(FCMError) -> (total: Int, page: [DeviceInfo]) {
+        try withWorld { (w: inout World) throws(FCMError) -> (total: Int, page: [DeviceInfo]) in
+            let state = try w.projectState(w.projectIndex(id: projectId))
+            let ids = state.devices.elements.dropFirst(max(0, offset)).prefix(max(0, limit))
+            return (state.devices.count, ids.compactMap { w.devices[Int($0)].map(w.info) })
+        }
+    }
+
+    /// A device by id, name or token.
+    public func device(_ reference: String, projectId: String) throws(FCMError) -> DeviceInfo {
+        try withWorld { (w: inout World) throws(FCMError) -> DeviceInfo in
+            w.info(try w.findDevice(reference, projectIndex: w.projectIndex(id: projectId)))
+        }
+    }
+
+    /// The device that holds `token` now, in any project.
+    public func device(token: String) -> DeviceInfo? {
+        withWorld { w in w.deviceByToken[token].flatMap { w.devices[Int($0)] }.map(w.info) }
+    }
+
+    public func deleteDevice(_ reference: String, projectId: String) throws(FCMError) {
+        try withWorld { (w: inout World) throws(FCMError) in
+            w.removeDevice(try w.findDevice(reference, projectIndex: w.projectIndex(id: projectId)).id)
+        }
+    }
+
+    @discardableResult
+    public func setState(_ reference: String, projectId: String, to state: DeviceState) throws(FCMError) -> DeviceInfo {
+        try mutateDevice(reference, projectId: projectId) { (w: inout World, id) throws(FCMError) in try w.setState(id, to: state) }
+    }
+
+    @discardableResult
+    public func uninstall(_ reference: String, projectId: String) throws(FCMError) -> DeviceInfo {
+        try setState(reference, projectId: projectId, to: .uninstalled)
+    }
+
+    @discardableResult
+    public func refreshToken(_ reference: String, projectId: String, newToken: String? = nil) throws(FCMError) -> DeviceInfo {
+        try mutateDevice(reference, projectId: projectId) { (w: inout World, id) throws(FCMError) in try w.refreshToken(id, newToken: newToken) }
+    }
+
+    /// Replaces the other senders allowed to message the device.
+    @discardableResult
+    public func setSenders(_ reference: String, projectId: String, extra: [String]) throws(FCMError) -> DeviceInfo {
+        try mutateDevice(reference, projectId: projectId) { (w: inout World, id) throws(FCMError) in try w.setSenders(id, extra: extra) }
+    }
+
+    @discardableResult
+    public func subscribe(_ reference: String, projectId: String, topic: String) throws(FCMError) -> DeviceInfo {
+        try mutateDevice(reference, projectId: projectId) { (w: inout World, id) throws(FCMError) in
+            if let error = w.subscribe(device: id, topic: topic) { throw error }
+        }
+    }
+
+    @discardableResult
+    public func unsubscribe(_ reference: String, projectId: String, topic: String) throws(FCMError) -> DeviceInfo {
+        try mutateDevice(reference, projectId: projectId) { (w: inout World, id) throws(FCMError) in
+            if let error = w.unsubscribe(device: id, topic: topic) { throw error }
+        }
+    }
+
+    /// Topic management by a sender (IID): one result per token, in order; nil is success.
+    public func manageTopic(_ topic: String, tokens: [String], subscribe: Bool, senderProjectId: String) throws(FCMError) -> [FCMError?] {
+        try withWorld { (w: inout World) throws(FCMError) -> [FCMError?] in
+            let project = try w.projectState(w.projectIndex(idOrNumber: senderProjectId)).project
+            return tokens.map { token in
+                switch w.deviceForTopicManagement(token: token, project: project) {
+                case .failure(let error): return error
+                case .success(let id): return subscribe ? w.subscribe(device: id, topic: topic) : w.unsubscribe(device: id, topic: topic)
+                }
+            }
+        }
+    }
+
+    /// What the device's app received, oldest first.
+    public func inbox(_ reference: String, projectId: String) throws(FCMError) -> (DeviceInfo, [Delivery]) {
+        try withWorld { (w: inout World) throws(FCMError) -> (DeviceInfo, [Delivery]) in
+            let device = try w.findDevice(reference, projectIndex: w.projectIndex(id: projectId))
+            return (w.info(device), device.inbox)
+        }
+    }
+
+    /// Empties a device's inbox (what it received), leaving the rest of its state alone.
+    public func clearInbox(_ reference: String, projectId: String) throws(FCMError) {
+        try withWorld { (w: inout World) throws(FCMError) in
+            let id = try w.findDevice(reference, projectIndex: w.projectIndex(id: projectId)).id
+            w.devices[Int(id)]?.inbox = []
+        }
+    }
+
+    private func mutateDevice(_ reference: String, projectId: String, _ body: (inout World, DeviceID) throws(FCMError) -> Void) throws(FCMError) -> DeviceInfo {
+        try withWorld { (w: inout World) throws(FCMError) -> DeviceInfo in
+            let id = try w.findDevice(reference, projectIndex: w.projectIndex(id: projectId)).id
+            try body(&w, id)
+            return w.info(try w.device(id))
+        }
+    }
+}
+
+// MARK: - Messages, groups, events
+
+extension Emulator {
+    /// Accepts a message from the project `projectIdOrNumber` and routes it.
+    public func send(_ request: SendRequest, from projectIdOrNumber: String) throws(FCMError) -> SendOutcome {
+        try withWorld { (w: inout World) throws(FCMError) -> SendOutcome in
+            try w.send(request, projectIndex: w.projectIndex(idOrNumber: projectIdOrNumber))
+        }
+    }
+
+    public func createGroup(name: String, tokens: [String], projectIdOrNumber: String) throws(FCMError) -> DeviceGroup {
+        try withWorld { (w: inout World) throws(FCMError) -> DeviceGroup in
+            try w.createGroup(name: name, tokens: tokens, projectIndex: w.projectIndex(idOrNumber: projectIdOrNumber))
+        }
+    }
+
+    /// Adds and removes members; returns nil when the group was deleted because it became empty.
+    public func changeGroup(key: String, name: String?, add: [String] = [], remove: [String] = [], projectIdOrNumber: String) throws(FCMError) -> DeviceGroup? {
+        try withWorld { (w: inout World) throws(FCMError) -> DeviceGroup? in
+            try w.changeGroup(key: key, name: name, add: add, remove: remove, projectIndex: w.projectIndex(idOrNumber: projectIdOrNumber))
+        }
+    }
+
+    public func group(named name: String, projectIdOrNumber: String) throws(FCMError) -> DeviceGroup {
+        try withWorld { (w: inout World) throws(FCMError) -> DeviceGroup in
+            try w.group(named: name, projectIndex: w.projectIndex(idOrNumber: projectIdOrNumber))
+        }
+    }
+
+    public func groups(projectId: String) throws(FCMError) -> [DeviceGroup] {
+        try withWorld { (w: inout World) throws(FCMError) -> [DeviceGroup] in
+            try w.projectState(w.projectIndex(id: projectId)).groups.values.sorted { $0.createdAt < $1.createdAt || ($0.createdAt == $1.createdAt && $0.name < $1.name) }
+        }
+    }
+
+    /// Topics of a project with their subscriber counts.
+    public func topics(projectId: String) throws(FCMError) -> [(name: String, subscribers: Int)] {
+        try withWorld { (w: inout World) throws(FCMError) -> [(name: String, subscribers: Int)] in
+            try w.projectState(w.projectIndex(id: projectId)).topics.map { ($0.key, $0.value.count) }.sorted { $0.name < $1.name }
+        }
+    }
+
+    /// Events matching `query`, oldest first.
+    public func events(_ query: EventQuery) throws(FCMError) -> [Event] {
+        try withWorld { (w: inout World) throws(FCMError) -> [Event] in try w.events(matching: query) }
+    }
+
+    /// The project a device belongs to (also after it was deleted).
+    public func projectId(ofDevice id: DeviceID) -> String? {
+        withWorld { w in w.projectId(ofDevice: id) }
+    }
+}

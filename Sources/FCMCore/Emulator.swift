@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Synchronization
+
+/// The simulated FCM: projects, devices, topics, groups, the clock, store and forward, and the
+/// event log. Every front (HTTP, XMPP, scenarios, the control API) calls it.
+///
+/// Calls are short and synchronous under one lock, so NIO event loops call straight in with no
+/// actor hop (ARCHITECTURE.md, concurrency). Nothing inside the lock does I/O.
+public final class Emulator: Sendable {
+    /// How the clock moves.
+    public enum ClockMode: Sendable {
+        /// Only when told (`advance`): tests and scenarios.
+        case virtual(start: Instant)
+        /// Following a wall clock (`serve`), read through `wallMillis`.
+        case wall(wallMillis: @Sendable () -> Int64)
+    }
+
+    let state: Mutex<World>
+    private let driver: Mutex<ClockDriver?>
+    private let wallMillis: (@Sendable () -> Int64)?
+
+    /// A new emulator. With `demoProject`, the project of `DemoProject` exists from the start.
+    public init(settings: EmulatorSettings = EmulatorSettings(), clock: ClockMode = .virtual(start: .virtualEpoch), demoProject: Bool = true) {
+        let start: Instant
+        switch clock {
+        case .virtual(let s):
+            start = s
+            wallMillis = nil
+            driver = Mutex(nil)
+        case .wall(let read):
+            let wall = read()
+            start = Instant(millis: wall)
+            wallMillis = read
+            driver = Mutex(ClockDriver(wallMillis: wall, start: start))
+        }
+        var world = World(settings: settings, start: start)
+        if demoProject {
+            _ = try? world.createProject(id: DemoProject.id, number: DemoProject.number, serverKeys: [DemoProject.serverKey])
+        }
+        state = Mutex(world)
+    }
+
+    /// Runs `body` on the world after bringing a wall-driven clock up to date.
+    func withWorld<R: Sendable, E: Error>(_ body: (inout World) throws(E) -> R) throws(E) -> R {
+        let target = clockTarget()
+        return try state.withLock { (world: inout World) throws(E) -> R in
+            if let target { world.advance(to: target) }
+            return try body(&world)
+        }
+    }
+
+    private func clockTarget() -> Instant? {
+        guard let wallMillis else { return nil }
+        let wall = wallMillis()
+        return driver.withLock { $0?.target(atWall: wall) }
+    }
+
+    public var settings: EmulatorSettings { state.withLock { $0.settings } }
+}
+
+// MARK: - Clock
+
+extension Emulator {
+    /// A reading of the emulator's clock and how it moves.
+    public struct ClockStatus: Sendable, Equatable {
+        public let now: Instant
+        /// `virtual` or `wall`.
+        public let mode: String
+        public let paused: Bool
+        public let speed: Double
+        /// The next instant at which something is scheduled to happen.
+        public let nextTimer: Instant?
+        public let pendingTimers: Int
+    }
+
+    public var now: Instant { withWorld { $0.now } }
+
+    public var clockStatus: ClockStatus {
+        let d = driver.withLock { $0 }
+        return withWorld { world in
+            ClockStatus(
+                now: world.now, mode: d == nil ? "virtual" : "wall", paused: d?.paused ?? true, speed: d?.speed ?? 0,
+                nextTimer: world.timers.nextDeadline, pendingTimers: world.timers.count
+            )
+        }
+    }
+
+    /// Moves the clock forward by `millis`, firing everything due on the way.
+    @discardableResult
+    public func advance(byMillis millis: Int64) throws(FCMError) -> Instant {
+        guard millis >= 0 else { throw FCMError(.invalidArgument, "The clock only moves forward", field: "by") }
+        return try advance(to: now.adding(millis: millis))
+    }
+
+    /// Moves the clock forward to `instant`, firing everything due on the way.
+    @discardableResult
+    public func advance(to instant: Instant) throws(FCMError) -> Instant {
+        try withWorld { (world: inout World) throws(FCMError) -> Instant in
+            guard instant >= world.now else {
+                throw FCMError(.invalidArgument, "The clock only moves forward; it is \(world.now.iso8601)", field: "to")
+            }
+            let from = world.now
+            world.advance(to: instant)
+            if instant > from { world.log(.clockAdvanced, detail: "\(instant.millis(since: from))ms") }
+            if let wallMillis {
+                let wall = wallMillis()
+                driver.withLock { $0?.moved(to: instant, atWall: wall) }
+            }
+            return world.now
+        }
+    }
+
+    /// Stops a wall-driven clock (no effect on a virtual one, which only moves when told).
+    public func pauseClock() {
+        guard let wallMillis else { return }
+        let target = clockTarget()
+        if let target { state.withLock { $0.advance(to: target) } }
+        let wall = wallMillis()
+        driver.withLock { $0?.pause(atWall: wall) }
+    }
+
+    public func resumeClock() {
+        guard let wallMillis else { return }
+        let wall = wallMillis()
+        driver.withLock { $0?.resume(atWall: wall) }
+    }
+
+    /// Sets how fast a wall-driven clock runs (1 = real time).
+    public func setClockSpeed(_ speed: Double) throws(FCMError) {
+        guard speed.isFinite, speed > 0, speed <= 1_000_000 else {
+            throw FCMError(.invalidArgument, "speed must be above 0 and at most 1000000", field: "speed")
+        }
+        guard let wallMillis else { throw FCMError(.conflict, "This emulator's clock is virtual; it only moves when advanced", field: "speed") }
+        _ = now
+        let wall = wallMillis()
+        driver.withLock { $0?.setSpeed(speed, atWall: wall) }
+    }
+
+    /// Brings a wall-driven clock up to date; `serve` calls it on a short tick.
+    public func tick() { _ = now }
+}

@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: Apache-2.0
+
+/// Every choice the real service leaves open, as a documented setting with the default that
+/// DEVICE-RULES.md picks (its **Emulator:** lines).
+public struct EmulatorSettings: Sendable, Equatable {
+    /// Seeds tokens, ids and every random choice, so runs repeat exactly.
+    public var seed: UInt64 = 1
+    /// Seconds between Doze maintenance windows; 0 turns them off (messages wait for Doze to end).
+    public var dozeMaintenanceIntervalSeconds: Int64 = 900
+    /// Evict a random collapse key (seeded) instead of the oldest when a 5th key arrives.
+    public var randomEviction = false
+    /// Deliver stored messages in a seeded random order instead of acceptance order.
+    public var shuffleDelivery = false
+    /// How long a refreshed token still works and answers with its canonical replacement.
+    public var tokenRefreshGraceSeconds: Int64 = 0
+    /// Delay before a high-priority message reaches a device that can take it.
+    public var highPriorityLatencyMillis: Int64 = 0
+    /// Delay before a normal-priority message reaches a device that can take it.
+    public var normalPriorityLatencyMillis: Int64 = 0
+    /// After this long without connecting, a device's messages are discarded at once ("one month").
+    public var inactiveAfterSeconds: Int64 = 30 * 86_400
+    /// A device back within this long of its last discarded message gets the deleted-messages signal.
+    public var deletedSignalWindowSeconds: Int64 = 28 * 86_400
+    /// Stored non-collapsible messages per device before all are discarded.
+    public var maxStoredMessages = 100
+    /// Distinct collapse keys stored per device.
+    public var maxCollapseKeys = 4
+    /// Topics one app instance may be subscribed to.
+    public var maxTopicsPerInstance = 2000
+    /// Members of one device group.
+    public var maxGroupMembers = 20
+    /// Senders allowed to message one app instance.
+    public var maxSendersPerInstance = 100
+    /// Messages per device per window; nil turns the limit off (the default).
+    public var deviceRateLimit: RateLimit?
+    /// Messages per topic per window; nil turns the limit off (the default).
+    public var topicRateLimit: RateLimit?
+    /// Events kept in the log; the oldest go first.
+    public var maxEvents = 1_000_000
+    /// Deliveries kept per device inbox; the oldest go first.
+    public var maxInboxPerDevice = 1000
+
+    public init() {}
+
+    /// A rate limit: at most `messages` in each window of `windowSeconds`.
+    public struct RateLimit: Sendable, Equatable {
+        public var messages: Int
+        public var windowSeconds: Int64
+
+        public init(messages: Int, windowSeconds: Int64) {
+            self.messages = messages
+            self.windowSeconds = windowSeconds
+        }
+    }
+
+    /// TTL bounds from DEVICE-RULES.md, store and forward, rule 2.
+    public static let maxTTLSeconds: Int64 = 2_419_200
+}

@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: Apache-2.0
+
+/// Something that happened in the simulated world, at a time on the emulator's clock.
+/// The delivery log, the control API and scenario expectations all read these.
+public struct Event: Sendable {
+    public enum Kind: String, Sendable, CaseIterable {
+        case projectCreated, projectDeleted
+        case deviceCreated, deviceDeleted
+        case stateChanged
+        case tokenRefreshed, tokenInvalidated
+        case subscribed, unsubscribed
+        case groupCreated, groupChanged, groupDeleted
+        /// FCM accepted the message (once per send, not per recipient).
+        case accepted
+        /// Stored for a device that cannot take it now.
+        case stored
+        /// A stored message was replaced by a newer one with the same collapse key.
+        case collapsed
+        /// A stored message was evicted to keep to the collapse-key limit.
+        case evicted
+        /// A stored message reached the end of its TTL.
+        case expired
+        case delivered
+        /// Dropped without delivery; `detail` says why.
+        case discarded
+        case deletedMessagesSignalled
+        case clockAdvanced
+    }
+
+    public let sequence: Int
+    public let time: Instant
+    public let kind: Kind
+    public let device: DeviceID?
+    public let message: Message?
+    /// A second message the event concerns (the newer one in `collapsed`).
+    public let related: Message?
+    /// A short machine-readable reason or value (`ttl-zero`, `offline→foreground`, a topic…).
+    public let detail: String?
+}
+
+/// The event log, capped at `EmulatorSettings.maxEvents` with the oldest dropped first.
+struct EventLog: Sendable {
+    private(set) var events: [Event] = []
+    /// Index of the oldest kept event inside `events` (a ring that compacts in bulk).
+    private var start = 0
+    private var nextSequence = 0
+    let capacity: Int
+
+    init(capacity: Int) { self.capacity = max(1, capacity) }
+
+    var count: Int { events.count - start }
+
+    mutating func append(time: Instant, kind: Event.Kind, device: DeviceID?, message: Message?, related: Message? = nil, detail: String? = nil) {
+        events.append(Event(sequence: nextSequence, time: time, kind: kind, device: device, message: message, related: related, detail: detail))
+        nextSequence += 1
+        if events.count - start > capacity {
+            start += 1
+            // Compact once the dropped prefix is as large as what is kept: amortised O(1).
+            if start >= capacity {
+                events.removeFirst(start)
+                start = 0
+            }
+        }
+    }
+
+    /// Kept events, oldest first.
+    var all: ArraySlice<Event> { events[start...] }
+
+    mutating func removeAll() {
+        events = []
+        start = 0
+    }
+}

@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import FCMJSON
+
+/// What the app sees, per platform (DEVICE-RULES.md, "what the device receives").
+extension Delivery {
+    /// The app-side entry point that got the delivery.
+    public func callback(on platform: Platform) -> String {
+        if kind == .deletedMessages { return platform == .android ? "onDeletedMessages" : "deletedMessages" }
+        switch (platform, handling) {
+        case (_, .tray): return "notificationTray"
+        case (.android, _): return "onMessageReceived"
+        case (.ios, .silent): return "application(_:didReceiveRemoteNotification:fetchCompletionHandler:)"
+        case (.ios, _):
+            return message.map { DeliveryProfile($0.content, platform: .ios, appId: "", now: time).isNotification } == true
+                ? "userNotificationCenter(_:willPresent:withCompletionHandler:)"
+                : "application(_:didReceiveRemoteNotification:fetchCompletionHandler:)"
+        case (.web, _): return appState == .foreground ? "onMessage" : "onBackgroundMessage"
+        }
+    }
+
+    /// The payload as the platform hands it to the app: Android `RemoteMessage`, the iOS
+    /// `userInfo` dictionary, or the web `MessagePayload`.
+    public func payload(on platform: Platform) -> JSONValue {
+        guard let message else { return .object([]) }
+        switch platform {
+        case .android: return androidPayload(message)
+        case .ios: return iosPayload(message)
+        case .web: return webPayload(message)
+        }
+    }
+
+    private func androidPayload(_ message: Message) -> JSONValue {
+        let content = message.content
+        var notification: [(String, JSONValue)] = []
+        if let n = content.notification {
+            notification.append(contentsOf: [("title", n.title), ("body", n.body), ("imageUrl", n.image)].compactMap { k, v in v.map { (k, .string($0)) } })
+        }
+        for (key, value) in content.android?.notification ?? [] {
+            notification.removeAll { $0.0 == key }
+            notification.append((key, value))
+        }
+        let data = content.android?.data ?? content.data
+        return .object(omittingNils: [
+            ("from", .string(message.from)),
+            ("messageId", .string(message.id)),
+            ("senderId", .string(message.senderId)),
+            ("collapseKey", .string(collapseKey ?? "do_not_collapse")),
+            ("data", .object(data.map { ($0.0, .string($0.1)) })),
+            ("notification", notification.isEmpty ? nil : .object(notification)),
+            ("priority", .string(priority.rawValue)),
+            ("originalPriority", .string(originalPriority.rawValue)),
+            ("sentTime", .int(message.acceptedAt.millis)),
+            ("ttl", .int(ttlSeconds)),
+        ])
+    }
+
+    private func iosPayload(_ message: Message) -> JSONValue {
+        let content = message.content
+        var aps = content.apns?.aps ?? []
+        func setDefault(_ key: String, _ value: JSONValue) {
+            if !aps.contains(where: { $0.0 == key }) { aps.append((key, value)) }
+        }
+        if let n = content.notification, n.title != nil || n.body != nil {
+            setDefault("alert", .object(omittingNils: [("title", n.title.map(JSONValue.string)), ("body", n.body.map(JSONValue.string))]))
+        }
+        if content.contentAvailable { setDefault("content-available", .int(1)) }
+        let image = content.apns?.image ?? content.notification?.image
+        if content.mutableContent || image != nil { setDefault("mutable-content", .int(1)) }
+        var userInfo: [(String, JSONValue)] = []
+        if !aps.isEmpty { userInfo.append(("aps", .object(aps))) }
+        for (key, value) in content.apns?.payload ?? [] where key != "aps" { userInfo.append((key, value)) }
+        for (key, value) in content.data where !userInfo.contains(where: { $0.0 == key }) { userInfo.append((key, .string(value))) }
+        if let image { userInfo.append(("fcm_options", .object([("image", .string(image))]))) }
+        userInfo.append(("gcm.message_id", .string(message.id)))
+        userInfo.append(("google.c.sender.id", .string(message.senderId)))
+        if let topic = message.topic { userInfo.append(("from", .string("/topics/" + topic))) }
+        return .object(userInfo)
+    }
+
+    private func webPayload(_ message: Message) -> JSONValue {
+        let content = message.content
+        var notification: [(String, JSONValue)] = []
+        if let n = content.notification {
+            notification.append(contentsOf: [("title", n.title), ("body", n.body), ("image", n.image)].compactMap { k, v in v.map { (k, .string($0)) } })
+        }
+        for (key, value) in content.webpush?.notification ?? [] {
+            notification.removeAll { $0.0 == key }
+            notification.append((key, value))
+        }
+        let data = content.webpush?.data ?? content.data
+        return .object(omittingNils: [
+            ("from", .string(message.from)),
+            ("messageId", .string(message.id)),
+            ("collapseKey", collapseKey.map(JSONValue.string)),
+            ("data", data.isEmpty ? nil : .object(data.map { ($0.0, .string($0.1)) })),
+            ("notification", notification.isEmpty ? nil : .object(notification)),
+            ("fcmOptions", content.webpush?.link.map { .object([("link", .string($0))]) }),
+        ])
+    }
+}

@@ -1,0 +1,32 @@
+// SPDX-License-Identifier: Apache-2.0
+
+/// One thing an app received: a message, or the deleted-messages signal.
+public struct Delivery: Sendable {
+    public enum Kind: String, Sendable {
+        case message
+        /// Android's `onDeletedMessages()`: stored messages were discarded (rules 4 and 5).
+        case deletedMessages
+    }
+
+    /// How the app got it (DEVICE-RULES.md, message kinds).
+    public enum Handling: String, Sendable {
+        /// Shown by the system in the notification tray; data is handed over on tap.
+        case tray
+        /// Handed to the app's callback (`onMessageReceived`, `didReceiveRemoteNotification`, `onMessage`…).
+        case app
+        /// A silent (content-available) push to a backgrounded iOS app.
+        case silent
+    }
+
+    public let kind: Kind
+    public let message: Message?
+    public let time: Instant
+    public let handling: Handling
+    /// The app's state when it got the delivery.
+    public let appState: DeviceState
+    public let priority: Priority
+    public let originalPriority: Priority
+    public let ttlSeconds: Int64
+    /// The collapse key as the app sees it.
+    public let collapseKey: String?
+}

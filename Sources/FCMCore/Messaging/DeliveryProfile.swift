@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import FCMJSON
+
+/// How one message behaves on one platform: its priority, lifetime and collapse key once the
+/// platform's own block (android / apns headers / webpush headers) has overridden the shared options.
+struct DeliveryProfile: Sendable {
+    var isNotification: Bool
+    var contentAvailable: Bool
+    var priority: Priority
+    /// Priority as requested, before any platform rule lowered it.
+    var originalPriority: Priority
+    var ttlSeconds: Int64
+    /// The key under which the message collapses, or nil when it is non-collapsible.
+    var collapseKey: String?
+
+    var isCollapsible: Bool { collapseKey != nil }
+
+    /// The profile of `content` for an app with id `appId` on `platform` at `now`.
+    init(_ content: MessageContent, platform: Platform, appId: String, now: Instant) {
+        let ttlDefault = content.ttlSeconds ?? EmulatorSettings.maxTTLSeconds
+        switch platform {
+        case .android:
+            let android = content.android
+            isNotification = content.notification != nil || !(android?.notification.isEmpty ?? true)
+            contentAvailable = false
+            originalPriority = android?.priority ?? content.priority ?? (isNotification ? .high : .normal)
+            ttlSeconds = android?.ttlSeconds ?? ttlDefault
+            collapseKey = android?.collapseKey ?? content.collapseKey
+        case .ios:
+            let apns = content.apns
+            let aps = apns?.aps ?? []
+            isNotification = content.notification != nil || aps.contains { $0.0 == "alert" }
+            contentAvailable = content.contentAvailable
+                || aps.contains { $0.0 == "content-available" && $0.1.int64Value == 1 }
+            switch apns?.header("apns-priority") {
+            case "10": originalPriority = .high
+            case "5", "1": originalPriority = .normal
+            default: originalPriority = content.priority ?? (isNotification ? .high : .normal)
+            }
+            // apns-expiration is an epoch time in seconds; 0 means "now or never" (APNs docs).
+            if let expiration = apns?.header("apns-expiration").flatMap({ Int64($0) }) {
+                ttlSeconds = expiration == 0 ? 0 : max(0, expiration - now.millis / 1000)
+            } else {
+                ttlSeconds = ttlDefault
+            }
+            collapseKey = apns?.header("apns-collapse-id") ?? content.collapseKey
+        case .web:
+            let webpush = content.webpush
+            isNotification = content.notification != nil || webpush?.notification != nil
+            contentAvailable = false
+            if let urgency = webpush?.header("urgency") {
+                originalPriority = urgency == "high" ? .high : .normal
+            } else {
+                originalPriority = content.priority ?? (isNotification ? .high : .normal)
+            }
+            ttlSeconds = webpush?.header("ttl").flatMap { Int64($0) } ?? ttlDefault
+            collapseKey = webpush?.header("topic") ?? content.collapseKey
+        }
+        priority = originalPriority
+        // Notification messages are always collapsible; without a key they share one per app
+        // (DEVICE-RULES.md, store and forward, rule 3).
+        if collapseKey == nil, isNotification { collapseKey = "\u{1}app:" + appId }
+        ttlSeconds = min(max(ttlSeconds, 0), EmulatorSettings.maxTTLSeconds)
+    }
+
+    /// The collapse key as the app sees it (the implicit per-app key reads as the app id).
+    var visibleCollapseKey: String? {
+        guard let key = collapseKey else { return nil }
+        return key.hasPrefix("\u{1}app:") ? String(key.dropFirst(5)) : key
+    }
+}
+
+/// The checks every API runs when it accepts a message (DEVICE-RULES.md, "checks when a message
+/// is accepted"). Fronts check their own syntax first; these are the service's rules.
+enum AcceptanceChecks {
+    static let payloadLimit = 4096
+    static let topicPayloadLimit = 2048
+
+    static func check(_ content: MessageContent, toTopic: Bool) throws(FCMError) {
+        for (key, _) in content.data + (content.android?.data ?? []) + (content.webpush?.data ?? []) {
+            if isReserved(key) {
+                throw FCMError(.invalidDataKey, "Invalid data payload key: \(key)", field: "message.data")
+            }
+        }
+        for ttl in [content.ttlSeconds, content.android?.ttlSeconds].compactMap({ $0 }) {
+            guard (0...EmulatorSettings.maxTTLSeconds).contains(ttl) else {
+                throw FCMError(.invalidTTL, "TTL must be between 0 and \(EmulatorSettings.maxTTLSeconds) seconds", field: "message.android.ttl")
+            }
+        }
+        let limit = toTopic ? topicPayloadLimit : payloadLimit
+        let size = payloadSize(content)
+        guard size <= limit else {
+            throw FCMError(.messageTooBig, "Payload is \(size) bytes; the limit is \(limit)", field: "message")
+        }
+    }
+
+    /// `from`, `message_type`, and keys starting with `google` or `gcm` are reserved.
+    static func isReserved(_ key: String) -> Bool {
+        key == "from" || key == "message_type" || key.hasPrefix("google") || key.hasPrefix("gcm")
+    }
+
+    /// Bytes counted against the limit: data keys and values, and the notification's text fields.
+    static func payloadSize(_ content: MessageContent) -> Int {
+        var size = 0
+        for (k, v) in content.data { size += k.utf8.count + v.utf8.count }
+        if let n = content.notification {
+            for field in [n.title, n.body, n.image] { size += field?.utf8.count ?? 0 }
+        }
+        for (k, v) in content.android?.notification ?? [] { size += k.utf8.count + v.encoded().utf8.count }
+        for (k, v) in content.apns?.payload ?? [] { size += k.utf8.count + v.encoded().utf8.count }
+        return size
+    }
+}

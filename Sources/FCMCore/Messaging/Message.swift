@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: Apache-2.0
+
+/// Who a message is for (DEVICE-RULES.md, targets).
+public enum MessageTarget: Sendable, Equatable {
+    case token(String)
+    case fid(String)
+    case topic(String)
+    case condition(String)
+    case notificationKey(String)
+
+    /// The target as the legacy `to` field writes it.
+    public var description: String {
+        switch self {
+        case .token(let t): return t
+        case .fid(let f): return "fid:" + f
+        case .topic(let t): return "/topics/" + t
+        case .condition(let c): return c
+        case .notificationKey(let k): return k
+        }
+    }
+}
+
+/// Which API accepted a message. Devices cannot tell, but the event log can.
+public enum SourceAPI: String, Sendable {
+    case v1, legacy, xmpp, control
+}
+
+/// A send as a front hands it to the core.
+public struct SendRequest: Sendable {
+    public var target: MessageTarget
+    public var content: MessageContent
+    /// `validate_only` / `dry_run`: run every check, store and deliver nothing.
+    public var validateOnly: Bool
+    public var api: SourceAPI
+
+    public init(target: MessageTarget, content: MessageContent, validateOnly: Bool = false, api: SourceAPI) {
+        self.target = target
+        self.content = content
+        self.validateOnly = validateOnly
+        self.api = api
+    }
+}
+
+/// A message FCM accepted. Accepted is not delivered (DEVICE-RULES.md, "who is who"): what happens
+/// next is in the event log and in each device's inbox. Immutable and shared by every copy.
+public final class Message: Sendable {
+    public let id: String
+    public let projectId: String
+    public let senderId: String
+    public let target: MessageTarget
+    public let content: MessageContent
+    public let api: SourceAPI
+    public let acceptedAt: Instant
+
+    init(id: String, projectId: String, senderId: String, target: MessageTarget, content: MessageContent, api: SourceAPI, acceptedAt: Instant) {
+        self.id = id
+        self.projectId = projectId
+        self.senderId = senderId
+        self.target = target
+        self.content = content
+        self.api = api
+        self.acceptedAt = acceptedAt
+    }
+
+    /// `from` as the app sees it: `/topics/<name>` for topic messages, the sender id otherwise.
+    public var from: String {
+        if case .topic(let name) = target { return "/topics/" + name }
+        return senderId
+    }
+
+    /// The topic name for topic messages.
+    public var topic: String? {
+        if case .topic(let name) = target { return name }
+        return nil
+    }
+}
+
+/// What a send produced.
+public struct SendOutcome: Sendable {
+    /// The accepted message (`nil` for `validateOnly`).
+    public let message: Message?
+    /// The id to answer with (`fake_message_id` semantics are the front's business).
+    public let messageId: String
+    /// For token targets: the token's canonical replacement after a refresh, if any.
+    public let canonicalToken: String?
+    /// For device groups: how many members took the message, and the tokens that failed.
+    public let groupSuccess: Int
+    public let groupFailedTokens: [String]
+}

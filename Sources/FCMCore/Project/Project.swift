@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: Apache-2.0
+
+/// A Firebase project: the id used in v1 URLs, the number that is the sender id of legacy, XMPP and
+/// device-group calls, and the server keys of the legacy `key=` header.
+public struct Project: Sendable, Equatable {
+    public let id: String
+    public let number: String
+    public var serverKeys: [String]
+    public let createdAt: Instant
+
+    public init(id: String, number: String, serverKeys: [String], createdAt: Instant) {
+        self.id = id
+        self.number = number
+        self.serverKeys = serverKeys
+        self.createdAt = createdAt
+    }
+
+    /// Project ids: 6–30 characters, lower-case letters, digits and hyphens, starting with a letter.
+    public static func isValidId(_ id: String) -> Bool {
+        let bytes = Array(id.utf8)
+        guard (4...30).contains(bytes.count), let first = bytes.first, first >= 97, first <= 122 else { return false }
+        return bytes.allSatisfy { ($0 >= 97 && $0 <= 122) || ($0 >= 48 && $0 <= 57) || $0 == 45 }
+    }
+
+    /// Project numbers are decimal, 1–20 digits, as sender ids are.
+    public static func isValidNumber(_ number: String) -> Bool {
+        (1...20).contains(number.utf8.count) && number.utf8.allSatisfy { $0 >= 48 && $0 <= 57 }
+    }
+}
+
+/// What the emulator creates at start-up so that a newcomer can send with no configuration.
+public enum DemoProject {
+    public static let id = "demo-fcm-emu"
+    public static let number = "123456789012"
+    /// Fixed, so that documentation and scripts can use it; it only opens the local emulator.
+    public static let serverKey = "AAAAdemo000:APA91bDEMO-fcm-emu-server-key-for-local-testing-only"
+}

@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: Apache-2.0
+
+/// The one error model of the core. Each front maps `code` to its own dialect: v1 `google.rpc.Status`
+/// with an `FcmError` detail, legacy strings, XMPP nack codes, control-API JSON (ARCHITECTURE.md).
+public struct FCMError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What went wrong, in the service's terms.
+    public enum Code: String, Sendable, CaseIterable {
+        /// A request field is missing, malformed or out of range (`field` names it).
+        case invalidArgument
+        /// A token that is not an FCM registration token at all.
+        case invalidRegistration
+        /// A token that was valid once but is no longer: uninstalled, refreshed or deleted.
+        case unregistered
+        /// The token belongs to a sender other than the one authenticated.
+        case senderIdMismatch
+        /// `restricted_package_name` differs from the app's id.
+        case invalidPackageName
+        /// The payload is over 4096 bytes (2048 to a topic).
+        case messageTooBig
+        /// A data key that is reserved (`from`, `message_type`, `google…`, `gcm…`).
+        case invalidDataKey
+        /// TTL outside 0…2,419,200 s.
+        case invalidTTL
+        /// Per-device rate limit hit.
+        case deviceMessageRateExceeded
+        /// Per-topic rate limit hit.
+        case topicsMessageRateExceeded
+        /// The instance is subscribed to the maximum number of topics.
+        case tooManyTopics
+        /// The service is unavailable (fault injection or configured outage).
+        case unavailable
+        /// An internal error (fault injection).
+        case internalError
+        /// A project, device, group or other resource of the emulator does not exist.
+        case notFound
+        /// The resource exists already, or the request conflicts with its state.
+        case conflict
+    }
+
+    public let code: Code
+    /// A human-readable explanation, written for the control API and logs.
+    public let message: String
+    /// The request field at fault, when one is, in dotted form (`message.android.ttl`).
+    public let field: String?
+
+    public init(_ code: Code, _ message: String, field: String? = nil) {
+        self.code = code
+        self.message = message
+        self.field = field
+    }
+
+    public var description: String { "\(code.rawValue): \(message)" }
+}

@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: Apache-2.0
+
+/// Makes identifiers in the formats the real service uses, from the emulator's seeded generator.
+struct IdentifierFactory: Sendable {
+    private static let base64URL = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+    private static let hexDigits = Array("0123456789abcdef".utf8)
+
+    var random: SeededRandom
+    private var microCounter: UInt64 = 0
+
+    init(seed: UInt64) { random = SeededRandom(seed: seed) }
+
+    mutating func base64URL(count: Int) -> String {
+        var bytes = [UInt8]()
+        bytes.reserveCapacity(count)
+        for _ in 0..<count { bytes.append(Self.base64URL[Int(random.next() & 63)]) }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// A Firebase Installation id: 22 base64url characters whose first four bits are 0111,
+    /// so the first character is one of `c d e f`.
+    mutating func fid() -> String {
+        let first = ["c", "d", "e", "f"][Int(random.next() & 3)]
+        return first + base64URL(count: 21)
+    }
+
+    /// A registration token as current SDKs issue them: `<fid>:APA91b<134 base64url>` (163 chars).
+    mutating func registrationToken(fid: String) -> String {
+        fid + ":APA91b" + base64URL(count: 134)
+    }
+
+    /// A legacy server key: `AAAA<7 chars>:APA91b<134 chars>` (FCM-WIRE.md §3.1).
+    mutating func serverKey() -> String {
+        "AAAA" + base64URL(count: 7) + ":APA91b" + base64URL(count: 134)
+    }
+
+    /// A device-group notification key (`APA91b…`, FCM-WIRE.md §3.5).
+    mutating func notificationKey() -> String { "APA91b" + base64URL(count: 113) }
+
+    /// A token-target message id, `0:<16-digit epoch µs>%<8 hex, twice>` (FCM-WIRE.md §1.4).
+    /// The hex part is fixed per app, as in real captures, so it is passed in.
+    mutating func tokenMessageId(at instant: Instant, appHash: String) -> String {
+        microCounter = (microCounter + 1) % 1000
+        let micros = UInt64(max(0, instant.millis)) * 1000 + microCounter
+        return "0:\(micros)%\(appHash)\(appHash)"
+    }
+
+    /// A topic or condition message id: a positive decimal int64 (FCM-WIRE.md §1.4).
+    mutating func topicMessageId() -> String {
+        String(random.next() >> 1 | 1 << 61)
+    }
+
+    /// Eight hex digits derived from `text` (FNV-1a), stable across runs.
+    static func hash8(_ text: String) -> String {
+        var h: UInt32 = 2_166_136_261
+        for b in text.utf8 { h = (h ^ UInt32(b)) &* 16_777_619 }
+        var out = [UInt8]()
+        for shift in stride(from: 28, through: 0, by: -4) { out.append(hexDigits[Int(h >> UInt32(shift) & 15)]) }
+        return String(decoding: out, as: UTF8.self)
+    }
+}
+
+/// Shape checks for identifiers that peers hand us.
+public enum IdentifierShape {
+    /// Whether `token` looks like an FCM registration token (`<instance id>:APA91b<…>`), i.e. one
+    /// the service would call unregistered rather than malformed when it does not know it.
+    public static func isWellFormedToken(_ token: String) -> Bool {
+        guard token.utf8.count >= 40, token.utf8.count <= 4096 else { return false }
+        let parts = token.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
+        guard parts.count == 2, parts[0].utf8.count >= 11, parts[1].hasPrefix("APA91b") else { return false }
+        return token.utf8.allSatisfy { isTokenByte($0) }
+    }
+
+    static func isTokenByte(_ b: UInt8) -> Bool {
+        (b >= 48 && b <= 58) || (b >= 65 && b <= 90) || (b >= 97 && b <= 122) || b == 45 || b == 95
+    }
+
+    /// Topic names match `[a-zA-Z0-9-_.~%]+` (DEVICE-RULES.md, targets).
+    public static func isValidTopicName(_ name: String) -> Bool {
+        !name.isEmpty && name.utf8.count <= 900
+            && name.utf8.allSatisfy { b in
+                (b >= 48 && b <= 57) || (b >= 65 && b <= 90) || (b >= 97 && b <= 122)
+                    || b == 45 || b == 95 || b == 46 || b == 126 || b == 37
+            }
+    }
+}

@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: Apache-2.0
+
+extension World {
+    /// How a device in `state` would take a message now, or nil if it cannot (DEVICE-RULES.md,
+    /// message kinds and device states). `maintenance` is true during a Doze maintenance window.
+    static func handling(for profile: DeliveryProfile, platform: Platform, state: DeviceState, maintenance: Bool) -> Delivery.Handling? {
+        switch state {
+        case .foreground:
+            return .app
+        case .background:
+            return backgroundHandling(profile, platform: platform)
+        case .doze:
+            // High priority wakes the device; normal waits for a maintenance window or the end of Doze.
+            guard profile.priority == .high || maintenance else { return nil }
+            return backgroundHandling(profile, platform: platform)
+        case .offline, .uninstalled:
+            return nil
+        }
+    }
+
+    private static func backgroundHandling(_ profile: DeliveryProfile, platform: Platform) -> Delivery.Handling? {
+        if profile.isNotification { return .tray }
+        // iOS: data messages are held until the app is in the foreground, unless content-available
+        // sends them through APNs as a silent push.
+        if platform == .ios { return profile.contentAvailable ? .silent : nil }
+        return .app
+    }
+
+    /// Routes one accepted message to one device.
+    mutating func dispatch(_ message: Message, to id: DeviceID) {
+        guard let device = devices[Int(id)] else { return }
+        let profile = DeliveryProfile(message.content, platform: device.platform, appId: device.appId, now: now)
+        if device.state == .uninstalled {
+            // Rule 6: the delivery attempt finds the app gone.
+            log(.discarded, device: id, message: message, detail: "uninstalled")
+            invalidateToken(id)
+            return
+        }
+        if device.state == .offline, now.millis(since: device.lastConnectedAt) > settings.inactiveAfterSeconds * 1000 {
+            // Rule 5: away for more than a month; accepted, then dropped at once.
+            devices[Int(id)]?.lastInactiveDiscardAt = now
+            log(.discarded, device: id, message: message, detail: "inactive")
+            return
+        }
+        let latency = profile.priority == .high ? settings.highPriorityLatencyMillis : settings.normalPriorityLatencyMillis
+        let handling = Self.handling(for: profile, platform: device.platform, state: device.state, maintenance: false)
+        if latency <= 0, let handling {
+            deliver(message, profile: profile, to: id, handling: handling)
+            return
+        }
+        if profile.ttlSeconds == 0, latency <= 0 {
+            // Rule 2: TTL 0 is "now or never"; never stored.
+            log(.discarded, device: id, message: message, detail: "ttl-zero")
+            return
+        }
+        let availableAt = now.adding(millis: max(0, latency))
+        let pending = PendingMessage(
+            message: message, profile: profile, storeSequence: nextSequence(), storedAt: now, availableAt: availableAt,
+            expiresAt: profile.ttlSeconds == 0 ? availableAt : now.adding(seconds: profile.ttlSeconds)
+        )
+        store(pending, for: id, reason: handling == nil ? device.state.rawValue : "latency")
+        if latency > 0 { timers.schedule(.retryDelivery(device: id), at: availableAt) }
+    }
+
+    private mutating func store(_ pending: PendingMessage, for id: DeviceID, reason: String) {
+        var store = devices[Int(id)]?.store ?? PendingStore()
+        let random = settings.randomEviction
+        var rng = ids.random
+        let result = store.store(
+            pending, maxCollapseKeys: settings.maxCollapseKeys, maxNonCollapsible: settings.maxStoredMessages,
+            evictionIndex: { count in random ? Int(rng.next() % UInt64(count)) : 0 }
+        )
+        ids.random = rng
+        devices[Int(id)]?.store = store
+        switch result {
+        case .stored:
+            break
+        case .collapsed(let replaced):
+            log(.collapsed, device: id, message: replaced.message, related: pending.message, detail: pending.profile.visibleCollapseKey)
+        case .evicted(let victim):
+            log(.evicted, device: id, message: victim.message, related: pending.message, detail: victim.profile.visibleCollapseKey)
+        case .overflowed(let discarded):
+            // Rule 4: past 100 stored non-collapsible messages, all are dropped and the device is
+            // told so on its next connection.
+            for item in discarded { log(.discarded, device: id, message: item.message, detail: "overflow") }
+            devices[Int(id)]?.deletedSignalOwed = true
+        }
+        log(.stored, device: id, message: pending.message, detail: reason)
+        if let expiresAt = pending.expiresAt {
+            timers.schedule(.expire(device: id, storeSequence: pending.storeSequence), at: expiresAt)
+        }
+    }
+
+    /// Hands over what a device can take now: first an owed deleted-messages signal, then stored
+    /// messages in acceptance order (or shuffled, when configured; rule 8).
+    mutating func flush(device id: DeviceID, maintenance: Bool) {
+        guard let device = devices[Int(id)], device.state.isConnected else { return }
+        let awake = device.state != .doze || maintenance
+        if device.deletedSignalOwed, awake {
+            devices[Int(id)]?.deletedSignalOwed = false
+            let signal = Delivery(
+                kind: .deletedMessages, message: nil, time: now, handling: .app, appState: device.state,
+                priority: .high, originalPriority: .high, ttlSeconds: 0, collapseKey: nil
+            )
+            record(signal, for: id)
+            log(.deletedMessagesSignalled, device: id)
+        }
+        guard var store = device.store, !store.isEmpty else { return }
+        let now = self.now
+        var taken = store.takeAll { pending in
+            pending.availableAt <= now
+                && Self.handling(for: pending.profile, platform: device.platform, state: device.state, maintenance: maintenance) != nil
+        }
+        devices[Int(id)]?.store = store.isEmpty ? nil : store
+        if settings.shuffleDelivery { taken.shuffle(using: &ids.random) }
+        for pending in taken {
+            let handling = Self.handling(for: pending.profile, platform: device.platform, state: device.state, maintenance: maintenance) ?? .app
+            deliver(pending.message, profile: pending.profile, to: id, handling: handling)
+        }
+    }
+
+    private mutating func deliver(_ message: Message, profile: DeliveryProfile, to id: DeviceID, handling: Delivery.Handling) {
+        guard let device = devices[Int(id)] else { return }
+        let delivery = Delivery(
+            kind: .message, message: message, time: now, handling: handling, appState: device.state,
+            priority: profile.priority, originalPriority: profile.originalPriority,
+            ttlSeconds: profile.ttlSeconds, collapseKey: profile.visibleCollapseKey
+        )
+        record(delivery, for: id)
+        log(.delivered, device: id, message: message, detail: handling.rawValue)
+    }
+
+    private mutating func record(_ delivery: Delivery, for id: DeviceID) {
+        guard var device = devices[Int(id)] else { return }
+        devices[Int(id)] = nil  // keep the inbox uniquely referenced while it grows
+        device.inbox.append(delivery)
+        if device.inbox.count > settings.maxInboxPerDevice { device.inbox.removeFirst(device.inbox.count - settings.maxInboxPerDevice) }
+        devices[Int(id)] = device
+    }
+
+    mutating func expireStored(device id: DeviceID, storeSequence: UInt64) {
+        guard var store = devices[Int(id)]?.store, let pending = store.remove(storeSequence: storeSequence) else { return }
+        devices[Int(id)]?.store = store.isEmpty ? nil : store
+        if pending.profile.ttlSeconds == 0 {
+            log(.discarded, device: id, message: pending.message, detail: "ttl-zero")
+        } else {
+            log(.expired, device: id, message: pending.message)
+        }
+    }
+
+    mutating func scheduleMaintenance(_ id: DeviceID) {
+        guard settings.dozeMaintenanceIntervalSeconds > 0, let device = devices[Int(id)] else { return }
+        timers.schedule(
+            .dozeMaintenance(device: id, generation: device.stateGeneration),
+            at: now.adding(seconds: settings.dozeMaintenanceIntervalSeconds)
+        )
+    }
+
+    mutating func dozeMaintenance(device id: DeviceID, generation: UInt32) {
+        guard let device = devices[Int(id)], device.state == .doze, device.stateGeneration == generation else { return }
+        flush(device: id, maintenance: true)
+        scheduleMaintenance(id)
+    }
+
+    /// Drops everything stored for a device (uninstall: the attempt finds the app gone).
+    mutating func discardAll(_ id: DeviceID, reason: String) {
+        guard var store = devices[Int(id)]?.store else { return }
+        let dropped = store.removeAll()
+        devices[Int(id)]?.store = nil
+        for pending in dropped { log(.discarded, device: id, message: pending.message, detail: reason) }
+        if reason == "uninstalled", !dropped.isEmpty { invalidateToken(id) }
+    }
+}

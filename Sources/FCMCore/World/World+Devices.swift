@@ -1,0 +1,169 @@
+// SPDX-License-Identifier: Apache-2.0
+
+extension World {
+    func device(_ id: DeviceID) throws(FCMError) -> Device {
+        guard id >= 0, Int(id) < devices.count, let device = devices[Int(id)] else {
+            throw FCMError(.notFound, "No device \(id)", field: "device")
+        }
+        return device
+    }
+
+    /// Finds a device of a project by id, name or token (current or retired).
+    func findDevice(_ reference: String, projectIndex: Int32) throws(FCMError) -> Device {
+        let state = try projectState(projectIndex)
+        let id: DeviceID? =
+            DeviceID(reference).flatMap { state.devices.contains($0) ? $0 : nil }
+            ?? state.devicesByName[reference]
+            ?? deviceByToken[reference]
+            ?? retiredTokens[reference]?.device
+        guard let id, let device = devices[Int(id)], device.projectIndex == projectIndex else {
+            throw FCMError(.notFound, "No device '\(reference)' in project '\(state.project.id)'", field: "device")
+        }
+        return device
+    }
+
+    mutating func createDevice(_ spec: DeviceSpec, projectIndex: Int32) throws(FCMError) -> DeviceID {
+        var state = try projectState(projectIndex)
+        if spec.state == .doze, spec.platform != .android {
+            throw FCMError(.invalidArgument, "Doze is an Android state; a \(spec.platform.rawValue) device cannot doze", field: "state")
+        }
+        guard !spec.appId.isEmpty, spec.appId.utf8.count <= 255 else {
+            throw FCMError(.invalidArgument, "appId must be 1–255 characters", field: "appId")
+        }
+        if let name = spec.name {
+            guard !name.isEmpty, name.utf8.count <= 128 else { throw FCMError(.invalidArgument, "name must be 1–128 characters", field: "name") }
+            guard state.devicesByName[name] == nil else { throw FCMError(.conflict, "A device named '\(name)' already exists", field: "name") }
+        }
+        let fid = spec.fid ?? ids.fid()
+        guard state.devicesByFid[fid] == nil else { throw FCMError(.conflict, "fid '\(fid)' is already used", field: "fid") }
+        let token = spec.token ?? ids.registrationToken(fid: fid)
+        guard !token.isEmpty, token.utf8.count <= 4096, token.utf8.allSatisfy({ IdentifierShape.isTokenByte($0) }) else {
+            throw FCMError(.invalidArgument, "A token is 1–4096 characters of A–Z a–z 0–9 - _ :", field: "token")
+        }
+        guard deviceByToken[token] == nil, retiredTokens[token] == nil else {
+            throw FCMError(.conflict, "Token is already issued", field: "token")
+        }
+        let senders = Array(Set(spec.extraSenders).subtracting([state.project.number])).sorted()
+        guard senders.count + 1 <= settings.maxSendersPerInstance else {
+            throw FCMError(.invalidArgument, "At most \(settings.maxSendersPerInstance) senders per instance", field: "senders")
+        }
+        guard senders.allSatisfy(Project.isValidNumber) else {
+            throw FCMError(.invalidArgument, "Sender ids are project numbers (decimal digits)", field: "senders")
+        }
+        for topic in spec.topics where !IdentifierShape.isValidTopicName(topic) {
+            throw FCMError(.invalidArgument, "Invalid topic name '\(topic)'", field: "topics")
+        }
+        let id = DeviceID(devices.count)
+        var device = Device(
+            id: id, projectIndex: projectIndex, platform: spec.platform, name: spec.name, appId: spec.appId,
+            token: token, fid: fid, state: spec.state, createdAt: now, lastConnectedAt: now
+        )
+        device.extraSenders = senders
+        devices.append(device)
+        deviceProjects.append(projectIndex)
+        deviceByToken[token] = id
+        state.devices.append(id)
+        state.devicesByFid[fid] = id
+        if let name = spec.name { state.devicesByName[name] = id }
+        projects[Int(projectIndex)] = state
+        log(.deviceCreated, device: id, detail: spec.state.rawValue)
+        for topic in spec.topics { _ = subscribe(device: id, topic: topic) }
+        if spec.state == .doze { scheduleMaintenance(id) }
+        return id
+    }
+
+    /// Removes a device; its token answers as unregistered from now on.
+    mutating func removeDevice(_ id: DeviceID, logged: Bool = true) {
+        guard let device = devices[Int(id)] else { return }
+        for topic in device.topics.keys { projects[Int(device.projectIndex)]?.topics[topic]?.remove(id) }
+        projects[Int(device.projectIndex)]?.devices.remove(id)
+        projects[Int(device.projectIndex)]?.devicesByFid[device.fid] = nil
+        if let name = device.name { projects[Int(device.projectIndex)]?.devicesByName[name] = nil }
+        deviceByToken[device.token] = nil
+        retiredTokens[device.token] = RetiredToken(device: id, canonicalUntil: nil)
+        devices[Int(id)] = nil
+        if logged { log(.deviceDeleted, device: id) }
+    }
+
+    /// Moves a device to a new state (DEVICE-RULES.md, device states).
+    mutating func setState(_ id: DeviceID, to newState: DeviceState) throws(FCMError) {
+        guard var device = devices[Int(id)] else { throw FCMError(.notFound, "No device \(id)", field: "device") }
+        let old = device.state
+        guard old != newState else { return }
+        if newState == .doze, device.platform != .android {
+            throw FCMError(.invalidArgument, "Doze is an Android state; a \(device.platform.rawValue) device cannot doze", field: "state")
+        }
+        if old == .uninstalled {
+            throw FCMError(.conflict, "The app is uninstalled; refresh the device's token to reinstall it", field: "state")
+        }
+        if old.isConnected, !newState.isConnected { device.lastConnectedAt = now }
+        let connecting = !old.isConnected && newState.isConnected
+        if connecting {
+            device.lastConnectedAt = now
+            // Rule 5: back within four weeks of a message discarded for inactivity.
+            if let discarded = device.lastInactiveDiscardAt,
+                now.millis(since: discarded) <= settings.deletedSignalWindowSeconds * 1000
+            {
+                device.deletedSignalOwed = true
+            }
+            device.lastInactiveDiscardAt = nil
+        }
+        device.state = newState
+        device.stateGeneration &+= 1
+        devices[Int(id)] = device
+        log(.stateChanged, device: id, detail: "\(old.rawValue)→\(newState.rawValue)")
+        switch newState {
+        case .doze:
+            scheduleMaintenance(id)
+            flush(device: id, maintenance: false)
+        case .foreground, .background:
+            flush(device: id, maintenance: false)
+        case .uninstalled:
+            discardAll(id, reason: "uninstalled")
+        case .offline:
+            break
+        }
+    }
+
+    /// Gives the instance a new token; the old one answers with the new one as its canonical id
+    /// during the grace period, then as unregistered (rule 7). An uninstalled app is reinstalled.
+    mutating func refreshToken(_ id: DeviceID, newToken: String?) throws(FCMError) {
+        guard var device = devices[Int(id)] else { throw FCMError(.notFound, "No device \(id)", field: "device") }
+        let token = newToken ?? ids.registrationToken(fid: device.fid)
+        guard deviceByToken[token] == nil, retiredTokens[token] == nil else {
+            throw FCMError(.conflict, "Token is already issued", field: "token")
+        }
+        let old = device.token
+        deviceByToken[old] = nil
+        let grace = settings.tokenRefreshGraceSeconds
+        retiredTokens[old] = RetiredToken(device: id, canonicalUntil: device.tokenValid && grace > 0 ? now.adding(seconds: grace) : nil)
+        device.token = token
+        device.tokenValid = true
+        deviceByToken[token] = id
+        devices[Int(id)] = device
+        log(.tokenRefreshed, device: id)
+        if device.state == .uninstalled {
+            devices[Int(id)]?.state = .offline
+            try setState(id, to: .background)
+        }
+    }
+
+    /// FCM noticed the app is gone: the token is invalid from now on (rule 6).
+    mutating func invalidateToken(_ id: DeviceID) {
+        guard var device = devices[Int(id)], device.tokenValid else { return }
+        device.tokenValid = false
+        deviceByToken[device.token] = nil
+        retiredTokens[device.token] = RetiredToken(device: id, canonicalUntil: nil)
+        devices[Int(id)] = device
+        log(.tokenInvalidated, device: id)
+    }
+
+    mutating func setSenders(_ id: DeviceID, extra: [String]) throws(FCMError) {
+        guard var device = devices[Int(id)] else { throw FCMError(.notFound, "No device \(id)", field: "device") }
+        guard extra.count + 1 <= settings.maxSendersPerInstance, extra.allSatisfy(Project.isValidNumber) else {
+            throw FCMError(.invalidArgument, "At most \(settings.maxSendersPerInstance) senders, each a project number", field: "senders")
+        }
+        device.extraSenders = Array(Set(extra)).sorted()
+        devices[Int(id)] = device
+    }
+}

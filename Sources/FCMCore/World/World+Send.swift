@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: Apache-2.0
+
+extension World {
+    /// Accepts a message for `projectIndex` and routes it (DEVICE-RULES.md, checks when a message
+    /// is accepted). Throws before changing anything when a check fails.
+    mutating func send(_ request: SendRequest, projectIndex: Int32) throws(FCMError) -> SendOutcome {
+        let state = try projectState(projectIndex)
+        let project = state.project
+        let toTopic: Bool
+        if case .topic = request.target { toTopic = true } else { toTopic = false }
+        try AcceptanceChecks.check(request.content, toTopic: toTopic)
+        let ttlZero = request.content.ttlSeconds == 0 || request.content.android?.ttlSeconds == 0
+
+        switch request.target {
+        case .token(let token):
+            let (id, canonical) = try resolveToken(token)
+            return try sendToDevice(id, request: request, project: project, canonical: canonical, ttlZero: ttlZero)
+        case .fid(let fid):
+            guard let id = state.devicesByFid[fid], devices[Int(id)]?.tokenValid == true else {
+                throw FCMError(.unregistered, "Requested entity was not found.", field: "message.fid")
+            }
+            return try sendToDevice(id, request: request, project: project, canonical: nil, ttlZero: ttlZero)
+        case .topic(let name):
+            guard IdentifierShape.isValidTopicName(name) else {
+                throw FCMError(.invalidArgument, "Invalid topic name '\(name)'", field: "message.topic")
+            }
+            if !ttlZero { try checkRate(settings.topicRateLimit, key: "t:\(project.id):\(name)", code: .topicsMessageRateExceeded) }
+            guard !request.validateOnly else { return Self.validated }
+            let recipients = Array(state.topics[name] ?? [])
+            return fanOut(request, project: project, recipients: recipients)
+        case .condition(let text):
+            let condition = try TopicCondition.parse(text)
+            guard !request.validateOnly else { return Self.validated }
+            return fanOut(request, project: project, recipients: matching(condition, in: state))
+        case .notificationKey(let key):
+            guard let group = state.groups[key] else {
+                throw FCMError(.notFound, "No device group with this notification key", field: "to")
+            }
+            return try sendToGroup(group, request: request, project: project)
+        }
+    }
+
+    private static let validated = SendOutcome(message: nil, messageId: "fake_message_id", canonicalToken: nil, groupSuccess: 0, groupFailedTokens: [])
+
+    /// The device a token names, and its canonical token when the one given was refreshed.
+    func resolveToken(_ token: String) throws(FCMError) -> (DeviceID, String?) {
+        if let id = deviceByToken[token] { return (id, nil) }
+        if let retired = retiredTokens[token] {
+            if let until = retired.canonicalUntil, now < until, let device = devices[Int(retired.device)], device.tokenValid {
+                return (retired.device, device.token)
+            }
+            throw FCMError(.unregistered, "Requested entity was not found.", field: "message.token")
+        }
+        if IdentifierShape.isWellFormedToken(token) {
+            throw FCMError(.unregistered, "Requested entity was not found.", field: "message.token")
+        }
+        throw FCMError(.invalidRegistration, "The registration token is not a valid FCM registration token", field: "message.token")
+    }
+
+    private mutating func sendToDevice(_ id: DeviceID, request: SendRequest, project: Project, canonical: String?, ttlZero: Bool) throws(FCMError) -> SendOutcome {
+        let device = try device(id)
+        try checkSender(device, project: project)
+        if let restricted = request.content.android?.restrictedPackageName ?? request.content.restrictedPackageName,
+            device.platform == .android, restricted != device.appId
+        {
+            throw FCMError(.invalidPackageName, "restricted_package_name '\(restricted)' does not match the app", field: "message.android.restricted_package_name")
+        }
+        if !ttlZero { try checkRate(settings.deviceRateLimit, key: "d:\(id)", code: .deviceMessageRateExceeded) }
+        guard !request.validateOnly else { return Self.validated }
+        let appHash = IdentifierFactory.hash8(project.id + "/" + device.appId)
+        let message = Message(
+            id: ids.tokenMessageId(at: now, appHash: appHash), projectId: project.id, senderId: project.number,
+            target: request.target, content: request.content, api: request.api, acceptedAt: now
+        )
+        log(.accepted, device: id, message: message, detail: request.api.rawValue)
+        dispatch(message, to: id)
+        return SendOutcome(message: message, messageId: message.id, canonicalToken: canonical, groupSuccess: 1, groupFailedTokens: [])
+    }
+
+    func checkSender(_ device: Device, project: Project) throws(FCMError) {
+        guard let owner = projects[Int(device.projectIndex)]?.project else {
+            throw FCMError(.unregistered, "Requested entity was not found.", field: "message.token")
+        }
+        guard owner.number == project.number || device.extraSenders.contains(project.number) else {
+            throw FCMError(.senderIdMismatch, "SenderId mismatch", field: "message.token")
+        }
+    }
+
+    private mutating func fanOut(_ request: SendRequest, project: Project, recipients: [DeviceID]) -> SendOutcome {
+        let message = Message(
+            id: ids.topicMessageId(), projectId: project.id, senderId: project.number,
+            target: request.target, content: request.content, api: request.api, acceptedAt: now
+        )
+        log(.accepted, message: message, detail: request.api.rawValue)
+        let restricted = request.content.android?.restrictedPackageName ?? request.content.restrictedPackageName
+        for id in recipients {
+            if let restricted, let device = devices[Int(id)], device.platform == .android, device.appId != restricted { continue }
+            dispatch(message, to: id)
+        }
+        return SendOutcome(message: message, messageId: message.id, canonicalToken: nil, groupSuccess: recipients.count, groupFailedTokens: [])
+    }
+
+    /// Devices of a project that match a condition. When the condition holds for an instance with
+    /// no topics (`!('a' in topics)`), every device of the project is a candidate.
+    private func matching(_ condition: TopicCondition, in state: ProjectState) -> [DeviceID] {
+        let candidates: [DeviceID]
+        if condition.matches({ _ in false }) {
+            candidates = Array(state.devices)
+        } else {
+            var seen = Set<DeviceID>()
+            var ordered: [DeviceID] = []
+            for topic in Set(condition.topics).sorted() {
+                for id in state.topics[topic] ?? [] where seen.insert(id).inserted { ordered.append(id) }
+            }
+            candidates = ordered.sorted()
+        }
+        return candidates.filter { id in
+            guard let device = devices[Int(id)] else { return false }
+            return condition.matches { device.topics[$0] != nil }
+        }
+    }
+
+    private mutating func sendToGroup(_ group: DeviceGroup, request: SendRequest, project: Project) throws(FCMError) -> SendOutcome {
+        var resolved: [(DeviceID, String)] = []
+        var failed: [String] = []
+        for token in group.tokens {
+            if let (id, _) = try? resolveToken(token), let device = devices[Int(id)], (try? checkSender(device, project: project)) != nil {
+                resolved.append((id, token))
+            } else {
+                failed.append(token)
+            }
+        }
+        guard !request.validateOnly else { return Self.validated }
+        let message = Message(
+            id: ids.tokenMessageId(at: now, appHash: IdentifierFactory.hash8(project.id + "/" + group.notificationKey)),
+            projectId: project.id, senderId: project.number, target: request.target, content: request.content,
+            api: request.api, acceptedAt: now
+        )
+        log(.accepted, message: message, detail: request.api.rawValue)
+        var success = 0
+        for (id, token) in resolved {
+            let wasUninstalled = devices[Int(id)]?.state == .uninstalled
+            dispatch(message, to: id)
+            if wasUninstalled { failed.append(token) } else { success += 1 }
+        }
+        return SendOutcome(message: message, messageId: message.id, canonicalToken: nil, groupSuccess: success, groupFailedTokens: failed)
+    }
+
+    /// Counts a message against an optional fixed-window limit (off by default).
+    private mutating func checkRate(_ limit: EmulatorSettings.RateLimit?, key: String, code: FCMError.Code) throws(FCMError) {
+        guard let limit else { return }
+        var window = rateWindows[key] ?? RateWindow(start: now, count: 0)
+        if now.millis(since: window.start) >= limit.windowSeconds * 1000 { window = RateWindow(start: now, count: 0) }
+        guard window.count < limit.messages else {
+            throw FCMError(code, "Message rate exceeded: at most \(limit.messages) per \(limit.windowSeconds) s", field: "message")
+        }
+        window.count += 1
+        rateWindows[key] = window
+    }
+}

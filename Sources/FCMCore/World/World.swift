@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import OrderedCollections
+
+/// Everything the emulator simulates, owned by one `Emulator` behind one lock.
+///
+/// Synchronous and deterministic: it reads time only from `now`, randomness only from its seeded
+/// generator, and does no I/O (ARCHITECTURE.md, FCMCore). Its operations live in
+/// `World+<Concern>.swift` files.
+struct World: Sendable {
+    var settings: EmulatorSettings
+    private(set) var now: Instant
+    var timers = TimerQueue()
+    var ids: IdentifierFactory
+    var events: EventLog
+
+    var projects: [ProjectState?] = []
+    var projectIndexById: [String: Int32] = [:]
+    var projectIndexByNumber: [String: Int32] = [:]
+
+    var devices: [Device?] = []
+    /// The project of every device ever created, by id (kept after deletion, for the event log).
+    var deviceProjects: [Int32] = []
+    /// Current, valid tokens.
+    var deviceByToken: [String: DeviceID] = [:]
+    /// Tokens that were replaced or invalidated, so sends to them answer correctly.
+    var retiredTokens: [String: RetiredToken] = [:]
+
+    var nextStoreSequence: UInt64 = 0
+    var rateWindows: [String: RateWindow] = [:]
+
+    init(settings: EmulatorSettings, start: Instant) {
+        self.settings = settings
+        now = start
+        ids = IdentifierFactory(seed: settings.seed)
+        events = EventLog(capacity: settings.maxEvents)
+    }
+
+    // MARK: - Clock
+
+    /// Moves the clock forward, firing every timer due on the way in (deadline, sequence) order.
+    mutating func advance(to target: Instant) {
+        while let entry = timers.popDue(notAfter: target) {
+            if entry.deadline > now { now = entry.deadline }
+            fire(entry.action)
+        }
+        if target > now { now = target }
+    }
+
+    private mutating func fire(_ action: TimerAction) {
+        switch action {
+        case .expire(let device, let sequence): expireStored(device: device, storeSequence: sequence)
+        case .dozeMaintenance(let device, let generation): dozeMaintenance(device: device, generation: generation)
+        case .retryDelivery(let device): flush(device: device, maintenance: false)
+        }
+    }
+
+    mutating func log(_ kind: Event.Kind, device: DeviceID? = nil, message: Message? = nil, related: Message? = nil, detail: String? = nil) {
+        events.append(time: now, kind: kind, device: device, message: message, related: related, detail: detail)
+    }
+
+    mutating func nextSequence() -> UInt64 {
+        defer { nextStoreSequence += 1 }
+        return nextStoreSequence
+    }
+}
+
+/// Per-project state: its devices, topics and device groups.
+struct ProjectState: Sendable {
+    var project: Project
+    var devices: OrderedSet<DeviceID> = []
+    var devicesByName: [String: DeviceID] = [:]
+    var devicesByFid: [String: DeviceID] = [:]
+    var topics: [String: OrderedSet<DeviceID>] = [:]
+    var groups: [String: DeviceGroup] = [:]
+    var groupKeyByName: [String: String] = [:]
+}
+
+/// A token that no longer names a device directly.
+struct RetiredToken: Sendable {
+    let device: DeviceID
+    /// Until when the token still works and answers with the device's current token (rule 7);
+    /// nil when it is simply unregistered.
+    let canonicalUntil: Instant?
+}
+
+/// A fixed-window message counter for the optional rate limits.
+struct RateWindow: Sendable {
+    var start: Instant
+    var count: Int
+}
