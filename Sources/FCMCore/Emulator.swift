@@ -12,8 +12,9 @@ public final class Emulator: Sendable {
     public enum ClockMode: Sendable {
         /// Only when told (`advance`): tests and scenarios.
         case virtual(start: Instant)
-        /// Following a wall clock (`serve`), read through `wallMillis`.
-        case wall(wallMillis: @Sendable () -> Int64)
+        /// Following a wall clock (`serve`), read through `wallMillis`, from `start` (default: the
+        /// wall reading itself).
+        case wall(start: Instant? = nil, wallMillis: @Sendable () -> Int64)
     }
 
     let state: Mutex<World>
@@ -28,9 +29,9 @@ public final class Emulator: Sendable {
             start = s
             wallMillis = nil
             driver = Mutex(nil)
-        case .wall(let read):
+        case .wall(let given, let read):
             let wall = read()
-            start = Instant(millis: wall)
+            start = given ?? Instant(millis: wall)
             wallMillis = read
             driver = Mutex(ClockDriver(wallMillis: wall, start: start))
         }

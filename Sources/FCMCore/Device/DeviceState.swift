@@ -3,6 +3,15 @@
 /// The platform of an app instance; it decides how a delivery is rendered.
 public enum Platform: String, Sendable, CaseIterable, Equatable {
     case android, ios, web
+
+    /// The name as people write it (`iOS`, not `ios`).
+    public var displayName: String {
+        switch self {
+        case .android: return "Android"
+        case .ios: return "iOS"
+        case .web: return "web"
+        }
+    }
 }
 
 /// Where an app instance is (DEVICE-RULES.md, device states).

@@ -25,7 +25,7 @@ extension World {
     mutating func createDevice(_ spec: DeviceSpec, projectIndex: Int32) throws(FCMError) -> DeviceID {
         var state = try projectState(projectIndex)
         if spec.state == .doze, spec.platform != .android {
-            throw FCMError(.invalidArgument, "Doze is an Android state; a \(spec.platform.rawValue) device cannot doze", field: "state")
+            throw FCMError(.invalidArgument, "Doze is an Android state; \(spec.platform.displayName) devices cannot doze", field: "state")
         }
         guard !spec.appId.isEmpty, spec.appId.utf8.count <= 255 else {
             throw FCMError(.invalidArgument, "appId must be 1–255 characters", field: "appId")
@@ -91,7 +91,7 @@ extension World {
         let old = device.state
         guard old != newState else { return }
         if newState == .doze, device.platform != .android {
-            throw FCMError(.invalidArgument, "Doze is an Android state; a \(device.platform.rawValue) device cannot doze", field: "state")
+            throw FCMError(.invalidArgument, "Doze is an Android state; \(device.platform.displayName) devices cannot doze", field: "state")
         }
         if old == .uninstalled {
             throw FCMError(.conflict, "The app is uninstalled; refresh the device's token to reinstall it", field: "state")

@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import FCMCore
+import FCMJSON
+
+extension ControlAPI {
+    static let deviceFields: Set<String> = ["platform", "appId", "name", "token", "fid", "state", "senders", "topics", "count"]
+    /// Devices made by one `POST …/devices` with `count`.
+    static let maxDevicesPerCall = 10_000
+
+    func registerDevices(into router: inout Router) {
+        let base = Self.prefix + "/projects/{project}/devices"
+        router.add("GET", base, handle { request, params throws(FCMError) in
+            let offset = Int(request.queryValue("offset") ?? "0") ?? -1
+            let limit = Int(request.queryValue("limit") ?? "1000") ?? -1
+            guard offset >= 0, (1...100_000).contains(limit) else {
+                throw FCMError(.invalidArgument, "offset must be ≥ 0 and limit 1–100000", field: "limit")
+            }
+            let (total, page) = try emulator.devices(projectId: params["project"], offset: offset, limit: limit)
+            return ControlJSON.response(.object([("total", .int(total)), ("devices", .array(page.map(ControlJSON.device)))]))
+        })
+        router.add("POST", base, handle { request, params throws(FCMError) in
+            try createDevices(request, projectId: params["project"])
+        })
+        router.add("GET", base + "/{device}", handle { _, params throws(FCMError) in
+            ControlJSON.response(ControlJSON.device(try emulator.device(params["device"], projectId: params["project"])))
+        })
+        router.add("PATCH", base + "/{device}", handle { request, params throws(FCMError) in
+            let body = try ControlBody(request, allowed: ["state", "senders"])
+            var info = try emulator.device(params["device"], projectId: params["project"])
+            let reference = String(info.id)
+            // Read and check everything before changing anything.
+            let state = try body.choice("state", DeviceState.self)
+            let own = try emulator.project(params["project"]).number
+            let senders = try body.strings("senders")?.filter { $0 != own }
+            if let senders, !senders.allSatisfy(Project.isValidNumber) {
+                throw FCMError(.invalidArgument, "Sender ids are project numbers (decimal digits)", field: "senders")
+            }
+            if let state { info = try emulator.setState(reference, projectId: params["project"], to: state) }
+            if let senders { info = try emulator.setSenders(reference, projectId: params["project"], extra: senders) }
+            return ControlJSON.response(ControlJSON.device(info))
+        })
+        router.add("DELETE", base + "/{device}", handle { _, params throws(FCMError) in
+            try emulator.deleteDevice(params["device"], projectId: params["project"])
+            return ControlJSON.response(.object([]))
+        })
+        router.add("POST", base + "/{device}:uninstall", handle { _, params throws(FCMError) in
+            ControlJSON.response(ControlJSON.device(try emulator.uninstall(params["device"], projectId: params["project"])))
+        })
+        router.add("POST", base + "/{device}:refreshToken", handle { request, params throws(FCMError) in
+            let body = try ControlBody(request, allowed: ["token"])
+            let info = try emulator.refreshToken(params["device"], projectId: params["project"], newToken: try body.string("token"))
+            return ControlJSON.response(ControlJSON.device(info))
+        })
+        router.add("PUT", base + "/{device}/topics/{topic}", handle { _, params throws(FCMError) in
+            ControlJSON.response(ControlJSON.device(try emulator.subscribe(params["device"], projectId: params["project"], topic: params["topic"])))
+        })
+        router.add("DELETE", base + "/{device}/topics/{topic}", handle { _, params throws(FCMError) in
+            ControlJSON.response(ControlJSON.device(try emulator.unsubscribe(params["device"], projectId: params["project"], topic: params["topic"])))
+        })
+        router.add("GET", base + "/{device}/inbox", handle { _, params throws(FCMError) in
+            let (info, deliveries) = try emulator.inbox(params["device"], projectId: params["project"])
+            return ControlJSON.response(.object([
+                ("device", ControlJSON.device(info)),
+                ("deliveries", .array(deliveries.map { ControlJSON.delivery($0, platform: info.platform) })),
+            ]))
+        })
+        router.add("DELETE", base + "/{device}/inbox", handle { _, params throws(FCMError) in
+            try emulator.clearInbox(params["device"], projectId: params["project"])
+            return ControlJSON.response(.object([]))
+        })
+        router.add("GET", base + "/{device}/events", handle { request, params throws(FCMError) in
+            let id = try emulator.device(params["device"], projectId: params["project"]).id
+            return try events(request, projectId: params["project"], device: id)
+        })
+    }
+
+    private func createDevices(_ request: HTTPRequest, projectId: String) throws(FCMError) -> HTTPResponse {
+        let body = try ControlBody(request, allowed: Self.deviceFields)
+        guard let platform = try body.choice("platform", Platform.self) else {
+            throw FCMError(.invalidArgument, "Field 'platform' is required: android, ios or web", field: "platform")
+        }
+        let ownNumber = try emulator.project(projectId).number
+        var spec = DeviceSpec(
+            platform: platform, appId: try body.string("appId") ?? DeviceSpec.defaultAppId(for: platform),
+            name: try body.string("name"), token: try body.string("token"), fid: try body.string("fid"),
+            state: try body.choice("state", DeviceState.self) ?? .foreground,
+            extraSenders: (try body.strings("senders") ?? []).filter { $0 != ownNumber },
+            topics: try body.strings("topics") ?? []
+        )
+        guard let count = try body.number("count") else {
+            return ControlJSON.response(status: 201, ControlJSON.device(try emulator.createDevice(spec, projectId: projectId)))
+        }
+        guard count == count.rounded(), (1...Double(Self.maxDevicesPerCall)).contains(count) else {
+            throw FCMError(.invalidArgument, "count must be a whole number from 1 to \(Self.maxDevicesPerCall)", field: "count")
+        }
+        guard spec.name == nil, spec.token == nil, spec.fid == nil else {
+            throw FCMError(.invalidArgument, "name, token and fid name one device; leave them out with count", field: "count")
+        }
+        // Validate once before creating any, so a bad field changes nothing.
+        var created: [JSONValue] = [ControlJSON.device(try emulator.createDevice(spec, projectId: projectId))]
+        spec.topics = spec.topics.filter(IdentifierShape.isValidTopicName)
+        for _ in 1..<Int(count) { created.append(ControlJSON.device(try emulator.createDevice(spec, projectId: projectId))) }
+        return ControlJSON.response(status: 201, .object([("devices", .array(created))]))
+    }
+}

@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import FCMCore
+import FCMJSON
+
+/// The emulator-only API under `/emulator/v1`: create and drive projects and devices, read what
+/// devices received and what happened, move the clock. Documented in the README and served as
+/// OpenAPI at `/emulator/v1/openapi.json`.
+public struct ControlAPI: Sendable {
+    public static let prefix = "/emulator/v1"
+
+    let emulator: Emulator
+    /// The running server's addresses and credentials, for `GET /info` (the ready-file JSON).
+    let info: @Sendable () -> JSONValue
+
+    public init(emulator: Emulator, info: @escaping @Sendable () -> JSONValue) {
+        self.emulator = emulator
+        self.info = info
+    }
+
+    public func register(into router: inout Router) {
+        let p = Self.prefix
+        router.add("GET", "\(p)/health") { _, _ in ControlJSON.response(.object([("status", .string("ok"))])) }
+        router.add("GET", "\(p)/info") { _, _ in ControlJSON.response(info()) }
+        router.add("GET", "\(p)/openapi.json") { _, _ in
+            HTTPResponse(status: 200, contentType: "application/json; charset=UTF-8", body: OpenAPIDocument.json)
+        }
+        router.add("POST", "\(p)/reset", handle { _, _ throws(FCMError) in
+            try emulator.reset()
+            return ControlJSON.response(.object([]))
+        })
+        registerClock(into: &router)
+        registerProjects(into: &router)
+        registerDevices(into: &router)
+    }
+
+    /// Wraps a throwing handler so that core errors become control-API errors.
+    func handle(_ body: @escaping @Sendable (HTTPRequest, PathParameters) throws(FCMError) -> HTTPResponse) -> RouteHandler {
+        { request, parameters in
+            do throws(FCMError) {
+                return try body(request, parameters)
+            } catch {
+                return ControlError.response(error)
+            }
+        }
+    }
+
+    /// Answers paths under the prefix that match no route.
+    public static func fallback(_ request: HTTPRequest, allowed: [String]) -> HTTPResponse {
+        guard allowed.isEmpty else {
+            var response = ControlError.response(
+                status: 405, name: "INVALID_ARGUMENT",
+                message: "\(request.method) is not allowed on \(request.path); use \(allowed.joined(separator: ", "))"
+            )
+            response.headers.append(("Allow", allowed.joined(separator: ", ")))
+            return response
+        }
+        return ControlError.response(status: 404, name: "NOT_FOUND", message: "No control API route \(request.method) \(request.path); see \(prefix)/openapi.json")
+    }
+
+    /// A body over the limit.
+    public static func tooLarge(_ request: HTTPRequest, limit: Int) -> HTTPResponse {
+        ControlError.response(status: 413, name: "INVALID_ARGUMENT", message: "The request body is larger than \(limit) bytes")
+    }
+
+    // MARK: - Clock
+
+    private func registerClock(into router: inout Router) {
+        let p = Self.prefix
+        router.add("GET", "\(p)/clock") { _, _ in ControlJSON.response(ControlJSON.clock(emulator.clockStatus)) }
+        router.add("POST", "\(p)/clock:advance", handle { request, _ throws(FCMError) in
+            let body = try ControlBody(request, allowed: ["by", "to"])
+            if let by = try body.durationMillis("by") {
+                guard try body.string("to") == nil else { throw FCMError(.invalidArgument, "Give 'by' or 'to', not both") }
+                try emulator.advance(byMillis: by)
+            } else if let to = try body.string("to") {
+                guard let instant = Instant(iso8601: to) else {
+                    throw FCMError(.invalidArgument, "Field 'to' must be an RFC 3339 time such as 2026-01-01T10:00:00Z", field: "to")
+                }
+                try emulator.advance(to: instant)
+            } else {
+                throw FCMError(.invalidArgument, "Give 'by' (\"90s\", \"15m\", milliseconds) or 'to' (an RFC 3339 time)")
+            }
+            return ControlJSON.response(ControlJSON.clock(emulator.clockStatus))
+        })
+        router.add("POST", "\(p)/clock:pause") { _, _ in
+            emulator.pauseClock()
+            return ControlJSON.response(ControlJSON.clock(emulator.clockStatus))
+        }
+        router.add("POST", "\(p)/clock:resume") { _, _ in
+            emulator.resumeClock()
+            return ControlJSON.response(ControlJSON.clock(emulator.clockStatus))
+        }
+        router.add("POST", "\(p)/clock:setSpeed", handle { request, _ throws(FCMError) in
+            let body = try ControlBody(request, allowed: ["speed"])
+            guard let speed = try body.number("speed") else { throw FCMError(.invalidArgument, "Field 'speed' is required", field: "speed") }
+            try emulator.setClockSpeed(speed)
+            return ControlJSON.response(ControlJSON.clock(emulator.clockStatus))
+        })
+    }
+
+    // MARK: - Projects
+
+    private func registerProjects(into router: inout Router) {
+        let p = Self.prefix
+        router.add("GET", "\(p)/projects") { _, _ in
+            ControlJSON.response(.object([("projects", .array(emulator.projects().map(ControlJSON.project)))]))
+        }
+        router.add("POST", "\(p)/projects", handle { request, _ throws(FCMError) in
+            let body = try ControlBody(request, allowed: ["id", "number", "serverKeys"])
+            guard let id = try body.string("id") else { throw FCMError(.invalidArgument, "Field 'id' is required", field: "id") }
+            let project = try emulator.createProject(id: id, number: try body.string("number"), serverKeys: try body.strings("serverKeys") ?? [])
+            return ControlJSON.response(status: 201, ControlJSON.project(project))
+        })
+        router.add("GET", "\(p)/projects/{project}", handle { _, params throws(FCMError) in
+            ControlJSON.response(ControlJSON.project(try emulator.project(params["project"])))
+        })
+        router.add("DELETE", "\(p)/projects/{project}", handle { _, params throws(FCMError) in
+            try emulator.deleteProject(id: params["project"])
+            return ControlJSON.response(.object([]))
+        })
+        router.add("POST", "\(p)/projects/{project}:reset", handle { _, params throws(FCMError) in
+            try emulator.reset(projectId: params["project"])
+            return ControlJSON.response(.object([]))
+        })
+        router.add("GET", "\(p)/projects/{project}/topics", handle { _, params throws(FCMError) in
+            let topics = try emulator.topics(projectId: params["project"])
+            return ControlJSON.response(.object([
+                ("topics", .array(topics.map { .object([("name", .string($0.name)), ("subscribers", .int($0.subscribers))]) }))
+            ]))
+        })
+        router.add("GET", "\(p)/projects/{project}/groups", handle { _, params throws(FCMError) in
+            ControlJSON.response(.object([("groups", .array(try emulator.groups(projectId: params["project"]).map(ControlJSON.group)))]))
+        })
+        router.add("GET", "\(p)/events", handle { request, _ throws(FCMError) in
+            try events(request, projectId: nil, device: nil)
+        })
+        router.add("GET", "\(p)/projects/{project}/events", handle { request, params throws(FCMError) in
+            try events(request, projectId: params["project"], device: nil)
+        })
+    }
+
+    /// `GET …/events?device=&token=&topic=&message=&kind=a,b&since=&until=&limit=`.
+    func events(_ request: HTTPRequest, projectId: String?, device: DeviceID?) throws(FCMError) -> HTTPResponse {
+        let known: Set<String> = ["device", "token", "topic", "message", "kind", "since", "until", "limit"]
+        for (key, _) in request.query where !known.contains(key) {
+            throw FCMError(.invalidArgument, "Unknown query parameter '\(key)'; expected one of: \(known.sorted().joined(separator: ", "))", field: key)
+        }
+        var query = EventQuery(projectId: projectId, deviceId: device)
+        if let reference = request.queryValue("device") {
+            guard let projectId else { throw FCMError(.invalidArgument, "Filter by device under /projects/{project}/events", field: "device") }
+            query.deviceId = try emulator.device(reference, projectId: projectId).id
+        }
+        query.token = request.queryValue("token")
+        query.topic = request.queryValue("topic")
+        query.messageId = request.queryValue("message")
+        if let kinds = request.queryValue("kind") {
+            var set = Set<Event.Kind>()
+            for name in kinds.split(separator: ",") {
+                guard let kind = Event.Kind(rawValue: String(name)) else {
+                    throw FCMError(.invalidArgument, "Unknown event kind '\(name)'; expected: \(Event.Kind.allCases.map(\.rawValue).joined(separator: ", "))", field: "kind")
+                }
+                set.insert(kind)
+            }
+            query.kinds = set
+        }
+        query.since = try instant(request.queryValue("since"), field: "since")
+        query.until = try instant(request.queryValue("until"), field: "until")
+        if let limit = request.queryValue("limit") {
+            guard let n = Int(limit), (1...100_000).contains(n) else {
+                throw FCMError(.invalidArgument, "limit must be 1–100000", field: "limit")
+            }
+            query.limit = n
+        }
+        let events = try emulator.events(query)
+        return ControlJSON.response(.object([("events", .array(events.map(ControlJSON.event)))]))
+    }
+
+    private func instant(_ text: String?, field: String) throws(FCMError) -> Instant? {
+        guard let text else { return nil }
+        if let millis = Int64(text) { return Instant(millis: millis) }
+        guard let instant = Instant(iso8601: text) else {
+            throw FCMError(.invalidArgument, "\(field) must be an RFC 3339 time or epoch milliseconds", field: field)
+        }
+        return instant
+    }
+}

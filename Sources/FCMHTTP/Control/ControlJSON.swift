@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import FCMCore
+import FCMJSON
+
+/// How the control API writes the core's values.
+enum ControlJSON {
+    static func response(status: Int = 200, _ body: JSONValue) -> HTTPResponse {
+        HTTPResponse(status: status, contentType: "application/json; charset=UTF-8", body: body.encoded(.pretty) + "\n")
+    }
+
+    static func project(_ p: Project) -> JSONValue {
+        .object([
+            ("id", .string(p.id)), ("number", .string(p.number)), ("senderId", .string(p.number)),
+            ("serverKeys", .array(p.serverKeys.map(JSONValue.string))), ("createdAt", .string(p.createdAt.iso8601)),
+        ])
+    }
+
+    static func device(_ d: DeviceInfo) -> JSONValue {
+        .object(omittingNils: [
+            ("id", .string(String(d.id))),
+            ("name", d.name.map(JSONValue.string)),
+            ("projectId", .string(d.projectId)),
+            ("platform", .string(d.platform.rawValue)),
+            ("appId", .string(d.appId)),
+            ("token", .string(d.token)),
+            ("fid", .string(d.fid)),
+            ("state", .string(d.state.rawValue)),
+            ("tokenValid", .bool(d.tokenValid)),
+            ("senders", .array(d.senders.map(JSONValue.string))),
+            ("topics", .array(d.topics.map(JSONValue.string))),
+            ("createdAt", .string(d.createdAt.iso8601)),
+            ("lastConnectedAt", .string(d.lastConnectedAt.iso8601)),
+            ("storedCount", .int(d.storedCount)),
+            ("deliveredCount", .int(d.deliveredCount)),
+            ("deletedMessagesPending", .bool(d.deletedSignalOwed)),
+        ])
+    }
+
+    static func delivery(_ d: Delivery, platform: Platform) -> JSONValue {
+        .object(omittingNils: [
+            ("kind", .string(d.kind.rawValue)),
+            ("messageId", d.message.map { .string($0.id) }),
+            ("time", .string(d.time.iso8601)),
+            ("handling", .string(d.handling.rawValue)),
+            ("callback", .string(d.callback(on: platform))),
+            ("appState", .string(d.appState.rawValue)),
+            ("priority", d.message == nil ? nil : .string(d.priority.rawValue)),
+            ("originalPriority", d.message == nil ? nil : .string(d.originalPriority.rawValue)),
+            ("collapseKey", d.collapseKey.map(JSONValue.string)),
+            ("ttl", d.message == nil ? nil : .string("\(d.ttlSeconds)s")),
+            ("api", d.message.map { .string($0.api.rawValue) }),
+            ("payload", d.message == nil ? nil : d.payload(on: platform)),
+        ])
+    }
+
+    static func event(_ e: Event) -> JSONValue {
+        .object(omittingNils: [
+            ("sequence", .int(e.sequence)),
+            ("time", .string(e.time.iso8601)),
+            ("kind", .string(e.kind.rawValue)),
+            ("device", e.device.map { .string(String($0)) }),
+            ("messageId", e.message.map { .string($0.id) }),
+            ("relatedMessageId", e.related.map { .string($0.id) }),
+            ("target", e.message.map { .string($0.target.description) }),
+            ("detail", e.detail.map(JSONValue.string)),
+        ])
+    }
+
+    static func group(_ g: DeviceGroup) -> JSONValue {
+        .object([
+            ("name", .string(g.name)), ("notificationKey", .string(g.notificationKey)),
+            ("tokens", .array(g.tokens.map(JSONValue.string))), ("createdAt", .string(g.createdAt.iso8601)),
+        ])
+    }
+
+    static func clock(_ c: Emulator.ClockStatus) -> JSONValue {
+        .object(omittingNils: [
+            ("now", .string(c.now.iso8601)),
+            ("nowMillis", .int(c.now.millis)),
+            ("mode", .string(c.mode)),
+            ("paused", .bool(c.paused)),
+            ("speed", .double(c.speed)),
+            ("nextTimer", c.nextTimer.map { .string($0.iso8601) }),
+            ("pendingTimers", .int(c.pendingTimers)),
+        ])
+    }
+}

@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: Apache-2.0
+
+/// A complete HTTP request as the fronts see it: no NIO types, so the same handlers serve
+/// HTTP/1.1, HTTP/2 and in-process calls from tests and scenarios (ARCHITECTURE.md, fronts).
+public struct HTTPRequest: Sendable {
+    public var method: String
+    /// The path without the query, percent-encoded as received.
+    public var path: String
+    public var query: [(String, String)]
+    public var headers: [(String, String)]
+    public var body: [UInt8]
+
+    public init(method: String, target: String, headers: [(String, String)] = [], body: [UInt8] = []) {
+        self.method = method.uppercased()
+        let parts = target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
+        path = parts.first.map(String.init) ?? "/"
+        query = parts.count > 1 ? Self.parseQuery(String(parts[1])) : []
+        self.headers = headers
+        self.body = body
+    }
+
+    public init(method: String, target: String, headers: [(String, String)] = [], body: String) {
+        self.init(method: method, target: target, headers: headers, body: Array(body.utf8))
+    }
+
+    /// The first value of a header, matched case-insensitively.
+    public func header(_ name: String) -> String? {
+        let lower = name.lowercased()
+        return headers.first { $0.0.lowercased() == lower }?.1
+    }
+
+    /// The first value of a query parameter.
+    public func queryValue(_ name: String) -> String? { query.first { $0.0 == name }?.1 }
+
+    /// `application/x-www-form-urlencoded` and query strings: `+` is a space, `%XX` a byte.
+    public static func parseQuery(_ text: String) -> [(String, String)] {
+        text.split(separator: "&").map { pair in
+            let kv = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let key = percentDecode(String(kv[0]), plusIsSpace: true) ?? String(kv[0])
+            let value = kv.count > 1 ? (percentDecode(String(kv[1]), plusIsSpace: true) ?? String(kv[1])) : ""
+            return (key, value)
+        }
+    }
+
+    /// Decodes `%XX` escapes; nil when an escape is malformed or the bytes are not UTF-8.
+    public static func percentDecode(_ text: String, plusIsSpace: Bool = false) -> String? {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(text.utf8.count)
+        var iterator = text.utf8.makeIterator()
+        while let b = iterator.next() {
+            if b == UInt8(ascii: "%") {
+                guard let h = iterator.next().flatMap(hexValue), let l = iterator.next().flatMap(hexValue) else { return nil }
+                bytes.append(h << 4 | l)
+            } else if plusIsSpace, b == UInt8(ascii: "+") {
+                bytes.append(UInt8(ascii: " "))
+            } else {
+                bytes.append(b)
+            }
+        }
+        return String(validating: bytes, as: UTF8.self)
+    }
+
+    private static func hexValue(_ b: UInt8) -> UInt8? {
+        switch b {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return b - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): return b - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): return b - UInt8(ascii: "A") + 10
+        default: return nil
+        }
+    }
+}
+
+/// A complete HTTP response.
+public struct HTTPResponse: Sendable {
+    public var status: Int
+    public var headers: [(String, String)]
+    public var body: [UInt8]
+    /// Close the connection after this response (the peer misbehaved, or asked to).
+    public var closeConnection = false
+
+    public init(status: Int, headers: [(String, String)] = [], body: [UInt8] = []) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
+    public init(status: Int, contentType: String, body: String) {
+        self.init(status: status, headers: [("Content-Type", contentType)], body: Array(body.utf8))
+    }
+
+    public var bodyText: String { String(decoding: body, as: UTF8.self) }
+
+    public func header(_ name: String) -> String? {
+        let lower = name.lowercased()
+        return headers.first { $0.0.lowercased() == lower }?.1
+    }
+
+    /// The standard reason phrase; batch parsers need one on every status line (FCM-WIRE.md §2.2).
+    public static func reasonPhrase(_ status: Int) -> String {
+        switch status {
+        case 200: return "OK"
+        case 201: return "Created"
+        case 204: return "No Content"
+        case 400: return "Bad Request"
+        case 401: return "Unauthorized"
+        case 403: return "Forbidden"
+        case 404: return "Not Found"
+        case 405: return "Method Not Allowed"
+        case 409: return "Conflict"
+        case 411: return "Length Required"
+        case 413: return "Payload Too Large"
+        case 415: return "Unsupported Media Type"
+        case 429: return "Too Many Requests"
+        case 500: return "Internal Server Error"
+        case 502: return "Bad Gateway"
+        case 503: return "Service Unavailable"
+        default: return "Status \(status)"
+        }
+    }
+}

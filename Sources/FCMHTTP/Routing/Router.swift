@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: Apache-2.0
+
+/// Captured path parameters, percent-decoded.
+public struct PathParameters: Sendable {
+    private var values: [String: String] = [:]
+
+    public subscript(_ name: String) -> String { values[name] ?? "" }
+
+    mutating func set(_ name: String, _ value: String) { values[name] = value }
+}
+
+/// A request handler: pure, synchronous, and free of transport types.
+public typealias RouteHandler = @Sendable (HTTPRequest, PathParameters) -> HTTPResponse
+
+/// Maps (method, path) to handlers. Patterns are `/`-separated segments where `{name}` captures a
+/// segment and `{name}:verb` captures a segment ending in Google's custom-method suffix
+/// (`devices/{device}:uninstall`, as in `messages:send`).
+public struct Router: Sendable {
+    private struct Route: Sendable {
+        let method: String
+        let segments: [String]
+        let handler: RouteHandler
+    }
+
+    private var routes: [Route] = []
+    /// Answers requests that match no route, in the dialect of whoever owns the path.
+    public var fallback: @Sendable (HTTPRequest, _ allowed: [String]) -> HTTPResponse
+
+    public init(fallback: @escaping @Sendable (HTTPRequest, _ allowed: [String]) -> HTTPResponse) {
+        self.fallback = fallback
+    }
+
+    public mutating func add(_ method: String, _ pattern: String, _ handler: @escaping RouteHandler) {
+        routes.append(Route(method: method, segments: Self.split(pattern), handler: handler))
+    }
+
+    /// Routes one request; a path that exists under other methods gets the fallback with the
+    /// methods that would have matched (for `405` and `Allow`).
+    public func respond(to request: HTTPRequest) -> HTTPResponse {
+        let segments = Self.split(request.path)
+        var allowed: [String] = []
+        for route in routes {
+            guard let parameters = Self.match(route.segments, segments) else { continue }
+            if route.method == request.method || (route.method == "GET" && request.method == "HEAD") {
+                var response = route.handler(request, parameters)
+                if request.method == "HEAD" { response.body = [] }
+                return response
+            }
+            allowed.append(route.method)
+        }
+        return fallback(request, allowed)
+    }
+
+    private static func split(_ path: String) -> [String] {
+        path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+    }
+
+    private static func match(_ pattern: [String], _ segments: [String]) -> PathParameters? {
+        guard pattern.count == segments.count else { return nil }
+        var parameters = PathParameters()
+        for (p, s) in zip(pattern, segments) {
+            guard p.hasPrefix("{") else {
+                guard p == s || HTTPRequest.percentDecode(s) == p else { return nil }
+                continue
+            }
+            guard let close = p.firstIndex(of: "}") else { return nil }
+            let name = String(p[p.index(after: p.startIndex)..<close])
+            let suffix = String(p[p.index(after: close)...])
+            guard let decoded = HTTPRequest.percentDecode(s), decoded.hasSuffix(suffix), decoded.count > suffix.count else { return nil }
+            parameters.set(name, String(decoded.dropLast(suffix.count)))
+        }
+        return parameters
+    }
+}

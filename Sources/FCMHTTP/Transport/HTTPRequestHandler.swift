@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import NIOCore
+import NIOHTTP1
+
+/// Collects one HTTP/1.1 request at a time, hands it to the responder, writes the answer.
+///
+/// Peer input never traps here: an oversized body is answered with the responder's own 413 and
+/// the connection closed; a connection idle past the timeout is closed; malformed HTTP is
+/// answered 400 by NIO's `HTTPServerProtocolErrorHandler` in front of this handler.
+final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    private enum State {
+        case idle
+        case receiving(HTTPRequestHead, ByteBuffer)
+        /// The request was refused mid-body; ignore the rest and close after answering.
+        case discarding
+    }
+
+    private var state = State.idle
+    private let responder: HTTPResponder
+
+    init(responder: HTTPResponder) {
+        self.responder = responder
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head(let head):
+            let declared = head.headers.first(name: "content-length").flatMap { Int($0) } ?? 0
+            if declared > responder.maxBodyBytes {
+                refuseTooLarge(context: context, head: head)
+                return
+            }
+            state = .receiving(head, context.channel.allocator.buffer(capacity: max(0, declared)))
+        case .body(var chunk):
+            guard case .receiving(let head, var buffer) = state else { return }
+            if buffer.readableBytes + chunk.readableBytes > responder.maxBodyBytes {
+                refuseTooLarge(context: context, head: head)
+                return
+            }
+            state = .idle  // drop the reference so the buffer is uniquely held while it grows
+            buffer.writeBuffer(&chunk)
+            state = .receiving(head, buffer)
+        case .end:
+            guard case .receiving(let head, var buffer) = state else {
+                state = .idle
+                return
+            }
+            state = .idle
+            let request = HTTPRequest(
+                method: head.method.rawValue, target: head.uri,
+                headers: head.headers.map { ($0.name, $0.value) },
+                body: buffer.readBytes(length: buffer.readableBytes) ?? []
+            )
+            var response = responder.respond(request)
+            if !head.isKeepAlive { response.closeConnection = true }
+            write(response, version: head.version, context: context)
+        }
+    }
+
+    private func refuseTooLarge(context: ChannelHandlerContext, head: HTTPRequestHead) {
+        state = .discarding
+        let request = HTTPRequest(method: head.method.rawValue, target: head.uri, headers: head.headers.map { ($0.name, $0.value) })
+        var response = responder.tooLarge(request)
+        response.closeConnection = true
+        write(response, version: head.version, context: context)
+    }
+
+    private func write(_ response: HTTPResponse, version: HTTPVersion, context: ChannelHandlerContext) {
+        var headers = HTTPHeaders(response.headers)
+        headers.replaceOrAdd(name: "Content-Length", value: String(response.body.count))
+        if response.closeConnection { headers.replaceOrAdd(name: "Connection", value: "close") }
+        let head = HTTPResponseHead(
+            version: version,
+            status: HTTPResponseStatus(statusCode: response.status, reasonPhrase: HTTPResponse.reasonPhrase(response.status)),
+            headers: headers
+        )
+        context.write(wrapOutboundOut(.head(head)), promise: nil)
+        if !response.body.isEmpty {
+            var buffer = context.channel.allocator.buffer(capacity: response.body.count)
+            buffer.writeBytes(response.body)
+            context.write(wrapOutboundOut(.body(.byteBuffer(buffer))), promise: nil)
+        }
+        if response.closeConnection {
+            context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in context.close(promise: nil) }
+        } else {
+            context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+        }
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if event is IdleStateHandler.IdleStateEvent {
+            context.close(promise: nil)
+            return
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: Error) {
+        context.close(promise: nil)
+    }
+}
+
+@available(*, unavailable)
+extension HTTPRequestHandler: Sendable {}

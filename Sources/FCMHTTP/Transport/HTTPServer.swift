@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Logging
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+
+/// A plain HTTP/1.1 listener in front of an `HTTPResponder`.
+public final class HTTPServer: Sendable {
+    public let channel: any Channel
+    /// The address actually bound (port 0 becomes a free port).
+    public let host: String
+    public let port: Int
+
+    private init(channel: any Channel, host: String, port: Int) {
+        self.channel = channel
+        self.host = host
+        self.port = port
+    }
+
+    /// Binds and starts serving; returns once the socket listens.
+    public static func start(
+        host: String, port: Int, responder: HTTPResponder, group: any EventLoopGroup,
+        idleTimeout: TimeAmount = .seconds(120), logger: Logger
+    ) async throws -> HTTPServer {
+        let channel = try await ServerBootstrap(group: group)
+            .serverChannelOption(.backlog, value: 256)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelOption(.maxMessagesPerRead, value: 16)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    let sync = channel.pipeline.syncOperations
+                    try sync.addHandler(IdleStateHandler(readTimeout: idleTimeout))
+                    try sync.configureHTTPServerPipeline(withPipeliningAssistance: true, withErrorHandling: true)
+                    try sync.addHandler(HTTPRequestHandler(responder: responder))
+                }
+            }
+            .bind(host: host, port: port)
+            .get()
+        let bound = channel.localAddress?.port ?? port
+        logger.info("HTTP listening", metadata: ["address": "\(host):\(bound)"])
+        return HTTPServer(channel: channel, host: host, port: bound)
+    }
+
+    /// Stops accepting connections and closes the listener.
+    public func close() async {
+        try? await channel.close()
+    }
+}

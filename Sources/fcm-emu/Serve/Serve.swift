@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import ArgumentParser
+import FCMCore
+import FCMHTTP
+import FCMJSON
+import Foundation
+import Logging
+import NIOCore
+import NIOPosix
+
+extension FCMEmu {
+    struct Serve: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Run the emulator until Ctrl-C (SIGINT) or SIGTERM.",
+            discussion: """
+                Works with no configuration: it listens on 127.0.0.1:9092 and creates the demo project '\(DemoProject.id)' (sender id \(DemoProject.number), server key printed at start-up).
+
+                Settings come from, lowest first: defaults, the --config file, FCM_EMU_* environment variables, then flags (--set key=value for any setting below).
+
+                Settings:
+                \(Settings.helpText)
+
+                Examples:
+                  fcm-emu serve
+                  fcm-emu serve --port 0 --ready-file /tmp/fcm.json     # parallel test harnesses
+                  fcm-emu serve --set dozeMaintenanceInterval=5m --set clockSpeed=60
+                  FCM_EMU_PORT=9300 fcm-emu serve --devices devices.yaml
+                """
+        )
+
+        @Option(help: "Address to listen on (default 127.0.0.1; 0.0.0.0 exposes it to the network).")
+        var host: String?
+
+        @Option(help: "HTTP port for every API and the control API (default 9092; 0 picks a free one).")
+        var port: Int?
+
+        @Option(help: "Seed for tokens, ids and random choices (default 1).")
+        var seed: UInt64?
+
+        @Option(help: "A YAML or JSON file of settings, projects and devices.", completion: .file())
+        var config: String?
+
+        @Option(name: .customLong("devices"), help: "A YAML file of projects and devices to create at start-up (repeatable).", completion: .file())
+        var deviceFiles: [String] = []
+
+        @Option(help: "Write the bound addresses and demo credentials here as JSON once listening.", completion: .file())
+        var readyFile: String?
+
+        @Option(help: "trace, debug, info, notice, warning, error or critical (default info).")
+        var logLevel: String?
+
+        @Option(name: .customLong("set"), help: ArgumentHelp("Any setting listed below, as key=value (repeatable).", valueName: "key=value"))
+        var assignments: [String] = []
+
+        func run() async throws {
+            let (options, file) = try resolve(environment: ProcessInfo.processInfo.environment)
+            let level = options.logLevel
+            LoggingSystem.bootstrap { label in
+                var handler = StreamLogHandler.standardError(label: label)
+                handler.logLevel = level
+                return handler
+            }
+            let logger = Logger(label: "fcm-emu")
+            let emulator = Emulator(settings: options.settings, clock: .wall(start: options.clockStart, wallMillis: Self.wallMillis))
+            try emulator.setClockSpeed(options.clockSpeed)
+            if options.clockPaused { emulator.pauseClock() }
+            try file?.preload(into: emulator)
+            for path in options.preloadFiles { try ConfigFile.load(path: path).preload(into: emulator) }
+
+            let group = MultiThreadedEventLoopGroup(numberOfThreads: System.coreCount)
+            let server: EmulatorServer
+            do {
+                server = try await EmulatorServer.start(emulator: emulator, configuration: options.server, group: group, logger: logger)
+            } catch {
+                try? await group.shutdownGracefully()
+                throw ValidationError("cannot listen on \(options.server.host):\(options.server.httpPort): \(error)")
+            }
+            if let path = options.readyFile { try ReadyFile.write(server.info, to: path) }
+            // Unbuffered: a harness reading a pipe should see the banner now, not at exit.
+            FileHandle.standardOutput.write(Data(Banner.text(server: server).utf8))
+            let signals = ShutdownSignals { [logger] in
+                logger.info("Stopping")
+                server.http.channel.close(promise: nil)
+            }
+            try? await server.http.channel.closeFuture.get()
+            signals.cancel()
+            await server.shutdown()
+            if let path = options.readyFile { ReadyFile.remove(path) }
+            try? await group.shutdownGracefully()
+            logger.info("Stopped")
+        }
+
+        /// Applies the sources in order of precedence.
+        func resolve(environment: [String: String]) throws -> (ServeOptions, ConfigFile?) {
+            var options = ServeOptions()
+            var sources: [(key: String, value: String, origin: String)] = []
+            var file: ConfigFile?
+            if let path = config ?? environment["FCM_EMU_CONFIG"] {
+                file = try ConfigFile.load(path: path)
+                sources += file?.settings ?? []
+            }
+            for setting in Settings.all {
+                if let value = environment[setting.environmentName] { sources.append((setting.key, value, setting.environmentName)) }
+            }
+            for assignment in assignments {
+                let parts = assignment.split(separator: "=", maxSplits: 1)
+                guard parts.count == 2 else { throw ValidationError("--set takes key=value, got '\(assignment)'") }
+                sources.append((String(parts[0]), String(parts[1]), "--set"))
+            }
+            let explicit: [(String, String?)] = [
+                ("host", host), ("port", port.map(String.init)), ("seed", seed.map(String.init)),
+                ("readyFile", readyFile), ("logLevel", logLevel),
+            ]
+            for (key, value) in explicit { if let value { sources.append((key, value, "--" + key)) } }
+            for path in deviceFiles { sources.append(("devices", path, "--devices")) }
+            for (key, value, origin) in sources {
+                guard let setting = Settings.named(key) else {
+                    throw ValidationError("\(origin): unknown setting '\(key)'; see `fcm-emu serve --help`")
+                }
+                do {
+                    try setting.apply(&options, value)
+                } catch {
+                    throw ValidationError("\(origin): \(key): \(error.description)")
+                }
+            }
+            return (options, file)
+        }
+
+        @Sendable static func wallMillis() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
+    }
+}

@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import FCMCore
+import FCMHTTP
+import Logging
+
+/// Everything `serve` was told, resolved from defaults < config file < environment < flags.
+struct ServeOptions: Sendable {
+    var server = ServerConfiguration()
+    var settings = EmulatorSettings()
+    var clockStart: Instant?
+    var clockSpeed = 1.0
+    var clockPaused = false
+    var readyFile: String?
+    var logLevel = Logger.Level.info
+    /// YAML files of projects and devices to create at start-up.
+    var preloadFiles: [String] = []
+}
+
+/// A setting that a flag (`--set key=value`), an environment variable (`FCM_EMU_KEY`) or the
+/// config file can give. One table, so the three stay in step and `--help` lists them all.
+struct Setting: Sendable {
+    let key: String
+    let example: String
+    let help: String
+    let apply: @Sendable (inout ServeOptions, String) throws(ConfigError) -> Void
+
+    /// `dozeMaintenanceInterval` → `FCM_EMU_DOZE_MAINTENANCE_INTERVAL`.
+    var environmentName: String {
+        var out = "FCM_EMU_"
+        for ch in key {
+            if ch.isUppercase { out += "_" }
+            out += ch.uppercased()
+        }
+        return out
+    }
+}
+
+/// A setting that could not be applied, with where it came from.
+struct ConfigError: Error, CustomStringConvertible {
+    let description: String
+
+    init(_ description: String) { self.description = description }
+}
+
+enum Settings {
+    static let all: [Setting] = [
+        Setting(key: "host", example: "127.0.0.1", help: "Address to listen on; 0.0.0.0 exposes the emulator to the network") { o, v throws(ConfigError) in
+            o.server.host = v
+        },
+        Setting(key: "port", example: "9092", help: "HTTP port for every API and the control API; 0 picks a free one") { o, v throws(ConfigError) in
+            o.server.httpPort = try port(v)
+        },
+        Setting(key: "seed", example: "1", help: "Seed for tokens, ids and every random choice") { o, v throws(ConfigError) in
+            guard let seed = UInt64(v) else { throw ConfigError("expected a whole number, got '\(v)'") }
+            o.settings.seed = seed
+        },
+        Setting(key: "logLevel", example: "info", help: "trace, debug, info, notice, warning, error or critical") { o, v throws(ConfigError) in
+            guard let level = Logger.Level(rawValue: v.lowercased()) else { throw ConfigError("expected trace, debug, info, notice, warning, error or critical, got '\(v)'") }
+            o.logLevel = level
+        },
+        Setting(key: "readyFile", example: "/tmp/fcm-emu.json", help: "Write addresses and demo credentials here as JSON once listening") { o, v throws(ConfigError) in
+            o.readyFile = v
+        },
+        Setting(key: "devices", example: "devices.yaml", help: "Create the projects and devices listed in this YAML file at start-up") { o, v throws(ConfigError) in
+            o.preloadFiles.append(v)
+        },
+        Setting(key: "maxBodyBytes", example: "8388608", help: "Larger request bodies are refused with 413") { o, v throws(ConfigError) in
+            guard let n = Int(v), n >= 1024 else { throw ConfigError("expected a byte count of at least 1024, got '\(v)'") }
+            o.server.maxBodyBytes = n
+        },
+        Setting(key: "clockStart", example: "2026-01-01T00:00:00Z", help: "Start the clock here instead of at the current time") { o, v throws(ConfigError) in
+            guard let instant = Instant(iso8601: v) else { throw ConfigError("expected an RFC 3339 time, got '\(v)'") }
+            o.clockStart = instant
+        },
+        Setting(key: "clockSpeed", example: "1", help: "Clock speed relative to real time (60 = a minute per second)") { o, v throws(ConfigError) in
+            guard let speed = Double(v), speed > 0, speed <= 1_000_000 else { throw ConfigError("expected a number above 0, got '\(v)'") }
+            o.clockSpeed = speed
+        },
+        Setting(key: "clockPaused", example: "false", help: "Start with the clock paused; move it with POST /emulator/v1/clock:advance") { o, v throws(ConfigError) in
+            o.clockPaused = try bool(v)
+        },
+        Setting(key: "dozeMaintenanceInterval", example: "15m", help: "Time between Doze maintenance windows; off = only when Doze ends") { o, v throws(ConfigError) in
+            o.settings.dozeMaintenanceIntervalSeconds = v == "off" ? 0 : try duration(v) / 1000
+        },
+        Setting(key: "randomEviction", example: "false", help: "Evict a random (seeded) collapse key instead of the oldest when a 5th arrives") { o, v throws(ConfigError) in
+            o.settings.randomEviction = try bool(v)
+        },
+        Setting(key: "shuffleDelivery", example: "false", help: "Deliver stored messages in seeded random order instead of acceptance order") { o, v throws(ConfigError) in
+            o.settings.shuffleDelivery = try bool(v)
+        },
+        Setting(key: "tokenRefreshGrace", example: "0s", help: "How long a refreshed token still works, answering with its canonical id") { o, v throws(ConfigError) in
+            o.settings.tokenRefreshGraceSeconds = try duration(v) / 1000
+        },
+        Setting(key: "highPriorityLatency", example: "0ms", help: "Delay before a high-priority message reaches a device") { o, v throws(ConfigError) in
+            o.settings.highPriorityLatencyMillis = try duration(v)
+        },
+        Setting(key: "normalPriorityLatency", example: "0ms", help: "Delay before a normal-priority message reaches a device") { o, v throws(ConfigError) in
+            o.settings.normalPriorityLatencyMillis = try duration(v)
+        },
+        Setting(key: "inactiveAfter", example: "30d", help: "A device away this long has new messages discarded at once") { o, v throws(ConfigError) in
+            o.settings.inactiveAfterSeconds = try duration(v) / 1000
+        },
+        Setting(key: "deletedSignalWindow", example: "28d", help: "A device back within this long of a discarded message gets onDeletedMessages") { o, v throws(ConfigError) in
+            o.settings.deletedSignalWindowSeconds = try duration(v) / 1000
+        },
+        Setting(key: "deviceRateLimit", example: "off", help: "Messages per device per window, e.g. 240/1m; off by default") { o, v throws(ConfigError) in
+            o.settings.deviceRateLimit = try rateLimit(v)
+        },
+        Setting(key: "topicRateLimit", example: "off", help: "Messages per topic per window, e.g. 1000/1m; off by default") { o, v throws(ConfigError) in
+            o.settings.topicRateLimit = try rateLimit(v)
+        },
+        Setting(key: "maxEvents", example: "1000000", help: "Events kept in the log; the oldest go first") { o, v throws(ConfigError) in
+            guard let n = Int(v), n >= 1 else { throw ConfigError("expected a positive number, got '\(v)'") }
+            o.settings.maxEvents = n
+        },
+        Setting(key: "maxInboxPerDevice", example: "1000", help: "Deliveries kept per device inbox; the oldest go first") { o, v throws(ConfigError) in
+            guard let n = Int(v), n >= 1 else { throw ConfigError("expected a positive number, got '\(v)'") }
+            o.settings.maxInboxPerDevice = n
+        },
+    ]
+
+    static func named(_ key: String) -> Setting? { all.first { $0.key == key } }
+
+    /// The table as `--help` prints it.
+    static var helpText: String {
+        all.map { "  \($0.key) (\($0.environmentName), e.g. \($0.example))\n      \($0.help)" }.joined(separator: "\n")
+    }
+
+    private static func port(_ v: String) throws(ConfigError) -> Int {
+        guard let p = Int(v), (0...65535).contains(p) else { throw ConfigError("expected a port number 0–65535, got '\(v)'") }
+        return p
+    }
+
+    private static func bool(_ v: String) throws(ConfigError) -> Bool {
+        switch v.lowercased() {
+        case "true", "yes", "on", "1": return true
+        case "false", "no", "off", "0": return false
+        default: throw ConfigError("expected true or false, got '\(v)'")
+        }
+    }
+
+    private static func duration(_ v: String) throws(ConfigError) -> Int64 {
+        guard let ms = DurationText.millis(v) else { throw ConfigError("expected a duration such as 500ms, 90s, 15m, 2h or 28d, got '\(v)'") }
+        return ms
+    }
+
+    private static func rateLimit(_ v: String) throws(ConfigError) -> EmulatorSettings.RateLimit? {
+        if v == "off" { return nil }
+        let parts = v.split(separator: "/")
+        guard parts.count == 2, let n = Int(parts[0]), n > 0, let window = DurationText.millis(String(parts[1])), window >= 1000 else {
+            throw ConfigError("expected messages/window such as 240/1m, or off, got '\(v)'")
+        }
+        return EmulatorSettings.RateLimit(messages: n, windowSeconds: window / 1000)
+    }
+}

@@ -1,0 +1,22 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import FCMCore
+import FCMHTTP
+
+/// What `serve` prints on standard output once it listens: enough to start using it.
+enum Banner {
+    static func text(server: EmulatorServer) -> String {
+        let url = server.baseURL
+        let demo = try? server.emulator.project(DemoProject.id)
+        return """
+            fcm-emu \(FCMEmuVersion.current) listening on \(url)
+              control API   \(url)\(ControlAPI.prefix)   (OpenAPI: \(url)\(ControlAPI.prefix)/openapi.json)
+              demo project  \(demo?.id ?? "-")   sender id \(demo?.number ?? "-")
+              server key    \(demo?.serverKeys.first ?? "-")
+            Try:
+              curl -s -X POST \(url)\(ControlAPI.prefix)/projects/\(DemoProject.id)/devices -d '{"platform":"android","name":"pixel"}'
+            Press Ctrl-C to stop.
+
+            """
+    }
+}
