@@ -28,22 +28,24 @@ extension World {
 
     /// Routes one accepted message to one device.
     mutating func dispatch(_ message: Message, to id: DeviceID) {
-        guard let device = devices[Int(id)] else { return }
-        let profile = DeliveryProfile(message.content, platform: device.platform, appId: device.appId, now: now)
-        if device.state == .uninstalled {
+        // Copy out the few fields needed, not the device: a live copy would make the inbox
+        // append in `record` copy the whole inbox.
+        guard let (platform, appId, state, lastConnectedAt) = devices[Int(id)].map({ ($0.platform, $0.appId, $0.state, $0.lastConnectedAt) }) else { return }
+        let profile = DeliveryProfile(message.content, platform: platform, appId: appId, now: now)
+        if state == .uninstalled {
             // Rule 6: the delivery attempt finds the app gone.
             log(.discarded, device: id, message: message, detail: "uninstalled")
             invalidateToken(id)
             return
         }
-        if device.state == .offline, now.millis(since: device.lastConnectedAt) > settings.inactiveAfterSeconds * 1000 {
+        if state == .offline, now.millis(since: lastConnectedAt) > settings.inactiveAfterSeconds * 1000 {
             // Rule 5: away for more than a month; accepted, then dropped at once.
             devices[Int(id)]?.lastInactiveDiscardAt = now
             log(.discarded, device: id, message: message, detail: "inactive")
             return
         }
         let latency = profile.priority == .high ? settings.highPriorityLatencyMillis : settings.normalPriorityLatencyMillis
-        let handling = Self.handling(for: profile, platform: device.platform, state: device.state, maintenance: false)
+        let handling = Self.handling(for: profile, platform: platform, state: state, maintenance: false)
         if latency <= 0, let handling {
             deliver(message, profile: profile, to: id, handling: handling)
             return
@@ -58,7 +60,7 @@ extension World {
             message: message, profile: profile, storeSequence: nextSequence(), storedAt: now, availableAt: availableAt,
             expiresAt: profile.ttlSeconds == 0 ? availableAt : now.adding(seconds: profile.ttlSeconds)
         )
-        store(pending, for: id, reason: handling == nil ? device.state.rawValue : "latency")
+        store(pending, for: id, reason: handling == nil ? state.rawValue : "latency")
         if latency > 0 { timers.schedule(.retryDelivery(device: id), at: availableAt) }
     }
 
@@ -94,35 +96,38 @@ extension World {
     /// Hands over what a device can take now: first an owed deleted-messages signal, then stored
     /// messages in acceptance order (or shuffled, when configured; rule 8).
     mutating func flush(device id: DeviceID, maintenance: Bool) {
-        guard let device = devices[Int(id)], device.state.isConnected else { return }
-        let awake = device.state != .doze || maintenance
-        if device.deletedSignalOwed, awake {
+        guard let (platform, state, signalOwed) = devices[Int(id)].map({ ($0.platform, $0.state, $0.deletedSignalOwed) }),
+            state.isConnected
+        else { return }
+        let awake = state != .doze || maintenance
+        if signalOwed, awake {
             devices[Int(id)]?.deletedSignalOwed = false
             let signal = Delivery(
-                kind: .deletedMessages, message: nil, time: now, handling: .app, appState: device.state,
+                kind: .deletedMessages, message: nil, time: now, handling: .app, appState: state,
                 priority: .high, originalPriority: .high, ttlSeconds: 0, collapseKey: nil
             )
             record(signal, for: id)
             log(.deletedMessagesSignalled, device: id)
         }
-        guard var store = device.store, !store.isEmpty else { return }
+        guard var store = devices[Int(id)]?.store, !store.isEmpty else { return }
+        devices[Int(id)]?.store = nil
         let now = self.now
         var taken = store.takeAll { pending in
             pending.availableAt <= now
-                && Self.handling(for: pending.profile, platform: device.platform, state: device.state, maintenance: maintenance) != nil
+                && Self.handling(for: pending.profile, platform: platform, state: state, maintenance: maintenance) != nil
         }
         devices[Int(id)]?.store = store.isEmpty ? nil : store
         if settings.shuffleDelivery { taken.shuffle(using: &ids.random) }
         for pending in taken {
-            let handling = Self.handling(for: pending.profile, platform: device.platform, state: device.state, maintenance: maintenance) ?? .app
+            let handling = Self.handling(for: pending.profile, platform: platform, state: state, maintenance: maintenance) ?? .app
             deliver(pending.message, profile: pending.profile, to: id, handling: handling)
         }
     }
 
     private mutating func deliver(_ message: Message, profile: DeliveryProfile, to id: DeviceID, handling: Delivery.Handling) {
-        guard let device = devices[Int(id)] else { return }
+        guard let state = devices[Int(id)]?.state else { return }
         let delivery = Delivery(
-            kind: .message, message: message, time: now, handling: handling, appState: device.state,
+            kind: .message, message: message, time: now, handling: handling, appState: state,
             priority: profile.priority, originalPriority: profile.originalPriority,
             ttlSeconds: profile.ttlSeconds, collapseKey: profile.visibleCollapseKey
         )
@@ -157,7 +162,7 @@ extension World {
     }
 
     mutating func dozeMaintenance(device id: DeviceID, generation: UInt32) {
-        guard let device = devices[Int(id)], device.state == .doze, device.stateGeneration == generation else { return }
+        guard devices[Int(id)]?.state == .doze, devices[Int(id)]?.stateGeneration == generation else { return }
         flush(device: id, maintenance: true)
         scheduleMaintenance(id)
     }

@@ -23,7 +23,11 @@ extension World {
     }
 
     mutating func createDevice(_ spec: DeviceSpec, projectIndex: Int32) throws(FCMError) -> DeviceID {
-        var state = try projectState(projectIndex)
+        // Read single fields rather than binding the project's state: a live copy would make the
+        // in-place append below copy a million-entry set.
+        guard let projectNumber = projects[Int(projectIndex)]?.project.number else {
+            throw FCMError(.notFound, "No such project", field: "project")
+        }
         if spec.state == .doze, spec.platform != .android {
             throw FCMError(.invalidArgument, "Doze is an Android state; \(spec.platform.displayName) devices cannot doze", field: "state")
         }
@@ -32,10 +36,10 @@ extension World {
         }
         if let name = spec.name {
             guard !name.isEmpty, name.utf8.count <= 128 else { throw FCMError(.invalidArgument, "name must be 1–128 characters", field: "name") }
-            guard state.devicesByName[name] == nil else { throw FCMError(.conflict, "A device named '\(name)' already exists", field: "name") }
+            guard projects[Int(projectIndex)]?.devicesByName[name] == nil else { throw FCMError(.conflict, "A device named '\(name)' already exists", field: "name") }
         }
         let fid = spec.fid ?? ids.fid()
-        guard state.devicesByFid[fid] == nil else { throw FCMError(.conflict, "fid '\(fid)' is already used", field: "fid") }
+        guard projects[Int(projectIndex)]?.devicesByFid[fid] == nil else { throw FCMError(.conflict, "fid '\(fid)' is already used", field: "fid") }
         let token = spec.token ?? ids.registrationToken(fid: fid)
         guard !token.isEmpty, token.utf8.count <= 4096, token.utf8.allSatisfy({ IdentifierShape.isTokenByte($0) }) else {
             throw FCMError(.invalidArgument, "A token is 1–4096 characters of A–Z a–z 0–9 - _ :", field: "token")
@@ -43,7 +47,7 @@ extension World {
         guard deviceByToken[token] == nil, retiredTokens[token] == nil else {
             throw FCMError(.conflict, "Token is already issued", field: "token")
         }
-        let senders = Array(Set(spec.extraSenders).subtracting([state.project.number])).sorted()
+        let senders = spec.extraSenders.isEmpty ? [] : Array(Set(spec.extraSenders).subtracting([projectNumber])).sorted()
         guard senders.count + 1 <= settings.maxSendersPerInstance else {
             throw FCMError(.invalidArgument, "At most \(settings.maxSendersPerInstance) senders per instance", field: "senders")
         }
@@ -62,10 +66,11 @@ extension World {
         devices.append(device)
         deviceProjects.append(projectIndex)
         deviceByToken[token] = id
-        state.devices.append(id)
-        state.devicesByFid[fid] = id
-        if let name = spec.name { state.devicesByName[name] = id }
-        projects[Int(projectIndex)] = state
+        try modifyProject(projectIndex) { (state: inout ProjectState) throws(FCMError) in
+            state.devices.append(id)
+            state.devicesByFid[fid] = id
+            if let name = spec.name { state.devicesByName[name] = id }
+        }
         log(.deviceCreated, device: id, detail: spec.state.rawValue)
         for topic in spec.topics { _ = subscribe(device: id, topic: topic) }
         if spec.state == .doze { scheduleMaintenance(id) }

@@ -4,7 +4,7 @@
 /// (DEVICE-RULES.md, targets).
 extension World {
     mutating func createGroup(name: String, tokens: [String], projectIndex: Int32) throws(FCMError) -> DeviceGroup {
-        var state = try projectState(projectIndex)
+        let state = try projectState(projectIndex)
         guard !name.isEmpty, name.utf8.count <= 256 else {
             throw FCMError(.invalidArgument, "notification_key_name must be 1–256 characters", field: "notification_key_name")
         }
@@ -16,16 +16,17 @@ extension World {
             throw FCMError(.invalidArgument, "A device group has at most \(settings.maxGroupMembers) members", field: "registration_ids")
         }
         let group = DeviceGroup(name: name, notificationKey: ids.notificationKey(), tokens: members, createdAt: now)
-        state.groups[group.notificationKey] = group
-        state.groupKeyByName[name] = group.notificationKey
-        projects[Int(projectIndex)] = state
+        try modifyProject(projectIndex) { (state: inout ProjectState) throws(FCMError) in
+            state.groups[group.notificationKey] = group
+            state.groupKeyByName[name] = group.notificationKey
+        }
         log(.groupCreated, detail: name)
         return group
     }
 
     /// Adds or removes members; a group left empty is deleted (and nil returned).
     mutating func changeGroup(key: String, name: String?, add: [String], remove: [String], projectIndex: Int32) throws(FCMError) -> DeviceGroup? {
-        var state = try projectState(projectIndex)
+        let state = try projectState(projectIndex)
         guard var group = state.groups[key] else {
             throw FCMError(.notFound, "notification_key not found", field: "notification_key")
         }
@@ -43,16 +44,16 @@ extension World {
         }
         let removing = Set(remove)
         tokens.removeAll { removing.contains($0) }
+        group.tokens = tokens
+        let changed = group
+        try modifyProject(projectIndex) { (state: inout ProjectState) throws(FCMError) in
+            state.groups[key] = tokens.isEmpty ? nil : changed
+            if tokens.isEmpty { state.groupKeyByName[changed.name] = nil }
+        }
         if tokens.isEmpty {
-            state.groups[key] = nil
-            state.groupKeyByName[group.name] = nil
-            projects[Int(projectIndex)] = state
             log(.groupDeleted, detail: group.name)
             return nil
         }
-        group.tokens = tokens
-        state.groups[key] = group
-        projects[Int(projectIndex)] = state
         log(.groupChanged, detail: group.name)
         return group
     }

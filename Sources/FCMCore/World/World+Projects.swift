@@ -46,6 +46,15 @@ extension World {
         return state
     }
 
+    /// Mutates a project's state in place. The state is moved out of the array while `body` runs,
+    /// so it is uniquely referenced and growing its collections never copies them.
+    mutating func modifyProject<R>(_ index: Int32, _ body: (inout ProjectState) throws(FCMError) -> R) throws(FCMError) -> R {
+        guard var state = projects[Int(index)] else { throw FCMError(.notFound, "No such project", field: "project") }
+        projects[Int(index)] = nil
+        defer { projects[Int(index)] = state }
+        return try body(&state)
+    }
+
     /// Deletes a project and everything in it.
     mutating func deleteProject(id: String) throws(FCMError) {
         let index = try projectIndex(id: id)

@@ -30,6 +30,11 @@ public struct Router: Sendable {
         self.fallback = fallback
     }
 
+    /// Every (method, pattern) served, in registration order.
+    public var patterns: [(method: String, pattern: String)] {
+        routes.map { ($0.method, "/" + $0.segments.joined(separator: "/")) }
+    }
+
     public mutating func add(_ method: String, _ pattern: String, _ handler: @escaping RouteHandler) {
         routes.append(Route(method: method, segments: Self.split(pattern), handler: handler))
     }
