@@ -52,6 +52,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "FCMJSONTests", dependencies: ["FCMJSON"]),
+        .testTarget(name: "FCMEmuTests", dependencies: ["fcm-emu", "FCMCore"]),
         .testTarget(name: "FCMCoreTests", dependencies: ["FCMCore", "FCMJSON"]),
         .testTarget(
             name: "FCMHTTPTests",

@@ -1,0 +1,19 @@
+# Multi-stage: build with the Swift toolchain, run on a slim Ubuntu with a static Swift stdlib.
+FROM swift:6.2-noble AS build
+WORKDIR /src
+COPY Package.swift ./
+COPY Sources ./Sources
+COPY Tests ./Tests
+RUN swift build -c release --product fcm-emu --static-swift-stdlib \
+    && cp "$(swift build -c release --show-bin-path)/fcm-emu" /fcm-emu
+
+FROM ubuntu:24.04
+RUN apt-get update && apt-get install -y --no-install-recommends ca-certificates \
+    && rm -rf /var/lib/apt/lists/* \
+    && useradd --system --uid 10001 fcm
+COPY --from=build /fcm-emu /usr/local/bin/fcm-emu
+USER fcm
+EXPOSE 9092
+# Inside the container the emulator must listen on all interfaces to be reachable.
+ENTRYPOINT ["fcm-emu"]
+CMD ["serve", "--host", "0.0.0.0", "--port", "9092"]

@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import FCMCore
+import Synchronization
+import Testing
+
+@Suite("Clock, instants and durations")
+struct ClockTests {
+    @Test func instantsRoundTripThroughRFC3339() {
+        #expect(Instant.virtualEpoch.iso8601 == "2026-01-01T00:00:00.000Z")
+        #expect(Instant(iso8601: "2026-01-01T00:00:00Z") == .virtualEpoch)
+        #expect(Instant(iso8601: "2026-01-01T01:00:00.5+01:00") == Instant.virtualEpoch.adding(millis: 500))
+        #expect(Instant(iso8601: "1969-12-31T23:59:59.999Z")?.millis == -1)
+        #expect(Instant(millis: 951_782_400_000).date == "2000-02-29")
+        for bad in ["", "2026-13-01T00:00:00Z", "2026-01-01 00:00:00", "2026-01-01T00:00:00", "2026-01-01T00:00:00Zjunk"] {
+            #expect(Instant(iso8601: bad) == nil, "\(bad)")
+        }
+    }
+
+    @Test func durationsParseAsPeopleWriteThem() {
+        #expect(DurationText.millis("500ms") == 500)
+        #expect(DurationText.millis("90s") == 90_000)
+        #expect(DurationText.millis("15m") == 900_000)
+        #expect(DurationText.millis("1h30m") == 5_400_000)
+        #expect(DurationText.millis("28d") == 2_419_200_000)
+        #expect(DurationText.millis("2.5") == 2500)
+        for bad in ["", "m", "5x", "-5s", "5 s s", "s5"] { #expect(DurationText.millis(bad) == nil, "\(bad)") }
+    }
+
+    @Test func driverFollowsTheWallPausesAndRunsFaster() {
+        var driver = ClockDriver(wallMillis: 1000, start: .virtualEpoch)
+        #expect(driver.target(atWall: 1500) == Instant.virtualEpoch.adding(millis: 500))
+        driver.pause(atWall: 2000)
+        #expect(driver.target(atWall: 9000) == Instant.virtualEpoch.adding(millis: 1000))
+        driver.resume(atWall: 9000)
+        driver.setSpeed(60, atWall: 9000)
+        #expect(driver.target(atWall: 10_000) == Instant.virtualEpoch.adding(millis: 61_000))
+        driver.moved(to: Instant.virtualEpoch.adding(seconds: 3600), atWall: 10_000)
+        #expect(driver.target(atWall: 10_000) == Instant.virtualEpoch.adding(seconds: 3600))
+    }
+
+    @Test func wallDrivenEmulatorAdvancesByHandAndKeepsFollowing() throws {
+        let wall = WallStub()
+        let emu = Emulator(clock: .wall(start: .virtualEpoch, wallMillis: { wall.read() }))
+        wall.set(5000)
+        #expect(emu.now == Instant.virtualEpoch.adding(millis: 5000))
+        try emu.advance(byMillis: 60_000)
+        #expect(emu.now == Instant.virtualEpoch.adding(millis: 65_000))
+        emu.pauseClock()
+        wall.set(99_000)
+        #expect(emu.now == Instant.virtualEpoch.adding(millis: 65_000))
+        #expect(emu.clockStatus.paused)
+        #expect(throws: FCMError.self) { try Emulator().setClockSpeed(2) }
+    }
+
+    @Test func timersFireInDeadlineOrderWhileAdvancing() throws {
+        let w = Harness()
+        let a = try w.device(state: .offline)
+        try w.sendData(a, [("k", "late")], ttl: 120)
+        try w.sendData(a, [("k", "early")], ttl: 60)
+        try w.advance(seconds: 300)
+        let expired = try w.events(a, .expired)
+        #expect(expired.map(\.time) == [Instant.virtualEpoch.adding(seconds: 60), Instant.virtualEpoch.adding(seconds: 120)])
+    }
+}
+
+/// A settable wall clock for driving a wall-mode emulator without waiting.
+final class WallStub: Sendable {
+    private let value = Mutex<Int64>(0)
+
+    func read() -> Int64 { value.withLock { $0 } }
+
+    func set(_ v: Int64) { value.withLock { $0 = v } }
+}

@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import FCMCore
+import FCMHTTP
+import Logging
+import NIOPosix
+import Testing
+
+@Suite("Live HTTP server on loopback")
+struct LiveServerTests {
+    /// Starts a server on a free port, runs `body`, and always shuts the server down.
+    private func withServer(maxBodyBytes: Int = 64 * 1024, _ body: (EmulatorServer) async throws -> Void) async throws {
+        var configuration = ServerConfiguration()
+        configuration.httpPort = 0
+        configuration.maxBodyBytes = maxBodyBytes
+        let server = try await EmulatorServer.start(
+            emulator: Emulator(), configuration: configuration, group: MultiThreadedEventLoopGroup.singleton,
+            logger: Logger(label: "test"), wallClock: false
+        )
+        do {
+            try await body(server)
+        } catch {
+            await server.shutdown()
+            throw error
+        }
+        await server.shutdown()
+    }
+
+    private func stillServes(_ server: EmulatorServer) throws {
+        let connection = try RawConnection(port: server.http.port)
+        try connection.send("GET /emulator/v1/health HTTP/1.1\r\nHost: x\r\n\r\n")
+        #expect(try connection.readResponse().status == 200)
+    }
+
+    @Test func servesKeepAliveRequestsAndReportsItsPort() async throws {
+        try await withServer { server in
+            #expect(server.http.port > 0)
+            #expect(server.info["http"]?["port"]?.int64Value == Int64(server.http.port))
+            let connection = try RawConnection(port: server.http.port)
+            let body = #"{"platform":"android","name":"live"}"#
+            try connection.send("POST /emulator/v1/projects/demo-fcm-emu/devices HTTP/1.1\r\nHost: x\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
+            let created = try connection.readResponse()
+            #expect(created.status == 201)
+            #expect(created.body.contains("\"name\": \"live\""))
+            try connection.send("GET /emulator/v1/projects/demo-fcm-emu/devices/live HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect(try connection.readResponse().status == 200)
+        }
+    }
+
+    @Test func declaredOversizeBodyIs413AndTheConnectionCloses() async throws {
+        try await withServer { server in
+            let connection = try RawConnection(port: server.http.port)
+            try connection.send("POST /emulator/v1/projects HTTP/1.1\r\nHost: x\r\nContent-Length: 100000000\r\n\r\n{")
+            let response = try connection.readResponse()
+            #expect(response.status == 413)
+            #expect(response.body.contains("larger than 65536 bytes"))
+            #expect(try connection.isClosedByPeer())
+            try stillServes(server)
+            #expect(server.emulator.projects().count == 1)
+        }
+    }
+
+    @Test func chunkedOversizeBodyIs413() async throws {
+        try await withServer { server in
+            let connection = try RawConnection(port: server.http.port)
+            try connection.send("POST /emulator/v1/projects HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n")
+            let chunk = String(repeating: "a", count: 40_000)
+            try connection.send("9c40\r\n\(chunk)\r\n9c40\r\n\(chunk)\r\n")
+            #expect(try connection.readResponse().status == 413)
+            try stillServes(server)
+        }
+    }
+
+    @Test func garbageGets400AndOthersAreStillServed() async throws {
+        try await withServer { server in
+            let connection = try RawConnection(port: server.http.port)
+            try connection.send([0x16, 0x03, 0x01, 0x00, 0xFF] + Array("\r\n\r\nnot http at all\r\n\r\n".utf8))
+            #expect(try connection.readResponse().status == 400)
+            #expect(try connection.isClosedByPeer())
+            try stillServes(server)
+        }
+    }
+
+    @Test func clientVanishingMidBodyChangesNothing() async throws {
+        try await withServer { server in
+            do {
+                let connection = try RawConnection(port: server.http.port)
+                try connection.send("POST /emulator/v1/projects HTTP/1.1\r\nHost: x\r\nContent-Length: 50\r\n\r\n{\"id\":\"half")
+            }  // closed here, mid-body
+            try stillServes(server)
+            #expect(server.emulator.projects().map(\.id) == [DemoProject.id])
+        }
+    }
+}

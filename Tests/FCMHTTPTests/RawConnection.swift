@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: Apache-2.0
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A blocking TCP client for live tests that need exact bytes: garbage, half requests, early
+/// closes. Reads time out after a few seconds, so a wrong server can fail a test but not hang it.
+final class RawConnection {
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    struct Response {
+        let status: Int
+        let headers: [(String, String)]
+        let body: String
+
+        func header(_ name: String) -> String? { headers.first { $0.0.lowercased() == name.lowercased() }?.1 }
+    }
+
+    private let fd: Int32
+    private var buffer: [UInt8] = []
+
+    init(port: Int) throws {
+        #if canImport(Glibc)
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #else
+        fd = socket(AF_INET, SOCK_STREAM, 0)
+        #endif
+        guard fd >= 0 else { throw Failure(description: "socket() failed") }
+        var timeout = timeval(tv_sec: 5, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard result == 0 else { throw Failure(description: "connect() failed") }
+    }
+
+    deinit { close(fd) }
+
+    func send(_ text: String) throws { try send(Array(text.utf8)) }
+
+    func send(_ bytes: [UInt8]) throws {
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes[offset...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            guard n > 0 else { throw Failure(description: "write() failed") }
+            offset += n
+        }
+    }
+
+    /// Reads more bytes; false at end of stream.
+    private func fill() throws -> Bool {
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        if n < 0 { throw Failure(description: "read() timed out or failed") }
+        if n == 0 { return false }
+        buffer.append(contentsOf: chunk[0..<n])
+        return true
+    }
+
+    /// Reads one response with a Content-Length body.
+    func readResponse() throws -> Response {
+        let separator: [UInt8] = [13, 10, 13, 10]
+        var headEnd: Int?
+        while headEnd == nil {
+            headEnd = buffer.indices.dropLast(3).first { Array(buffer[$0..<$0 + 4]) == separator }
+            if headEnd == nil { guard try fill() else { throw Failure(description: "closed before a response") } }
+        }
+        let end = headEnd ?? 0
+        let lines = String(decoding: buffer[0..<end], as: UTF8.self).components(separatedBy: "\r\n")
+        let status = Int(lines.first?.split(separator: " ").dropFirst().first ?? "") ?? 0
+        let headers = lines.dropFirst().compactMap { line -> (String, String)? in
+            guard let colon = line.firstIndex(of: ":") else { return nil }
+            return (String(line[..<colon]), String(line[line.index(after: colon)...]).trimmingCharacters(in: .whitespaces))
+        }
+        let length = Int(headers.first { $0.0.lowercased() == "content-length" }?.1 ?? "0") ?? 0
+        while buffer.count < end + 4 + length { guard try fill() else { throw Failure(description: "closed mid-body") } }
+        let body = String(decoding: buffer[(end + 4)..<(end + 4 + length)], as: UTF8.self)
+        buffer.removeFirst(end + 4 + length)
+        return Response(status: status, headers: headers, body: body)
+    }
+
+    /// True when the server closed the connection (reads end of stream).
+    func isClosedByPeer() throws -> Bool {
+        while try fill() { buffer.removeAll() }
+        return true
+    }
+}
+
+extension String {
+    func components(separatedBy separator: String) -> [String] {
+        split(separator: separator, omittingEmptySubsequences: false).map(String.init)
+    }
+
+    func trimmingCharacters(in _: CharacterSetWhitespace) -> String {
+        var s = Substring(self)
+        while s.first == " " || s.first == "\t" { s = s.dropFirst() }
+        while s.last == " " || s.last == "\t" { s = s.dropLast() }
+        return String(s)
+    }
+}
+
+enum CharacterSetWhitespace { case whitespaces }

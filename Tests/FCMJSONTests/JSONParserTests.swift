@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import FCMJSON
+import Testing
+
+@Suite("JSON parser and encoder")
+struct JSONParserTests {
+    @Test func parsesAndKeepsKeyOrderAndNumberText() throws {
+        let value = try JSONParser.parse(#" {"b": [1, 2.50, -3e2], "a": {"x": null, "y": true}, "s": "é\n\u00e9\ud83d\ude00"} "#)
+        #expect(value.objectValue?.map(\.0) == ["b", "a", "s"])
+        #expect(value["b"]?.arrayValue?[1] == .number("2.50"))
+        #expect(value["b"]?.arrayValue?[2].int64Value == -300)
+        #expect(value["s"]?.stringValue == "é\né😀")
+        #expect(value["a"]?["y"] == .bool(true))
+    }
+
+    @Test func encodesCompactAndPrettyAndEscapes() throws {
+        let value = JSONValue.object([("name", .string("a\"b\\c\u{01}")), ("list", .array([.int(1), .bool(false)])), ("empty", .object([]))])
+        #expect(value.encoded() == #"{"name":"a\"b\\c\u0001","list":[1,false],"empty":{}}"#)
+        #expect(value.encoded(.pretty) == "{\n  \"name\": \"a\\\"b\\\\c\\u0001\",\n  \"list\": [\n    1,\n    false\n  ],\n  \"empty\": {}\n}")
+        #expect(try JSONParser.parse(value.encoded()) == value)
+    }
+
+    @Test(arguments: [
+        "", " ", "{", "[1,]", "{\"a\":1,}", "{\"a\" 1}", "01", "1.", "-", "1e", "+1", "nul", "tru", "\"abc", "\"\\x\"",
+        "\"\\ud800\"", "\"\\udc00\"", "\"a\u{01}b\"", "{\"a\":1,\"a\":2}", "[1] 2", "'a'", "NaN",
+    ])
+    func refusesMalformedDocuments(_ text: String) {
+        #expect(throws: JSONParseError.self) { try JSONParser.parse(text) }
+    }
+
+    @Test func refusesInvalidUTF8() {
+        #expect(throws: JSONParseError.self) { try JSONParser.parse([0x22, 0xC3, 0x28, 0x22]) }
+    }
+
+    @Test func capsNestingInsteadOfOverflowingTheStack() {
+        let deep = String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)
+        #expect(throws: JSONParseError.self) { try JSONParser.parse(deep) }
+        let ok = String(repeating: "[", count: 60) + String(repeating: "]", count: 60)
+        #expect((try? JSONParser.parse(ok)) != nil)
+    }
+
+    @Test func reportsWhereItStopped() {
+        do {
+            _ = try JSONParser.parse(#"{"a": tru}"#)
+            Issue.record("expected an error")
+        } catch {
+            #expect(error.offset == 9)
+        }
+    }
+}
