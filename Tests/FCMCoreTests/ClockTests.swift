@@ -11,6 +11,10 @@ struct ClockTests {
         #expect(Instant(iso8601: "2026-01-01T00:00:00Z") == .virtualEpoch)
         #expect(Instant(iso8601: "2026-01-01T01:00:00.5+01:00") == Instant.virtualEpoch.adding(millis: 500))
         #expect(Instant(iso8601: "1969-12-31T23:59:59.999Z")?.millis == -1)
+        // Python sends 6 fractional digits, Go 9 (FCM-WIRE.md §1.2 rule 4).
+        #expect(Instant(iso8601: "2026-01-01T00:00:00.123456Z") == Instant.virtualEpoch.adding(millis: 123))
+        #expect(Instant(iso8601: "2026-01-01T00:00:00.123456789Z") == Instant.virtualEpoch.adding(millis: 123))
+        #expect(Instant(iso8601: "2026-01-01T00:00:00.1Z") == Instant.virtualEpoch.adding(millis: 100))
         #expect(Instant(millis: 951_782_400_000).date == "2000-02-29")
         for bad in ["", "2026-13-01T00:00:00Z", "2026-01-01 00:00:00", "2026-01-01T00:00:00", "2026-01-01T00:00:00Zjunk"] {
             #expect(Instant(iso8601: bad) == nil, "\(bad)")
@@ -24,7 +28,9 @@ struct ClockTests {
         #expect(DurationText.millis("1h30m") == 5_400_000)
         #expect(DurationText.millis("28d") == 2_419_200_000)
         #expect(DurationText.millis("2.5") == 2500)
-        for bad in ["", "m", "5x", "-5s", "5 s s", "s5"] { #expect(DurationText.millis(bad) == nil, "\(bad)") }
+        for bad in ["", "m", "5x", "-5s", "5 s s", "s5", "999999999999w", "1e300", "99999999999999"] {
+            #expect(DurationText.millis(bad) == nil, "\(bad)")
+        }
     }
 
     @Test func driverFollowsTheWallPausesAndRunsFaster() {
@@ -51,6 +57,15 @@ struct ClockTests {
         #expect(emu.now == Instant.virtualEpoch.adding(millis: 65_000))
         #expect(emu.clockStatus.paused)
         #expect(throws: FCMError.self) { try Emulator().setClockSpeed(2) }
+    }
+
+    @Test func extremeClockAndHeaderValuesDoNotTrap() throws {
+        let w = Harness()
+        let d = try w.device(.ios)
+        let apns = APNsOptions(headers: [("apns-expiration", String(Int64.min))])
+        _ = try w.emu.send(SendRequest(target: .token(d.token), content: MessageContent(apns: apns), api: .v1), from: w.project)
+        try w.emu.advance(byMillis: Int64.max / 2)
+        #expect(try w.sendData(d).messageId.hasPrefix("0:"))
     }
 
     @Test func timersFireInDeadlineOrderWhileAdvancing() throws {

@@ -69,7 +69,12 @@ extension Instant {
                 index += 1
             }
             guard digits > 0 else { return nil }
-            for _ in digits..<3 where digits < 3 { fractionMillis *= 10 }
+            // Fewer than three digits scale up ("5" is 500 ms); more are truncated.
+            var scale = digits
+            while scale < 3 {
+                fractionMillis *= 10
+                scale += 1
+            }
         }
         var offsetMillis: Int64 = 0
         guard index < chars.count else { return nil }

@@ -40,7 +40,9 @@ struct DeliveryProfile: Sendable {
             }
             // apns-expiration is an epoch time in seconds; 0 means "now or never" (APNs docs).
             if let expiration = apns?.header("apns-expiration").flatMap({ Int64($0) }) {
-                ttlSeconds = expiration == 0 ? 0 : max(0, expiration - now.millis / 1000)
+                // Clamped before subtracting: the header is peer input and may be any Int64.
+                let clamped = min(max(expiration, 0), Int64(1) << 40)
+                ttlSeconds = clamped == 0 ? 0 : max(0, clamped - now.millis / 1000)
             } else {
                 ttlSeconds = ttlDefault
             }

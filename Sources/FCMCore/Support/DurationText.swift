@@ -6,7 +6,7 @@ public enum DurationText {
     /// Milliseconds, or nil when the text is not a duration.
     public static func millis(_ text: String) -> Int64? {
         let trimmed = text.trimmingSpaces
-        if let seconds = Double(trimmed), seconds.isFinite, seconds >= 0, seconds < 1e13 { return Int64(seconds * 1000) }
+        if let seconds = Double(trimmed), seconds.isFinite, seconds >= 0, seconds < 9.0e12 { return Int64(seconds * 1000) }
         var total: Int64 = 0
         var number = ""
         var unit = ""
@@ -24,7 +24,10 @@ public enum DurationText {
             case "w": scale = 604_800_000
             default: return false
             }
-            total += Int64(value * scale)
+            // Refuse what does not fit rather than trap: peers write these (control API).
+            let millis = value * scale
+            guard millis < 9.0e15, Double(total) + millis < 9.0e15 else { return false }
+            total += Int64(millis)
             number = ""
             unit = ""
             sawAny = true

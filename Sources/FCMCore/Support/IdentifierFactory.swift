@@ -41,7 +41,7 @@ struct IdentifierFactory: Sendable {
     /// The hex part is fixed per app, as in real captures, so it is passed in.
     mutating func tokenMessageId(at instant: Instant, appHash: String) -> String {
         microCounter = (microCounter + 1) % 1000
-        let micros = UInt64(max(0, instant.millis)) * 1000 + microCounter
+        let micros = UInt64(max(0, instant.millis)) &* 1000 &+ microCounter
         return "0:\(micros)%\(appHash)\(appHash)"
     }
 

@@ -9,8 +9,12 @@ public enum EmulatorRoutes {
     public static func responder(emulator: Emulator, maxBodyBytes: Int, info: @escaping @Sendable () -> JSONValue) -> HTTPResponder {
         var router = Router(fallback: fallback)
         ControlAPI(emulator: emulator, info: info).register(into: &router)
+        V1Front(emulator: emulator).register(into: &router)
         return HTTPResponder(router: router, maxBodyBytes: maxBodyBytes) { request in
-            ControlAPI.tooLarge(request, limit: maxBodyBytes)
+            if request.path.hasPrefix("/v1/") {
+                return V1Error(status: 413, statusName: "INVALID_ARGUMENT", message: "Request payload size exceeds the limit: \(maxBodyBytes) bytes.", details: []).response
+            }
+            return ControlAPI.tooLarge(request, limit: maxBodyBytes)
         }
     }
 
@@ -19,6 +23,7 @@ public enum EmulatorRoutes {
         if request.path.hasPrefix(ControlAPI.prefix) || request.path == "/" {
             return ControlAPI.fallback(request, allowed: allowed)
         }
+        if request.path.hasPrefix("/v1/") { return V1Front.fallback(request, allowed: allowed) }
         // Google's front end answers unknown URLs with an HTML 404 page.
         let html = """
             <!DOCTYPE html>

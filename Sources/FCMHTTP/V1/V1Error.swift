@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import FCMCore
+import FCMJSON
+
+/// An error of the v1 API as FCM writes it: the `google.rpc.Status` envelope with canonical status
+/// names only, an `FcmError` detail where FCM sends one, and `Retry-After` where it applies
+/// (FCM-WIRE.md §1.5). Every SDK builds its exception class from these bytes (§1.6).
+struct V1Error: Error, Sendable {
+    enum Detail: Sendable {
+        case fcmError(String)
+        case badRequest(field: String, description: String)
+        case quotaFailure(subject: String, description: String)
+    }
+
+    let status: Int
+    let statusName: String
+    let message: String
+    let details: [Detail]
+    var retryAfterSeconds: Int?
+
+    /// A transcoder refusal: 400 with a `BadRequest` naming the field.
+    init(_ error: TranscoderError) {
+        status = 400
+        statusName = "INVALID_ARGUMENT"
+        message = error.message
+        details = [.badRequest(field: error.field, description: error.message)]
+    }
+
+    init(status: Int, statusName: String, message: String, details: [Detail], retryAfterSeconds: Int? = nil) {
+        self.status = status
+        self.statusName = statusName
+        self.message = message
+        self.details = details
+        self.retryAfterSeconds = retryAfterSeconds
+    }
+
+    static func invalidArgument(_ message: String = "Request contains an invalid argument.", field: String? = nil) -> V1Error {
+        var details: [Detail] = [.fcmError("INVALID_ARGUMENT")]
+        if let field { details.append(.badRequest(field: field, description: message)) }
+        return V1Error(status: 400, statusName: "INVALID_ARGUMENT", message: message, details: details)
+    }
+
+    /// The body bytes FCM answers with for each core error (§1.5 canonical examples).
+    init(_ error: FCMError) {
+        switch error.code {
+        case .invalidRegistration:
+            self = .invalidArgument("The registration token is not a valid FCM registration token")
+        case .unregistered:
+            self.init(status: 404, statusName: "NOT_FOUND", message: "Requested entity was not found.", details: [.fcmError("UNREGISTERED")])
+        case .senderIdMismatch:
+            self.init(status: 403, statusName: "PERMISSION_DENIED", message: "SenderId mismatch", details: [.fcmError("SENDER_ID_MISMATCH")])
+        case .messageTooBig:
+            // Captured from FCM: no details at all.
+            self.init(status: 400, statusName: "INVALID_ARGUMENT", message: "Request contains an invalid argument.", details: [])
+        case .invalidDataKey:
+            self = .invalidArgument(error.message)
+        case .invalidTTL, .invalidPackageName, .invalidArgument, .tooManyTopics:
+            self = .invalidArgument(field: error.field)
+        case .deviceMessageRateExceeded, .topicsMessageRateExceeded:
+            let subject = error.code == .deviceMessageRateExceeded ? "device" : "topic"
+            self.init(
+                status: 429, statusName: "RESOURCE_EXHAUSTED",
+                message: "Quota exceeded for quota metric 'Messages per \(subject)' of service 'fcm.googleapis.com'.",
+                details: [.fcmError("QUOTA_EXCEEDED"), .quotaFailure(subject: subject, description: error.message)],
+                retryAfterSeconds: 60
+            )
+        case .unavailable:
+            self.init(status: 503, statusName: "UNAVAILABLE", message: "The service is currently unavailable.", details: [.fcmError("UNAVAILABLE")])
+        case .internalError:
+            self.init(status: 500, statusName: "INTERNAL", message: "Internal error encountered.", details: [.fcmError("INTERNAL")])
+        case .notFound:
+            self.init(status: 404, statusName: "NOT_FOUND", message: "Requested entity was not found.", details: [])
+        case .conflict:
+            self.init(status: 409, statusName: "ALREADY_EXISTS", message: error.message, details: [])
+        }
+    }
+
+    var body: JSONValue {
+        let rendered: [JSONValue] = details.map { detail in
+            switch detail {
+            case .fcmError(let code):
+                return .object([("@type", .string("type.googleapis.com/google.firebase.fcm.v1.FcmError")), ("errorCode", .string(code))])
+            case .badRequest(let field, let description):
+                return .object([
+                    ("@type", .string("type.googleapis.com/google.rpc.BadRequest")),
+                    ("fieldViolations", .array([.object([("field", .string(field)), ("description", .string(description))])])),
+                ])
+            case .quotaFailure(let subject, let description):
+                return .object([
+                    ("@type", .string("type.googleapis.com/google.rpc.QuotaFailure")),
+                    ("violations", .array([.object([("subject", .string(subject)), ("description", .string(description))])])),
+                ])
+            }
+        }
+        var fields: [(String, JSONValue)] = [("code", .int(status)), ("message", .string(message)), ("status", .string(statusName))]
+        if !rendered.isEmpty { fields.append(("details", .array(rendered))) }
+        return .object([("error", .object(fields))])
+    }
+
+    var response: HTTPResponse {
+        var response = V1Response.json(status: status, body)
+        if let retryAfterSeconds { response.headers.append(("Retry-After", String(retryAfterSeconds))) }
+        return response
+    }
+}
+
+/// How v1 writes JSON: pretty, with the headers FCM sends (§1.4).
+enum V1Response {
+    static func json(status: Int = 200, _ body: JSONValue) -> HTTPResponse {
+        HTTPResponse(
+            status: status,
+            headers: [("Content-Type", "application/json; charset=UTF-8"), ("Vary", "Origin"), ("Vary", "X-Origin"), ("Vary", "Referer")],
+            body: Array((body.encoded(.pretty) + "\n").utf8)
+        )
+    }
+}

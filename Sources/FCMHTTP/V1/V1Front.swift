@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import FCMCore
+import FCMJSON
+
+/// The HTTP v1 API: `POST /v1/projects/{project}/messages:send` (FCM-WIRE.md §1).
+struct V1Front: Sendable {
+    let emulator: Emulator
+
+    func register(into router: inout Router) {
+        router.add("POST", "/v1/projects/{project}/messages:send") { request, params in
+            send(request, project: params["project"])
+        }
+    }
+
+    func send(_ request: HTTPRequest, project: String) -> HTTPResponse {
+        do throws(V1Error) {
+            let send = try V1MessageDecoder.decode(request.body)
+            let outcome: SendOutcome
+            do {
+                outcome = try emulator.send(send, from: project)
+            } catch {
+                throw V1Error(error)
+            }
+            // `{project}` is echoed as given: id or number (§1.4).
+            return V1Response.json(.object([("name", .string("projects/\(project)/messages/\(outcome.messageId)"))]))
+        } catch {
+            return error.response
+        }
+    }
+
+    /// Unknown paths and methods under `/v1/`, as Google's front end answers them.
+    static func fallback(_ request: HTTPRequest, allowed: [String]) -> HTTPResponse {
+        if !allowed.isEmpty {
+            return V1Error(status: 405, statusName: "INVALID_ARGUMENT", message: "Method not allowed", details: []).response
+        }
+        return V1Error(status: 404, statusName: "NOT_FOUND", message: "Requested entity was not found.", details: []).response
+    }
+}

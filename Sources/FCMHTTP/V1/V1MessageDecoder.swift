@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import FCMCore
+import FCMJSON
+
+/// Turns a v1 `SendMessageRequest` into the core's `SendRequest`, refusing what FCM refuses
+/// before the message is accepted (FCM-WIRE.md §1.2, §1.3, §1.7).
+enum V1MessageDecoder {
+    static let maxConditionTopics = 5
+
+    static func decode(_ body: [UInt8]) throws(V1Error) -> SendRequest {
+        let json: JSONValue
+        do {
+            json = try JSONParser.parse(body)
+        } catch {
+            throw V1Error(TranscoderError(field: "", message: "Invalid JSON payload received. Unexpected token.\n\(error)"))
+        }
+        let request: [(String, JSONValue)]
+        do {
+            request = try ProtoJSONReader.read(json, as: FCMSchema.sendRequest, path: "")
+        } catch {
+            throw V1Error(error)
+        }
+        let fields = Fields(request)
+        guard let message = fields.object("message") else {
+            throw V1Error.invalidArgument("Request contains an invalid argument.", field: "message")
+        }
+        let m = Fields(message)
+        let target = try target(m)
+        var content = MessageContent(data: m.stringMap("data") ?? [])
+        if let n = m.object("notification").map(Fields.init) {
+            content.notification = NotificationContent(title: n.string("title"), body: n.string("body"), image: n.string("image"))
+        }
+        if let a = m.object("android").map(Fields.init) { content.android = try android(a) }
+        if let a = m.object("apns").map(Fields.init) {
+            let options = a.object("fcm_options").map(Fields.init)
+            content.apns = APNsOptions(headers: a.stringMap("headers") ?? [], payload: a.object("payload") ?? [], image: options?.string("image"))
+        }
+        if let w = m.object("webpush").map(Fields.init) {
+            let options = w.object("fcm_options").map(Fields.init)
+            if let link = options?.string("link"), !link.hasPrefix("https://") {
+                throw V1Error.invalidArgument(field: "message.webpush.fcm_options.link")
+            }
+            try checkLabel(options?.string("analytics_label"), field: "message.webpush.fcm_options.analytics_label")
+            content.webpush = WebpushOptions(headers: w.stringMap("headers") ?? [], data: w.stringMap("data"), notification: w.object("notification"), link: options?.string("link"))
+        }
+        try checkLabel(m.object("fcm_options").map(Fields.init)?.string("analytics_label"), field: "message.fcm_options.analytics_label")
+        return SendRequest(target: target, content: content, validateOnly: fields.bool("validate_only") ?? false, api: .v1)
+    }
+
+    private static func target(_ m: Fields) throws(V1Error) -> MessageTarget {
+        if let token = m.string("token") { return .token(token) }
+        if let fid = m.string("fid") { return .fid(fid) }
+        if var topic = m.string("topic") {
+            if topic.hasPrefix("/topics/") { topic.removeFirst("/topics/".count) }
+            guard IdentifierShape.isValidTopicName(topic) else { throw V1Error.invalidArgument(field: "message.topic") }
+            return .topic(topic)
+        }
+        if let condition = m.string("condition") {
+            let parsed: TopicCondition
+            do {
+                parsed = try TopicCondition.parse(condition)
+            } catch {
+                throw V1Error.invalidArgument(field: "message.condition")
+            }
+            guard parsed.topics.count <= maxConditionTopics else { throw V1Error.invalidArgument(field: "message.condition") }
+            return .condition(condition)
+        }
+        throw V1Error(
+            status: 400, statusName: "INVALID_ARGUMENT", message: "Recipient of the message is not set.",
+            details: [.badRequest(field: "message", description: "Recipient of the message is not set."), .fcmError("INVALID_ARGUMENT")]
+        )
+    }
+
+    private static func android(_ a: Fields) throws(V1Error) -> AndroidOptions {
+        var options = AndroidOptions(collapseKey: a.string("collapse_key"), restrictedPackageName: a.string("restricted_package_name"), data: a.stringMap("data"))
+        if let priority = a.string("priority") { options.priority = priority == "HIGH" ? .high : .normal }
+        if let ttl = a.string("ttl") {
+            // "The ttl will be rounded down to the nearest second" (discovery document).
+            guard let millis = DurationParser.millis(ttl), millis >= 0, millis / 1000 <= EmulatorSettings.maxTTLSeconds else {
+                throw V1Error.invalidArgument(field: "message.android.ttl")
+            }
+            options.ttlSeconds = millis / 1000
+        }
+        options.directBootOK = a.bool("direct_boot_ok") ?? false
+        if let n = a.object("notification") {
+            let fields = Fields(n)
+            if let color = fields.string("color"), !isHexColor(color, alpha: false) {
+                throw V1Error.invalidArgument(field: "message.android.notification.color")
+            }
+            if fields.value("body_loc_args") != nil, fields.string("body_loc_key") == nil {
+                throw V1Error.invalidArgument(field: "message.android.notification.body_loc_key")
+            }
+            if fields.value("title_loc_args") != nil, fields.string("title_loc_key") == nil {
+                throw V1Error.invalidArgument(field: "message.android.notification.title_loc_key")
+            }
+            // The app reads these through RemoteMessage.Notification's getters.
+            options.notification = n.map { key, value in (key == "image" ? "imageUrl" : ProtoNames.camel(key), value) }
+        }
+        try checkLabel(a.object("fcm_options").map(Fields.init)?.string("analytics_label"), field: "message.android.fcm_options.analytics_label")
+        return options
+    }
+
+    private static func isHexColor(_ text: String, alpha: Bool) -> Bool {
+        let digits = text.dropFirst()
+        return text.hasPrefix("#") && (digits.count == 6 || (alpha && digits.count == 8)) && digits.allSatisfy(\.isHexDigit)
+    }
+
+    /// Analytics labels match `^[a-zA-Z0-9-_.~%]{1,50}$`.
+    private static func checkLabel(_ label: String?, field: String) throws(V1Error) {
+        guard let label else { return }
+        guard label.utf8.count <= 50, IdentifierShape.isValidTopicName(label) else { throw V1Error.invalidArgument(field: field) }
+    }
+}
+
+/// Read access to normalised (snake_case) fields.
+struct Fields {
+    let pairs: [(String, JSONValue)]
+
+    init(_ pairs: [(String, JSONValue)]) { self.pairs = pairs }
+
+    func value(_ key: String) -> JSONValue? { pairs.first { $0.0 == key }?.1 }
+    func string(_ key: String) -> String? { value(key)?.stringValue }
+    func bool(_ key: String) -> Bool? { value(key)?.boolValue }
+    func object(_ key: String) -> [(String, JSONValue)]? { value(key)?.objectValue }
+
+    func stringMap(_ key: String) -> StringPairs? {
+        object(key)?.compactMap { k, v in v.stringValue.map { (k, $0) } }
+    }
+}
