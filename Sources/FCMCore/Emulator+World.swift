@@ -113,15 +113,25 @@ extension Emulator {
     }
 
     /// Topic management by a sender (IID): one result per token, in order; nil is success.
-    public func manageTopic(_ topic: String, tokens: [String], subscribe: Bool, senderProjectId: String) throws(FCMError) -> [FCMError?] {
+    /// A nil sender acts as each token's own project (lax authentication).
+    public func manageTopic(_ topic: String, tokens: [String], subscribe: Bool, senderProjectId: String?) throws(FCMError) -> [FCMError?] {
         try withWorld { (w: inout World) throws(FCMError) -> [FCMError?] in
-            let project = try w.projectState(w.projectIndex(idOrNumber: senderProjectId)).project
+            var project: Project?
+            if let senderProjectId { project = try w.projectState(w.projectIndex(idOrNumber: senderProjectId)).project }
             return tokens.map { token in
                 switch w.deviceForTopicManagement(token: token, project: project) {
                 case .failure(let error): return error
                 case .success(let id): return subscribe ? w.subscribe(device: id, topic: topic) : w.unsubscribe(device: id, topic: topic)
                 }
             }
+        }
+    }
+
+    /// A device's topics with the time of each subscription (IID `addDate`).
+    public func subscriptionDates(_ reference: String, projectId: String) throws(FCMError) -> [(topic: String, since: Instant)] {
+        try withWorld { (w: inout World) throws(FCMError) -> [(topic: String, since: Instant)] in
+            let device = try w.findDevice(reference, projectIndex: w.projectIndex(id: projectId))
+            return device.topics.map { ($0.key, $0.value) }.sorted { $0.topic < $1.topic }
         }
     }
 

@@ -10,13 +10,14 @@ struct InProcess {
     let emulator: Emulator
     let responder: HTTPResponder
 
-    init(_ emulator: Emulator = Emulator()) {
+    init(_ emulator: Emulator = Emulator(), fronts: FrontConfiguration = FrontConfiguration()) {
         self.emulator = emulator
-        responder = EmulatorRoutes.responder(emulator: emulator, maxBodyBytes: 1 << 20) { .object([("test", .bool(true))]) }
+        responder = EmulatorRoutes.responder(emulator: emulator, maxBodyBytes: 1 << 20, fronts: fronts) { .object([("test", .bool(true))]) }
     }
 
-    func call(_ method: String, _ path: String, _ body: String = "") -> HTTPResponse {
-        responder.respond(HTTPRequest(method: method, target: path, headers: [("Content-Type", "application/json")], body: body))
+    /// Calls a route; the demo project is lax, so any bearer will do unless one is given.
+    func call(_ method: String, _ path: String, _ body: String = "", headers: [(String, String)] = [("Authorization", "Bearer owner")]) -> HTTPResponse {
+        responder.respond(HTTPRequest(method: method, target: path, headers: [("Content-Type", "application/json"), ("Host", "127.0.0.1:9092")] + headers, body: body))
     }
 
     /// Calls and parses the JSON answer, failing the test when it is not JSON.

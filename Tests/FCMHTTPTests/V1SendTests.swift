@@ -165,10 +165,10 @@ struct V1SendTests {
         #expect(try api.emulator.events(EventQuery(kinds: [.accepted])).isEmpty)
     }
 
-    @Test func unknownProjectIs404() throws {
-        let api = InProcess()
-        _ = api
+    @Test func unknownProjectIs404InLaxMode() throws {
+        let api = InProcess(fronts: FrontConfiguration(authMode: .lax))
         let wrong = api.call("POST", "/v1/projects/nope/messages:send", #"{"message":{"topic":"x"}}"#)
         #expect(wrong.status == 404)
+        #expect(try JSONParser.parse(wrong.body).string("error.status") == "NOT_FOUND")
     }
 }

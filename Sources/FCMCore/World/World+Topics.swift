@@ -37,13 +37,14 @@ extension World {
     }
 
     /// Resolves a token for topic management by sender `project`: the IID per-token errors.
-    func deviceForTopicManagement(token: String, project: Project) -> Result<DeviceID, FCMError> {
+    func deviceForTopicManagement(token: String, project: Project?) -> Result<DeviceID, FCMError> {
         guard let id = deviceByToken[token], let device = devices[Int(id)] else {
             if IdentifierShape.isWellFormedToken(token) || retiredTokens[token] != nil {
                 return .failure(FCMError(.notFound, "The token is not registered", field: "registration_tokens"))
             }
             return .failure(FCMError(.invalidArgument, "The token is not valid", field: "registration_tokens"))
         }
+        guard let project else { return .success(id) }
         do throws(FCMError) {
             try checkSender(device, project: project)
         } catch {

@@ -10,11 +10,13 @@ public struct ControlAPI: Sendable {
     public static let prefix = "/emulator/v1"
 
     let emulator: Emulator
+    let accounts: ServiceAccounts
     /// The running server's addresses and credentials, for `GET /info` (the ready-file JSON).
     let info: @Sendable () -> JSONValue
 
-    public init(emulator: Emulator, info: @escaping @Sendable () -> JSONValue) {
+    init(emulator: Emulator, accounts: ServiceAccounts, info: @escaping @Sendable () -> JSONValue) {
         self.emulator = emulator
+        self.accounts = accounts
         self.info = info
     }
 
@@ -122,6 +124,16 @@ public struct ControlAPI: Sendable {
         router.add("POST", "\(p)/projects/{project}:reset", handle { _, params throws(FCMError) in
             try emulator.reset(projectId: params["project"])
             return ControlJSON.response(.object([]))
+        })
+        router.add("GET", "\(p)/projects/{project}/serviceAccount", handle { request, params throws(FCMError) in
+            // A key file whose token_uri points back here, as the client reached us.
+            let project = try emulator.project(params["project"])
+            let host = request.header("Host") ?? "127.0.0.1"
+            do {
+                return ControlJSON.response(try accounts.keyFile(forProject: project.id, tokenURI: "http://\(host)/token"))
+            } catch {
+                throw FCMError(.internalError, "Could not make a service-account key: \(error)")
+            }
         })
         router.add("GET", "\(p)/projects/{project}/topics", handle { _, params throws(FCMError) in
             let topics = try emulator.topics(projectId: params["project"])

@@ -2,14 +2,37 @@
 
 import FCMCore
 import FCMJSON
+import Foundation
+
+/// How the fronts check credentials, and where they keep what must survive a restart.
+public struct FrontConfiguration: Sendable {
+    public var authMode: AuthMode = .strict
+    /// Service-account keys (and later the CA) are kept here; nil keeps them in memory only.
+    public var stateDirectory: String?
+    /// Wall time in seconds, for token lifetimes and JWT checks (never the emulator clock).
+    public var wallSeconds: @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }
+
+    public init(authMode: AuthMode = .strict, stateDirectory: String? = nil) {
+        self.authMode = authMode
+        self.stateDirectory = stateDirectory
+    }
+}
 
 /// The one route table of the HTTP port. Tests and the scenario runner call `responder` in
 /// process; the transport calls the very same value for network clients.
 public enum EmulatorRoutes {
-    public static func responder(emulator: Emulator, maxBodyBytes: Int, info: @escaping @Sendable () -> JSONValue) -> HTTPResponder {
+    public static func responder(
+        emulator: Emulator, maxBodyBytes: Int, fronts: FrontConfiguration = FrontConfiguration(),
+        info: @escaping @Sendable () -> JSONValue
+    ) -> HTTPResponder {
+        let accounts = ServiceAccounts(stateDirectory: fronts.stateDirectory)
+        let grants = AccessGrants(wallSeconds: fronts.wallSeconds)
+        let auth = Authenticator(mode: fronts.authMode, emulator: emulator, accounts: accounts, grants: grants)
         var router = Router(fallback: fallback)
-        ControlAPI(emulator: emulator, info: info).register(into: &router)
-        V1Front(emulator: emulator).register(into: &router)
+        ControlAPI(emulator: emulator, accounts: accounts, info: info).register(into: &router)
+        V1Front(emulator: emulator, auth: auth).register(into: &router)
+        IIDFront(emulator: emulator, auth: auth).register(into: &router)
+        TokenEndpoint(accounts: accounts, grants: grants, wallSeconds: fronts.wallSeconds).register(into: &router)
         return HTTPResponder(router: router, maxBodyBytes: maxBodyBytes) { request in
             if request.path.hasPrefix("/v1/") {
                 return V1Error(status: 413, statusName: "INVALID_ARGUMENT", message: "Request payload size exceeds the limit: \(maxBodyBytes) bytes.", details: []).response

@@ -50,11 +50,11 @@ public final class EmulatorServer: Sendable {
     public var baseURL: String { "http://\(Self.urlHost(http.host)):\(http.port)" }
 
     public static func start(
-        emulator: Emulator, configuration: ServerConfiguration, group: any EventLoopGroup, logger: Logger,
-        wallClock: Bool = true
+        emulator: Emulator, configuration: ServerConfiguration, fronts: FrontConfiguration = FrontConfiguration(),
+        group: any EventLoopGroup, logger: Logger, wallClock: Bool = true
     ) async throws -> EmulatorServer {
         let infoBox = InfoBox()
-        let responder = EmulatorRoutes.responder(emulator: emulator, maxBodyBytes: configuration.maxBodyBytes) { infoBox.read() }
+        let responder = EmulatorRoutes.responder(emulator: emulator, maxBodyBytes: configuration.maxBodyBytes, fronts: fronts) { infoBox.read() }
         let http = try await HTTPServer.start(
             host: configuration.host, port: configuration.httpPort, responder: responder, group: group,
             idleTimeout: .seconds(configuration.idleTimeoutSeconds), logger: logger

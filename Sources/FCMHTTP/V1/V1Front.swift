@@ -6,6 +6,7 @@ import FCMJSON
 /// The HTTP v1 API: `POST /v1/projects/{project}/messages:send` (FCM-WIRE.md §1).
 struct V1Front: Sendable {
     let emulator: Emulator
+    let auth: Authenticator
 
     func register(into router: inout Router) {
         router.add("POST", "/v1/projects/{project}/messages:send") { request, params in
@@ -14,6 +15,8 @@ struct V1Front: Sendable {
     }
 
     func send(_ request: HTTPRequest, project: String) -> HTTPResponse {
+        // Credentials are checked before the body is read, as Google's front end does.
+        if let failure = auth.authenticateV1(request, project: project) { return failure.v1.response }
         do throws(V1Error) {
             let send = try V1MessageDecoder.decode(request.body)
             let outcome: SendOutcome

@@ -71,7 +71,9 @@ extension FCMEmu {
             let group = MultiThreadedEventLoopGroup(numberOfThreads: System.coreCount)
             let server: EmulatorServer
             do {
-                server = try await EmulatorServer.start(emulator: emulator, configuration: options.server, group: group, logger: logger)
+                server = try await EmulatorServer.start(
+                    emulator: emulator, configuration: options.server, fronts: options.fronts, group: group, logger: logger
+                )
             } catch {
                 try? await group.shutdownGracefully()
                 throw ValidationError("cannot listen on \(options.server.host):\(options.server.httpPort): \(error)")

@@ -2,11 +2,13 @@
 
 import FCMCore
 import FCMHTTP
+import Foundation
 import Logging
 
 /// Everything `serve` was told, resolved from defaults < config file < environment < flags.
 struct ServeOptions: Sendable {
     var server = ServerConfiguration()
+    var fronts = FrontConfiguration(authMode: .strict, stateDirectory: ServeOptions.defaultStateDirectory)
     var settings = EmulatorSettings()
     var clockStart: Instant?
     var clockSpeed = 1.0
@@ -15,6 +17,10 @@ struct ServeOptions: Sendable {
     var logLevel = Logger.Level.info
     /// YAML files of projects and devices to create at start-up.
     var preloadFiles: [String] = []
+
+    static var defaultStateDirectory: String {
+        (ProcessInfo.processInfo.environment["HOME"] ?? ".") + "/.fcm-emu"
+    }
 }
 
 /// A setting that a flag (`--set key=value`), an environment variable (`FCM_EMU_KEY`) or the
@@ -64,6 +70,13 @@ enum Settings {
         },
         Setting(key: "devices", example: "devices.yaml", help: "Create the projects and devices listed in this YAML file at start-up") { o, v throws(ConfigError) in
             o.preloadFiles.append(v)
+        },
+        Setting(key: "auth", example: "strict", help: "strict checks bearer tokens and server keys as FCM does; lax accepts any (demo-* projects always are)") { o, v throws(ConfigError) in
+            guard let mode = AuthMode(rawValue: v) else { throw ConfigError("expected strict or lax, got '\(v)'") }
+            o.fronts.authMode = mode
+        },
+        Setting(key: "stateDir", example: "~/.fcm-emu", help: "Where service-account keys are kept between runs; 'none' keeps them in memory") { o, v throws(ConfigError) in
+            o.fronts.stateDirectory = v == "none" ? nil : v
         },
         Setting(key: "maxBodyBytes", example: "8388608", help: "Larger request bodies are refused with 413") { o, v throws(ConfigError) in
             guard let n = Int(v), n >= 1024 else { throw ConfigError("expected a byte count of at least 1024, got '\(v)'") }

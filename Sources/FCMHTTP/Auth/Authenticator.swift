@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import FCMCore
+import Foundation
+
+/// How strictly credentials are checked.
+public enum AuthMode: String, Sendable, CaseIterable {
+    /// As FCM does: bearer tokens from the token endpoint, legacy server keys of the project.
+    case strict
+    /// Any bearer token or server key is accepted (a missing one is still refused). For quick
+    /// starts; projects whose id starts with `demo-` are always lax, as in Firebase's emulators.
+    case lax
+}
+
+/// Why a call was refused, in each API's dialect.
+struct AuthFailure: Error {
+    let status: Int
+    let v1: V1Error
+    let iidText: String
+
+    /// FCM-WIRE.md §1.5, "bad / expired bearer".
+    static let unauthenticated = AuthFailure(
+        status: 401,
+        v1: V1Error(
+            status: 401, statusName: "UNAUTHENTICATED",
+            message: "Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential. See https://developers.google.com/identity/sign-in/web/devconsole-project.",
+            details: []
+        ),
+        iidText: "Unauthorized"
+    )
+
+    static let insufficientScopes = AuthFailure(
+        status: 403,
+        v1: V1Error(status: 403, statusName: "PERMISSION_DENIED", message: "Request had insufficient authentication scopes.", details: []),
+        iidText: "PermissionDenied"
+    )
+
+    /// FCM-WIRE.md §1.5, "SA lacks permission or project mismatch".
+    static func permissionDenied(_ project: String) -> AuthFailure {
+        AuthFailure(
+            status: 403,
+            v1: V1Error(
+                status: 403, statusName: "PERMISSION_DENIED",
+                message: "Permission 'cloudmessaging.messages.create' denied on resource '//cloudresourcemanager.googleapis.com/projects/\(project)' (or it may not exist).",
+                details: []
+            ),
+            iidText: "PermissionDenied"
+        )
+    }
+}
+
+/// Checks credentials the way FCM does (FCM-WIRE.md §6.4, "on FCM, IID and legacy endpoints").
+final class Authenticator: Sendable {
+    /// Scopes that FCM's send method accepts.
+    static let messagingScopes: Set<String> = [
+        "https://www.googleapis.com/auth/cloud-platform", "https://www.googleapis.com/auth/firebase.messaging",
+    ]
+
+    let mode: AuthMode
+    let emulator: Emulator
+    let accounts: ServiceAccounts
+    let grants: AccessGrants
+
+    init(mode: AuthMode, emulator: Emulator, accounts: ServiceAccounts, grants: AccessGrants) {
+        self.mode = mode
+        self.emulator = emulator
+        self.accounts = accounts
+        self.grants = grants
+    }
+
+    /// `Authorization: Bearer …`, or the standard `access_token` / `oauth_token` query parameters.
+    static func bearer(_ request: HTTPRequest) -> String? {
+        if let header = request.header("Authorization") {
+            let parts = header.split(separator: " ", maxSplits: 1)
+            if parts.count == 2, parts[0].lowercased() == "bearer", !parts[1].isEmpty { return String(parts[1]) }
+        }
+        return request.queryValue("access_token") ?? request.queryValue("oauth_token")
+    }
+
+    /// `Authorization: key=…`, the legacy server key.
+    static func serverKey(_ request: HTTPRequest) -> String? {
+        guard let header = request.header("Authorization"), header.hasPrefix("key=") else { return nil }
+        let key = String(header.dropFirst(4))
+        return key.isEmpty ? nil : key
+    }
+
+    func isLax(_ projectIdOrNumber: String?) -> Bool {
+        if mode == .lax { return true }
+        guard let projectIdOrNumber, let project = try? emulator.project(projectIdOrNumber) else { return false }
+        return project.id.hasPrefix("demo-")
+    }
+
+    /// A v1 call to `project` (id or number): nil when allowed.
+    func authenticateV1(_ request: HTTPRequest, project: String) -> AuthFailure? {
+        guard let token = Self.bearer(request) else { return .unauthenticated }
+        if isLax(project) { return nil }
+        guard let grant = grants.grant(token) else { return .unauthenticated }
+        guard !grant.scopes.isDisjoint(with: Self.messagingScopes) else { return .insufficientScopes }
+        guard let target = try? emulator.project(project), target.id == grant.projectId else { return .permissionDenied(project) }
+        return nil
+    }
+
+    /// An IID call: the sender it acts for, or nil in lax mode (each token's own project).
+    func authenticateIID(_ request: HTTPRequest) -> Result<String?, AuthFailure> {
+        if let key = Self.serverKey(request) {
+            if let project = emulator.project(serverKey: key) { return .success(project.id) }
+            return mode == .lax ? .success(nil) : .failure(.unauthenticated)
+        }
+        guard let token = Self.bearer(request) else { return .failure(.unauthenticated) }
+        if let grant = grants.grant(token) {
+            guard !grant.scopes.isDisjoint(with: Self.messagingScopes) else { return .failure(.insufficientScopes) }
+            return .success(grant.projectId)
+        }
+        return mode == .lax ? .success(nil) : .failure(.unauthenticated)
+    }
+}

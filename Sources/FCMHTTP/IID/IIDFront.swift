@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import FCMCore
+import FCMJSON
+
+/// Instance ID topic management, `iid.googleapis.com` (FCM-WIRE.md §4): batch subscribe and
+/// unsubscribe, app-instance info, and single relations. Errors use IID's own `{"error": "…"}`
+/// shape; a success entry is exactly `{}` (Go's SDK panics on anything else).
+struct IIDFront: Sendable {
+    static let maxTokens = 1000
+
+    let emulator: Emulator
+    let auth: Authenticator
+
+    func register(into router: inout Router) {
+        router.add("POST", "/iid/v1:batchAdd") { request, _ in batch(request, subscribe: true) }
+        router.add("POST", "/iid/v1:batchRemove") { request, _ in batch(request, subscribe: false) }
+        router.add("GET", "/iid/info/{token}") { request, params in info(request, token: params["token"]) }
+        router.add("POST", "/iid/v1/{token}/rel/topics/{topic}") { request, params in
+            relate(request, token: params["token"], topic: params["topic"])
+        }
+    }
+
+    static func error(_ status: Int, _ text: String) -> HTTPResponse {
+        HTTPResponse(status: status, contentType: "application/json; charset=UTF-8", body: JSONValue.object([("error", .string(text))]).encoded() + "\n")
+    }
+
+    private static func ok(_ body: JSONValue) -> HTTPResponse {
+        HTTPResponse(status: 200, contentType: "application/json; charset=UTF-8", body: body.encoded() + "\n")
+    }
+
+    /// The sender a call acts for (nil: lax, each token's own), or the IID error to answer with.
+    private func sender(_ request: HTTPRequest) -> Result<String?, AuthFailure> {
+        auth.authenticateIID(request)
+    }
+
+    private func batch(_ request: HTTPRequest, subscribe: Bool) -> HTTPResponse {
+        let project: String?
+        switch sender(request) {
+        case .failure(let failure): return Self.error(failure.status, failure.iidText)
+        case .success(let p): project = p
+        }
+        guard let body = try? JSONParser.parse(request.body), case .object = body else {
+            return Self.error(400, "InvalidJSON")
+        }
+        guard var topic = body["to"]?.stringValue else { return Self.error(400, "MissingTopic") }
+        if topic.hasPrefix("/topics/") { topic.removeFirst("/topics/".count) }
+        guard IdentifierShape.isValidTopicName(topic) else { return Self.error(400, "Topic name format is invalid") }
+        guard let tokenValues = body["registration_tokens"]?.arrayValue, !tokenValues.isEmpty else {
+            return Self.error(400, "MissingIIdToken")
+        }
+        guard tokenValues.count <= Self.maxTokens else { return Self.error(400, "TooManyTokens") }
+        let tokens = tokenValues.map { $0.stringValue ?? "" }
+        let results: [FCMError?]
+        do {
+            results = try emulator.manageTopic(topic, tokens: tokens, subscribe: subscribe, senderProjectId: project)
+        } catch {
+            return Self.error(404, "Requested entity was not found.")
+        }
+        let rendered: [JSONValue] = results.map { error in
+            guard let error else { return .object([]) }
+            return .object([("error", .string(Self.code(error)))])
+        }
+        return Self.ok(.object([("results", .array(rendered))]))
+    }
+
+    /// Per-token error strings (§4.1).
+    static func code(_ error: FCMError) -> String {
+        switch error.code {
+        case .notFound, .unregistered: return "NOT_FOUND"
+        case .tooManyTopics: return "TOO_MANY_TOPICS"
+        case .invalidArgument, .invalidRegistration, .senderIdMismatch: return "INVALID_ARGUMENT"
+        case .deviceMessageRateExceeded, .topicsMessageRateExceeded: return "RESOURCE_EXHAUSTED"
+        default: return "INTERNAL"
+        }
+    }
+
+    private func info(_ request: HTTPRequest, token: String) -> HTTPResponse {
+        let project: String?
+        switch sender(request) {
+        case .failure(let failure): return Self.error(failure.status, failure.iidText)
+        case .success(let p): project = p
+        }
+        guard let device = emulator.device(token: token) else {
+            return IdentifierShape.isWellFormedToken(token)
+                ? Self.error(404, "No information found about this instance id.") : Self.error(400, "InvalidToken")
+        }
+        guard let owner = try? emulator.project(project ?? device.projectId), device.senders.contains(owner.number) else {
+            return Self.error(403, "PermissionDenied")
+        }
+        let platform: String
+        switch device.platform {
+        case .android: platform = "ANDROID"
+        case .ios: platform = "IOS"
+        case .web: platform = "CHROME"
+        }
+        var fields: [(String, JSONValue)] = [
+            ("application", .string(device.appId)), ("authorizedEntity", .string(owner.number)),
+            ("platform", .string(platform)), ("scope", .string("*")),
+        ]
+        if request.queryValue("details") == "true", !device.topics.isEmpty,
+            let dates = try? emulator.subscriptionDates(String(device.id), projectId: device.projectId)
+        {
+            let topics = dates.map { ($0.topic, JSONValue.object([("addDate", .string($0.since.date))])) }
+            fields.append(("rel", .object([("topics", .object(topics))])))
+        }
+        return Self.ok(.object(fields))
+    }
+
+    private func relate(_ request: HTTPRequest, token: String, topic: String) -> HTTPResponse {
+        let project: String?
+        switch sender(request) {
+        case .failure(let failure): return Self.error(failure.status, failure.iidText)
+        case .success(let p): project = p
+        }
+        guard IdentifierShape.isValidTopicName(topic) else { return Self.error(400, "Topic name format is invalid") }
+        guard let results = try? emulator.manageTopic(topic, tokens: [token], subscribe: true, senderProjectId: project),
+            let result = results.first
+        else { return Self.error(404, "Requested entity was not found.") }
+        if let error = result {
+            let code = Self.code(error)
+            return Self.error(code == "NOT_FOUND" ? 404 : 400, code)
+        }
+        return Self.ok(.object([]))
+    }
+}

@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Crypto
+import FCMJSON
+import Foundation
+import _CryptoExtras
+
+/// The OAuth 2 token endpoint for service-account JWT bearer assertions (FCM-WIRE.md §6): what
+/// google-auth calls at the key file's `token_uri`. Errors are RFC 6749 JSON in Google's wording,
+/// checked in the real endpoint's order (§6.3).
+struct TokenEndpoint: Sendable {
+    static let grantType = "urn:ietf:params:oauth:grant-type:jwt-bearer"
+    /// Audiences clients put in the assertion; `aud` is never required to be the emulator's URL (§6.2).
+    static let audiences: Set<String> = [
+        "https://oauth2.googleapis.com/token", "https://accounts.google.com/o/oauth2/token",
+        "https://www.googleapis.com/oauth2/v4/token",
+    ]
+
+    let accounts: ServiceAccounts
+    let grants: AccessGrants
+    /// Wall time in seconds: assertions carry wall-clock `iat`/`exp`, whatever the emulator clock says.
+    let wallSeconds: @Sendable () -> Int64
+
+    func register(into router: inout Router) {
+        for path in ["/token", "/o/oauth2/token", "/oauth2/v4/token"] {
+            router.add("POST", path) { request, _ in respond(request) }
+        }
+    }
+
+    func respond(_ request: HTTPRequest) -> HTTPResponse {
+        let form = Dictionary(HTTPRequest.parseQuery(String(decoding: request.body, as: UTF8.self)), uniquingKeysWith: { first, _ in first })
+        switch issue(form: form, requestHost: request.header("Host")) {
+        case .success(let grant):
+            let body = JSONValue.object([
+                ("access_token", .string(grant.token)), ("expires_in", .int(AccessGrants.lifetimeSeconds - 1)),
+                ("token_type", .string("Bearer")),
+            ])
+            return HTTPResponse(status: 200, contentType: "application/json; charset=utf-8", body: body.encoded(.pretty) + "\n")
+        case .failure(let failure):
+            let body = JSONValue.object([("error", .string(failure.error)), ("error_description", .string(failure.description))])
+            return HTTPResponse(status: 400, contentType: "application/json; charset=utf-8", body: body.encoded(.pretty) + "\n")
+        }
+    }
+
+    struct Failure: Error {
+        let error: String
+        let description: String
+    }
+
+    func issue(form: [String: String], requestHost: String?) -> Result<AccessGrants.Grant, Failure> {
+        let grantType = form["grant_type"] ?? ""
+        guard grantType == Self.grantType else {
+            return .failure(Failure(error: "unsupported_grant_type", description: "Invalid grant_type: \(grantType)"))
+        }
+        guard let assertion = form["assertion"], let jwt = JWT(assertion) else {
+            return .failure(Failure(error: "invalid_request", description: "Bad Request"))
+        }
+        // By `kid` when the client sends one; by `iss` only when it does not (gtoken, §6.2).
+        let keyId = jwt.header["kid"]?.stringValue
+        let account = keyId.map(accounts.account(keyId:)) ?? jwt.claims["iss"]?.stringValue.flatMap(accounts.account(email:))
+        guard jwt.header["alg"]?.stringValue == "RS256", let account,
+            let signature = try? _RSA.Signing.RSASignature(rawRepresentation: jwt.signature),
+            account.publicKey.isValidSignature(signature, for: SHA256.hash(data: jwt.signedPart), padding: .insecurePKCS1v1_5)
+        else {
+            if jwt.header["alg"]?.stringValue == "RS256", account == nil, keyId == nil {
+                return .failure(Failure(error: "invalid_grant", description: "Invalid grant: account not found"))
+            }
+            return .failure(Failure(error: "invalid_grant", description: "Invalid JWT Signature."))
+        }
+        guard jwt.claims["iss"]?.stringValue == account.clientEmail else {
+            return .failure(Failure(error: "invalid_grant", description: "Invalid grant: account not found"))
+        }
+        guard let iat = Self.seconds(jwt.claims["iat"]) else {
+            return .failure(Failure(error: "invalid_grant", description: "Invalid JWT: iat (issued at) is not set."))
+        }
+        guard let exp = Self.seconds(jwt.claims["exp"]) else {
+            return .failure(Failure(error: "invalid_grant", description: "Invalid JWT: exp (expiration time) is not set."))
+        }
+        let now = wallSeconds()
+        guard exp > iat, exp - iat <= 3600 + 60, iat <= now + 60, exp >= now - 60 else {
+            return .failure(Failure(
+                error: "invalid_grant",
+                description: "Invalid JWT: Token must be a short-lived token (60 minutes) and in a reasonable timeframe. Check your iat and exp values in the JWT claim."
+            ))
+        }
+        let scopes = (jwt.claims["scope"]?.stringValue ?? "").split(separator: " ").map(String.init)
+        guard !scopes.isEmpty else {
+            return .failure(Failure(error: "invalid_scope", description: "Invalid OAuth scope or ID token audience provided."))
+        }
+        let audience = jwt.claims["aud"]?.stringValue ?? ""
+        let ownURLs = requestHost.map { ["http://\($0)/token", "https://\($0)/token"] } ?? []
+        guard Self.audiences.contains(audience) || ownURLs.contains(audience) else {
+            return .failure(Failure(error: "invalid_grant", description: "Invalid JWT: Failed audience check."))
+        }
+        return .success(grants.issue(projectId: account.projectId, scopes: Set(scopes)))
+    }
+
+    /// A NumericDate claim: a number, or digits in a string (§6.4 step 5).
+    private static func seconds(_ value: JSONValue?) -> Int64? {
+        value?.int64Value ?? value?.stringValue.flatMap { Int64($0) }
+    }
+}
+
+/// A compact JWS split into its parts; nil when it is not three base64url segments of JSON.
+struct JWT {
+    let header: JSONValue
+    let claims: JSONValue
+    let signature: [UInt8]
+    let signedPart: [UInt8]
+
+    init?(_ compact: String) {
+        let parts = compact.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3, let headerBytes = Base64URL.decode(parts[0]), let claimBytes = Base64URL.decode(parts[1]),
+            let signature = Base64URL.decode(parts[2]),
+            let header = try? JSONParser.parse(headerBytes), let claims = try? JSONParser.parse(claimBytes),
+            case .object = header, case .object = claims
+        else { return nil }
+        self.header = header
+        self.claims = claims
+        self.signature = signature
+        signedPart = Array("\(parts[0]).\(parts[1])".utf8)
+    }
+}
+
+enum Base64URL {
+    static func decode(_ text: Substring) -> [UInt8]? {
+        guard text.utf8.count <= 1 << 20 else { return nil }
+        var standard = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while standard.utf8.count % 4 != 0 { standard += "=" }
+        return Data(base64Encoded: standard).map(Array.init)
+    }
+
+    static func encode(_ bytes: [UInt8]) -> String {
+        Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+}
