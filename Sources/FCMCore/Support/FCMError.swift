@@ -42,11 +42,14 @@ public struct FCMError: Error, Sendable, Equatable, CustomStringConvertible {
     public let message: String
     /// The request field at fault, when one is, in dotted form (`message.android.ttl`).
     public let field: String?
+    /// When retrying could succeed, in seconds of the emulator's clock (rate limits).
+    public var retryAfterSeconds: Int64?
 
-    public init(_ code: Code, _ message: String, field: String? = nil) {
+    public init(_ code: Code, _ message: String, field: String? = nil, retryAfterSeconds: Int64? = nil) {
         self.code = code
         self.message = message
         self.field = field
+        self.retryAfterSeconds = retryAfterSeconds
     }
 
     public var description: String { "\(code.rawValue): \(message)" }

@@ -152,7 +152,11 @@ extension World {
         var window = rateWindows[key] ?? RateWindow(start: now, count: 0)
         if now.millis(since: window.start) >= limit.windowSeconds * 1000 { window = RateWindow(start: now, count: 0) }
         guard window.count < limit.messages else {
-            throw FCMError(code, "Message rate exceeded: at most \(limit.messages) per \(limit.windowSeconds) s", field: "message")
+            let remaining = window.start.adding(seconds: limit.windowSeconds).millis(since: now)
+            throw FCMError(
+                code, "Message rate exceeded: at most \(limit.messages) per \(limit.windowSeconds) s", field: "message",
+                retryAfterSeconds: max(1, (remaining + 999) / 1000)
+            )
         }
         window.count += 1
         rateWindows[key] = window

@@ -31,6 +31,7 @@ public enum EmulatorRoutes {
         var router = Router(fallback: fallback)
         ControlAPI(emulator: emulator, accounts: accounts, info: info).register(into: &router)
         V1Front(emulator: emulator, auth: auth).register(into: &router)
+        V1TopicSubscriptions(emulator: emulator, auth: auth).register(into: &router)
         IIDFront(emulator: emulator, auth: auth).register(into: &router)
         TokenEndpoint(accounts: accounts, grants: grants, wallSeconds: fronts.wallSeconds).register(into: &router)
         return HTTPResponder(router: router, maxBodyBytes: maxBodyBytes) { request in

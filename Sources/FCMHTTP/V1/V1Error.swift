@@ -63,7 +63,7 @@ struct V1Error: Error, Sendable {
                 status: 429, statusName: "RESOURCE_EXHAUSTED",
                 message: "Quota exceeded for quota metric 'Messages per \(subject)' of service 'fcm.googleapis.com'.",
                 details: [.fcmError("QUOTA_EXCEEDED"), .quotaFailure(subject: subject, description: error.message)],
-                retryAfterSeconds: 60
+                retryAfterSeconds: Int(error.retryAfterSeconds ?? 60)
             )
         case .unavailable:
             self.init(status: 503, statusName: "UNAVAILABLE", message: "The service is currently unavailable.", details: [.fcmError("UNAVAILABLE")])

@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import FCMCore
+import FCMJSON
+
+/// The v1 topic-subscription API that current Admin SDKs call instead of IID (firebase-admin
+/// python 7.x `subscribe_to_topic`):
+///
+///     POST   /v1/projects/{p}/registrations/{token}/topicSubscriptions?topic_name={topic}   body {}
+///     DELETE /v1/projects/{p}/registrations/{token}/topicSubscriptions/{topic}?allow_missing=true
+///
+/// Not in FCM-WIRE.md. What the SDK parses is known (any 2xx is success; on subscribe a 409 or an
+/// `ALREADY_EXISTS` status is success too; errors are read from `FcmError.errorCode`, then
+/// `status`); the success bodies are the emulator's choice: the subscription resource by name.
+struct V1TopicSubscriptions: Sendable {
+    let emulator: Emulator
+    let auth: Authenticator
+
+    func register(into router: inout Router) {
+        let base = "/v1/projects/{project}/registrations/{token}/topicSubscriptions"
+        router.add("POST", base) { request, params in
+            subscribe(request, project: params["project"], token: params["token"])
+        }
+        router.add("DELETE", base + "/{topic}") { request, params in
+            unsubscribe(request, project: params["project"], token: params["token"], topic: params["topic"])
+        }
+    }
+
+    private func subscribe(_ request: HTTPRequest, project: String, token: String) -> HTTPResponse {
+        if let failure = auth.authenticateV1(request, project: project) { return failure.v1.response }
+        guard var topic = request.queryValue("topic_name") ?? request.queryValue("topicName") else {
+            return V1Error.invalidArgument("topic_name is required.", field: "topic_name").response
+        }
+        if topic.hasPrefix("/topics/") { topic.removeFirst("/topics/".count) }
+        return manage(project: project, token: token, topic: topic, subscribe: true)
+    }
+
+    private func unsubscribe(_ request: HTTPRequest, project: String, token: String, topic: String) -> HTTPResponse {
+        if let failure = auth.authenticateV1(request, project: project) { return failure.v1.response }
+        let allowMissing = request.queryValue("allow_missing") == "true" || request.queryValue("allowMissing") == "true"
+        if !allowMissing, let device = emulator.device(token: token), !device.topics.contains(topic) {
+            return V1Error(status: 404, statusName: "NOT_FOUND", message: "Requested entity was not found.", details: []).response
+        }
+        return manage(project: project, token: token, topic: topic, subscribe: false)
+    }
+
+    private func manage(project: String, token: String, topic: String, subscribe: Bool) -> HTTPResponse {
+        guard IdentifierShape.isValidTopicName(topic) else { return V1Error.invalidArgument(field: "topic_name").response }
+        let result: FCMError?
+        do {
+            result = try emulator.manageTopic(topic, tokens: [token], subscribe: subscribe, senderProjectId: project).first ?? nil
+        } catch {
+            return V1Error(error).response
+        }
+        if let error = result { return Self.error(error).response }
+        let name = "projects/\(project)/registrations/\(token)/topicSubscriptions/\(topic)"
+        return V1Response.json(subscribe ? .object([("name", .string(name))]) : .object([]))
+    }
+
+    /// Per-token failures in the v1 dialect, so the SDK's `FcmError` reading applies.
+    private static func error(_ error: FCMError) -> V1Error {
+        switch error.code {
+        case .notFound, .unregistered: return V1Error(.unregistered)
+        case .tooManyTopics:
+            return V1Error(status: 400, statusName: "INVALID_ARGUMENT", message: error.message, details: [.fcmError("INVALID_ARGUMENT")])
+        case .invalidArgument where error.message.contains("sender"):
+            return V1Error(FCMError(.senderIdMismatch, error.message))
+        default: return V1Error.invalidArgument("The registration token is not a valid FCM registration token")
+        }
+    }
+}
+
+extension V1Error {
+    init(_ code: FCMError.Code) { self.init(FCMError(code, "")) }
+}
