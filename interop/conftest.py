@@ -45,7 +45,7 @@ def emulator():
     log = open(os.path.join(workdir, "serve.log"), "w")
     # A paused clock makes the rate-limit window (and so Retry-After) deterministic.
     process = subprocess.Popen(
-        [BINARY, "serve", "--port", "0", "--ready-file", ready, "--set", "stateDir=none",
+        [BINARY, "serve", "--port", "0", "--set", "tlsPort=0", "--ready-file", ready, "--set", "stateDir=none",
          "--set", "deviceRateLimit=3/1s", "--set", "clockPaused=true", "--log-level", "warning"],
         stdout=log, stderr=subprocess.STDOUT)
     deadline = time.time() + 30
@@ -55,6 +55,8 @@ def emulator():
         time.sleep(0.05)
     info = json.load(open(ready))
     emu = Emulator(info["http"]["url"])
+    emu.https = info["https"]["url"]
+    emu.ca = info["caCertificate"]
     emu.call("POST", "/projects", {"id": PROJECT, "number": "424242424242"})
     emu.call("POST", "/projects", {"id": "other-app", "number": "777"})
     yield emu
@@ -70,12 +72,16 @@ def app(emulator):
     key_file = os.path.join(tempfile.mkdtemp(), "service-account.json")
     with open(key_file, "w") as f:
         json.dump(emulator.call("GET", f"/projects/{PROJECT}/serviceAccount"), f)
+    # Trust the emulator's CA (requests reads REQUESTS_CA_BUNDLE, httpx SSL_CERT_FILE).
+    os.environ["REQUESTS_CA_BUNDLE"] = emulator.ca
+    os.environ["SSL_CERT_FILE"] = emulator.ca
     # The SDK's endpoint settings: class attributes read when the messaging service is created.
-    messaging._MessagingService.FCM_URL = emulator.base + "/v1/projects/{0}/messages:send"
-    messaging._MessagingService.IID_URL = emulator.base
+    # Over TLS, so send_each_async's httpx client negotiates HTTP/2 as it does with FCM.
+    messaging._MessagingService.FCM_URL = emulator.https + "/v1/projects/{0}/messages:send"
+    messaging._MessagingService.IID_URL = emulator.https
     app = firebase_admin.initialize_app(credentials.Certificate(key_file), name="interop")
     service = messaging._get_messaging_service(app)
-    service._fcm_topic_url = f"{emulator.base}/v1/projects/{PROJECT}/registrations"
+    service._fcm_topic_url = f"{emulator.https}/v1/projects/{PROJECT}/registrations"
     yield app
     # No delete_app: firebase-admin 7.x's cleanup closes its httpx client with asyncio.run(), which
     # fails once send_each_async has run its own loop. The process ends with the session anyway.

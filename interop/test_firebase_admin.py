@@ -77,7 +77,14 @@ def test_send_each_reports_per_message_results(emulator, app):
     assert len(emulator.inbox(ok)) == 1
 
 
-def test_send_each_async(emulator, app):
+def test_tls_port_negotiates_http2(emulator):
+    import httpx
+    with httpx.Client(http2=True, verify=emulator.ca) as client:
+        response = client.get(emulator.https + "/emulator/v1/health")
+    assert response.status_code == 200 and response.http_version == "HTTP/2"
+
+
+def test_send_each_async_over_http2(emulator, app):
     devices = [emulator.device("android") for _ in range(5)]
     batch = asyncio.run(messaging.send_each_async(
         [messaging.Message(token=d["token"], data={"i": str(i)}) for i, d in enumerate(devices)], app=app))

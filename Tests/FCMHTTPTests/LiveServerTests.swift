@@ -9,9 +9,10 @@ import Testing
 @Suite("Live HTTP server on loopback")
 struct LiveServerTests {
     /// Starts a server on a free port, runs `body`, and always shuts the server down.
-    private func withServer(maxBodyBytes: Int = 64 * 1024, _ body: (EmulatorServer) async throws -> Void) async throws {
+    private func withServer(maxBodyBytes: Int = 64 * 1024, tls: Bool = false, _ body: (EmulatorServer) async throws -> Void) async throws {
         var configuration = ServerConfiguration()
         configuration.httpPort = 0
+        configuration.tlsPort = tls ? 0 : nil
         configuration.maxBodyBytes = maxBodyBytes
         let server = try await EmulatorServer.start(
             emulator: Emulator(), configuration: configuration, group: MultiThreadedEventLoopGroup.singleton,
@@ -44,6 +45,21 @@ struct LiveServerTests {
             #expect(created.body.contains("\"name\": \"live\""))
             try connection.send("GET /emulator/v1/projects/demo-fcm-emu/devices/live HTTP/1.1\r\nHost: x\r\n\r\n")
             #expect(try connection.readResponse().status == 200)
+        }
+    }
+
+    @Test func tlsListenerStartsWithALocalCA() async throws {
+        try await withServer(tls: true) { server in
+            let https = try #require(server.https)
+            #expect(https.port > 0 && https.port != server.http.port)
+            let ca = try #require(server.caCertificatePath)
+            #expect(server.info["caCertificate"]?.stringValue == ca)
+            #expect(server.info["https"]?["port"]?.int64Value == Int64(https.port))
+            // Plain bytes at the TLS port are a failed handshake, not a crash; others are still served.
+            let connection = try RawConnection(port: https.port)
+            try connection.send("GET / HTTP/1.1\r\n\r\n")
+            #expect(try connection.isClosedByPeer())
+            try stillServes(server)
         }
     }
 

@@ -2,9 +2,11 @@
 
 import FCMCore
 import FCMJSON
+import Foundation
 import Logging
 import NIOCore
 import NIOPosix
+import NIOSSL
 import Synchronization
 
 #if canImport(Glibc)
@@ -19,6 +21,8 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var host = "127.0.0.1"
     /// 0 picks a free port; the bound one is in `info` and the ready file.
     public var httpPort = 9092
+    /// TLS port (HTTP/2 and HTTP/1.1 by ALPN) with a certificate from the local CA; nil disables it.
+    public var tlsPort: Int? = 9093
     /// Bodies larger than this are refused with 413 before they are read.
     public var maxBodyBytes = 8 << 20
     /// Connections silent this long are closed.
@@ -34,12 +38,18 @@ public struct ServerConfiguration: Sendable, Equatable {
 public final class EmulatorServer: Sendable {
     public let emulator: Emulator
     public let http: HTTPServer
+    /// The TLS listener, when enabled.
+    public let https: HTTPServer?
+    /// The CA certificate clients must trust for `https`, when enabled.
+    public let caCertificatePath: String?
     private let tick: Mutex<RepeatedTask?>
     private let infoBox: InfoBox
 
-    private init(emulator: Emulator, http: HTTPServer, tick: RepeatedTask?, info: InfoBox) {
+    private init(emulator: Emulator, http: HTTPServer, https: HTTPServer?, caCertificatePath: String?, tick: RepeatedTask?, info: InfoBox) {
         self.emulator = emulator
         self.http = http
+        self.https = https
+        self.caCertificatePath = caCertificatePath
         self.tick = Mutex(tick)
         infoBox = info
     }
@@ -59,30 +69,59 @@ public final class EmulatorServer: Sendable {
             host: configuration.host, port: configuration.httpPort, responder: responder, group: group,
             idleTimeout: .seconds(configuration.idleTimeoutSeconds), logger: logger
         )
-        infoBox.write(Self.makeInfo(host: http.host, port: http.port, emulator: emulator))
+        var https: HTTPServer?
+        var caPath: String?
+        if let tlsPort = configuration.tlsPort {
+            let directory = fronts.stateDirectory ?? (NSTemporaryDirectory() + "fcm-emu-\(getpid())-\(http.port)")
+            let ca = try LocalCA.loadOrCreate(in: directory)
+            let (chain, key) = try ca.issueServerCertificate()
+            var tls = TLSConfiguration.makeServerConfiguration(
+                certificateChain: try NIOSSLCertificate.fromPEMBytes(Array(chain.utf8)).map { .certificate($0) },
+                privateKey: .privateKey(try NIOSSLPrivateKey(bytes: Array(key.utf8), format: .pem))
+            )
+            tls.applicationProtocols = ["h2", "http/1.1"]
+            do {
+                https = try await HTTPServer.start(
+                    host: configuration.host, port: tlsPort, responder: responder, group: group,
+                    idleTimeout: .seconds(configuration.idleTimeoutSeconds), tls: try NIOSSLContext(configuration: tls), logger: logger
+                )
+            } catch {
+                await http.close()
+                throw error
+            }
+            caPath = ca.certificatePath
+        }
+        infoBox.write(Self.makeInfo(host: http.host, port: http.port, https: https, caPath: caPath, emulator: emulator))
         var task: RepeatedTask?
         if wallClock {
             let delay = TimeAmount.milliseconds(configuration.tickMillis)
             task = group.next().scheduleRepeatedTask(initialDelay: delay, delay: delay) { _ in emulator.tick() }
         }
-        return EmulatorServer(emulator: emulator, http: http, tick: task, info: infoBox)
+        return EmulatorServer(emulator: emulator, http: http, https: https, caCertificatePath: caPath, tick: task, info: infoBox)
     }
 
     /// Stops the clock tick and closes the listener.
     public func shutdown() async {
         tick.withLock { $0?.cancel() }
         await http.close()
+        await https?.close()
     }
 
     static func urlHost(_ host: String) -> String { host.contains(":") ? "[\(host)]" : host }
 
-    static func makeInfo(host: String, port: Int, emulator: Emulator) -> JSONValue {
+    static func makeInfo(host: String, port: Int, https: HTTPServer?, caPath: String?, emulator: Emulator) -> JSONValue {
         let url = "http://\(urlHost(host)):\(port)"
         let demo = try? emulator.project(DemoProject.id)
         return .object(omittingNils: [
             ("version", .string(FCMEmuVersion.current)),
             ("pid", .int(Int(getpid()))),
             ("http", .object([("host", .string(host)), ("port", .int(port)), ("url", .string(url))])),
+            (
+                "https",
+                https.map { s in
+                    .object([("host", .string(host)), ("port", .int(s.port)), ("url", .string("https://\(urlHost(host)):\(s.port)"))])
+                }
+            ),
             ("controlApi", .string(url + ControlAPI.prefix)),
             (
                 "demoProject",
@@ -93,7 +132,7 @@ public final class EmulatorServer: Sendable {
                     ])
                 }
             ),
-            ("caCertificate", .null),
+            ("caCertificate", caPath.map(JSONValue.string) ?? .null),
         ])
     }
 }

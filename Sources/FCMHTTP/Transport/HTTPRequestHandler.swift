@@ -56,7 +56,7 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
                 body: buffer.readBytes(length: buffer.readableBytes) ?? []
             )
             var response = responder.respond(request)
-            if !head.isKeepAlive { response.closeConnection = true }
+            if head.version.major < 2, !head.isKeepAlive { response.closeConnection = true }
             write(response, version: head.version, context: context)
         }
     }
@@ -72,7 +72,8 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
     private func write(_ response: HTTPResponse, version: HTTPVersion, context: ChannelHandlerContext) {
         var headers = HTTPHeaders(response.headers)
         headers.replaceOrAdd(name: "Content-Length", value: String(response.body.count))
-        if response.closeConnection { headers.replaceOrAdd(name: "Connection", value: "close") }
+        // HTTP/2 forbids connection-specific headers; closing there ends only the stream.
+        if response.closeConnection, version.major < 2 { headers.replaceOrAdd(name: "Connection", value: "close") }
         let head = HTTPResponseHead(
             version: version,
             status: HTTPResponseStatus(statusCode: response.status, reasonPhrase: HTTPResponse.reasonPhrase(response.status)),

@@ -3,9 +3,12 @@
 import Logging
 import NIOCore
 import NIOHTTP1
+import NIOHTTP2
 import NIOPosix
+import NIOSSL
 
-/// A plain HTTP/1.1 listener in front of an `HTTPResponder`.
+/// A listener in front of an `HTTPResponder`: plain HTTP/1.1, or TLS from the first byte with
+/// HTTP/2 or HTTP/1.1 chosen by ALPN (current SDKs send over HTTP/2, FCM-WIRE.md §0).
 public final class HTTPServer: Sendable {
     public let channel: any Channel
     /// The address actually bound (port 0 becomes a free port).
@@ -21,7 +24,7 @@ public final class HTTPServer: Sendable {
     /// Binds and starts serving; returns once the socket listens.
     public static func start(
         host: String, port: Int, responder: HTTPResponder, group: any EventLoopGroup,
-        idleTimeout: TimeAmount = .seconds(120), logger: Logger
+        idleTimeout: TimeAmount = .seconds(120), tls: NIOSSLContext? = nil, logger: Logger
     ) async throws -> HTTPServer {
         let channel = try await ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 256)
@@ -29,17 +32,31 @@ public final class HTTPServer: Sendable {
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
             .childChannelOption(.maxMessagesPerRead, value: 16)
             .childChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
+                guard let tls else {
+                    return channel.eventLoop.makeCompletedFuture {
+                        let sync = channel.pipeline.syncOperations
+                        try sync.addHandler(IdleStateHandler(readTimeout: idleTimeout))
+                        try sync.configureHTTPServerPipeline(withPipeliningAssistance: true, withErrorHandling: true)
+                        try sync.addHandler(HTTPRequestHandler(responder: responder))
+                    }
+                }
+                return channel.eventLoop.makeCompletedFuture {
                     let sync = channel.pipeline.syncOperations
                     try sync.addHandler(IdleStateHandler(readTimeout: idleTimeout))
-                    try sync.configureHTTPServerPipeline(withPipeliningAssistance: true, withErrorHandling: true)
-                    try sync.addHandler(HTTPRequestHandler(responder: responder))
+                    try sync.addHandler(NIOSSLServerHandler(context: tls))
+                }.flatMap {
+                    // One configurator for HTTP/1.1 connections and for each HTTP/2 stream.
+                    channel.configureCommonHTTPServerPipeline { stream in
+                        stream.eventLoop.makeCompletedFuture {
+                            try stream.pipeline.syncOperations.addHandler(HTTPRequestHandler(responder: responder))
+                        }
+                    }
                 }
             }
             .bind(host: host, port: port)
             .get()
         let bound = channel.localAddress?.port ?? port
-        logger.info("HTTP listening", metadata: ["address": "\(host):\(bound)"])
+        logger.info(tls == nil ? "HTTP listening" : "HTTPS (h2, http/1.1) listening", metadata: ["address": "\(host):\(bound)"])
         return HTTPServer(channel: channel, host: host, port: bound)
     }
 

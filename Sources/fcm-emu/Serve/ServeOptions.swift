@@ -57,6 +57,9 @@ enum Settings {
         Setting(key: "port", example: "9092", help: "HTTP port for every API and the control API; 0 picks a free one") { o, v throws(ConfigError) in
             o.server.httpPort = try port(v)
         },
+        Setting(key: "tlsPort", example: "9093", help: "TLS port (HTTP/2 and HTTP/1.1 by ALPN, certificate from the local CA); 0 picks a free one, off disables it") { o, v throws(ConfigError) in
+            o.server.tlsPort = v == "off" ? nil : try port(v)
+        },
         Setting(key: "seed", example: "1", help: "Seed for tokens, ids and every random choice") { o, v throws(ConfigError) in
             guard let seed = UInt64(v) else { throw ConfigError("expected a whole number, got '\(v)'") }
             o.settings.seed = seed

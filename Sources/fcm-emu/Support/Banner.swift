@@ -9,10 +9,11 @@ enum Banner {
         let url = server.baseURL
         let demo = try? server.emulator.project(DemoProject.id)
         return """
-            fcm-emu \(FCMEmuVersion.current) listening on \(url)
+            fcm-emu \(FCMEmuVersion.current) listening on \(url)\(server.https.map { "  and https://\(server.http.host):\($0.port) (HTTP/2)" } ?? "")
               control API   \(url)\(ControlAPI.prefix)   (OpenAPI: \(url)\(ControlAPI.prefix)/openapi.json)
               demo project  \(demo?.id ?? "-")   sender id \(demo?.number ?? "-")
               server key    \(demo?.serverKeys.first ?? "-")
+              CA            \(server.caCertificatePath ?? "- (TLS off)")
             Try:
               curl -s -X POST \(url)\(ControlAPI.prefix)/projects/\(DemoProject.id)/devices -d '{"platform":"android","name":"pixel"}'
             Press Ctrl-C to stop.

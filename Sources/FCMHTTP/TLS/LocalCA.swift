@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Crypto
+import Foundation
+import SwiftASN1
+import X509
+
+/// The emulator's certificate authority: made once and kept in the state directory, so a user
+/// trusts it once (`fcm-emu ca` prints where it is). Each start issues a fresh leaf certificate
+/// from it for the names clients reach FCM by, so those names can be pointed at the emulator.
+struct LocalCA {
+    /// Names the leaf certificate covers (FCM-WIRE.md §0 and §6: the hosts the SDKs call).
+    static let dnsNames = [
+        "localhost", "fcm.googleapis.com", "iid.googleapis.com", "oauth2.googleapis.com", "accounts.google.com",
+        "www.googleapis.com", "fcm-xmpp.googleapis.com", "gcm-http.googleapis.com", "android.googleapis.com",
+    ]
+    static let ipAddresses: [[UInt8]] = [[127, 0, 0, 1], [UInt8](repeating: 0, count: 15) + [1]]
+
+    /// PEM of the CA certificate, and where it is on disk for clients to trust.
+    let certificatePEM: String
+    let certificatePath: String
+    private let certificate: Certificate
+    private let key: P256.Signing.PrivateKey
+
+    /// Loads the CA from `directory`, or makes and saves one there.
+    static func loadOrCreate(in directory: String) throws -> LocalCA {
+        let certPath = directory + "/ca.pem"
+        let keyPath = directory + "/ca-key.pem"
+        let files = FileManager.default
+        if let certData = files.contents(atPath: certPath), let keyData = files.contents(atPath: keyPath) {
+            let pem = String(decoding: certData, as: UTF8.self)
+            let certificate = try Certificate(pemEncoded: pem)
+            let key = try P256.Signing.PrivateKey(pemRepresentation: String(decoding: keyData, as: UTF8.self))
+            return LocalCA(certificatePEM: pem, certificatePath: certPath, certificate: certificate, key: key)
+        }
+        let key = P256.Signing.PrivateKey()
+        let name = try DistinguishedName {
+            OrganizationName("fcm-emu")
+            CommonName("fcm-emu local CA")
+        }
+        let now = Date()
+        let certificate = try Certificate(
+            version: .v3, serialNumber: Certificate.SerialNumber(), publicKey: .init(key.publicKey),
+            notValidBefore: now.addingTimeInterval(-3600), notValidAfter: now.addingTimeInterval(10 * 365 * 86_400),
+            issuer: name, subject: name, signatureAlgorithm: .ecdsaWithSHA256,
+            extensions: try Certificate.Extensions {
+                Critical(BasicConstraints.isCertificateAuthority(maxPathLength: 0))
+                Critical(KeyUsage(keyCertSign: true, cRLSign: true))
+                SubjectKeyIdentifier(hash: .init(key.publicKey))
+            },
+            issuerPrivateKey: .init(key)
+        )
+        let pem = try certificate.serializeAsPEM().pemString + "\n"
+        try files.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        files.createFile(atPath: keyPath, contents: Data(key.pemRepresentation.utf8), attributes: [.posixPermissions: 0o600])
+        files.createFile(atPath: certPath, contents: Data(pem.utf8))
+        return LocalCA(certificatePEM: pem, certificatePath: certPath, certificate: certificate, key: key)
+    }
+
+    /// A new leaf certificate and key (PEM) for the emulator's TLS listeners, valid for a year.
+    func issueServerCertificate() throws -> (certificatePEM: String, keyPEM: String) {
+        let leafKey = P256.Signing.PrivateKey()
+        let now = Date()
+        let names = Self.dnsNames.map { GeneralName.dnsName($0) } + Self.ipAddresses.map { GeneralName.ipAddress(ASN1OctetString(contentBytes: $0[...])) }
+        let leaf = try Certificate(
+            version: .v3, serialNumber: Certificate.SerialNumber(), publicKey: .init(leafKey.publicKey),
+            notValidBefore: now.addingTimeInterval(-3600), notValidAfter: now.addingTimeInterval(365 * 86_400),
+            issuer: certificate.subject, subject: try DistinguishedName { CommonName("fcm-emu") },
+            signatureAlgorithm: .ecdsaWithSHA256,
+            extensions: try Certificate.Extensions {
+                Critical(BasicConstraints.notCertificateAuthority)
+                Critical(KeyUsage(digitalSignature: true))
+                try ExtendedKeyUsage([.serverAuth])
+                SubjectAlternativeNames(names)
+                SubjectKeyIdentifier(hash: .init(leafKey.publicKey))
+                AuthorityKeyIdentifier(keyIdentifier: SubjectKeyIdentifier(hash: .init(key.publicKey)).keyIdentifier)
+            },
+            issuerPrivateKey: .init(key)
+        )
+        return (try leaf.serializeAsPEM().pemString + "\n" + certificatePEM, leafKey.pemRepresentation)
+    }
+}
