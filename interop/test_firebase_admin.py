@@ -78,8 +78,10 @@ def test_send_each_reports_per_message_results(emulator, app):
 
 
 def test_tls_port_negotiates_http2(emulator):
+    import ssl
+
     import httpx
-    with httpx.Client(http2=True, verify=emulator.ca) as client:
+    with httpx.Client(http2=True, verify=ssl.create_default_context(cafile=emulator.ca)) as client:
         response = client.get(emulator.https + "/emulator/v1/health")
     assert response.status_code == 200 and response.http_version == "HTTP/2"
 
