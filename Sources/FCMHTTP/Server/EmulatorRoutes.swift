@@ -34,6 +34,10 @@ public enum EmulatorRoutes {
         V1TopicSubscriptions(emulator: emulator, auth: auth).register(into: &router)
         IIDFront(emulator: emulator, auth: auth).register(into: &router)
         TokenEndpoint(accounts: accounts, grants: grants, wallSeconds: fronts.wallSeconds).register(into: &router)
+        // Batch parts are answered by the routes above, exactly as direct calls.
+        let inner = router
+        let boundaries = BoundaryFactory()
+        BatchFront(respond: { inner.respond(to: $0) }, nextBoundary: boundaries.next).register(into: &router)
         return HTTPResponder(router: router, maxBodyBytes: maxBodyBytes) { request in
             if request.path.hasPrefix("/v1/") {
                 return V1Error(status: 413, statusName: "INVALID_ARGUMENT", message: "Request payload size exceeds the limit: \(maxBodyBytes) bytes.", details: []).response

@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import FCMCore
+import FCMJSON
+
+/// `POST /batch`: up to 500 v1 requests in one `multipart/mixed` body, each answered in a part
+/// of a `multipart/mixed` response, in order (FCM-WIRE.md §2). Every sub-request goes through the
+/// same router as a direct call, so validation and error bytes are identical.
+struct BatchFront: Sendable {
+    /// Answers one sub-request; the routes of the v1 API.
+    let respond: @Sendable (HTTPRequest) -> HTTPResponse
+    let nextBoundary: @Sendable () -> String
+
+    func register(into router: inout Router) {
+        router.add("POST", "/batch") { request, _ in batch(request) }
+    }
+
+    func batch(_ request: HTTPRequest) -> HTTPResponse {
+        guard let boundary = BatchRequestParser.boundary(contentType: request.header("Content-Type")) else {
+            return V1Error.invalidArgument("Invalid multipart request: the Content-Type must be multipart/mixed with a boundary.").response
+        }
+        let parts: [BatchPart]
+        do {
+            parts = try BatchRequestParser.parse(request.body, boundary: boundary)
+        } catch {
+            return V1Error.invalidArgument("Invalid multipart request: \(error.message)").response
+        }
+        let outer = request.header("Authorization")
+        let responseBoundary = nextBoundary()
+        var body = ""
+        for part in parts {
+            var inner = part.request
+            // The part's own Authorization wins; otherwise the outer one applies (§2.1).
+            if inner.header("Authorization") == nil, let outer { inner.headers.append(("Authorization", outer)) }
+            let answer = inner.path.hasPrefix("/v1/")
+                ? respond(inner)
+                : V1Error(status: 404, statusName: "NOT_FOUND", message: "Requested entity was not found.", details: []).response
+            body += "--\(responseBoundary)\r\n"
+            body += "Content-Type: application/http\r\n"
+            body += "Content-ID: \(Self.responseID(part.contentID))\r\n\r\n"
+            body += "HTTP/1.1 \(answer.status) \(HTTPResponse.reasonPhrase(answer.status))\r\n"
+            for (name, value) in answer.headers { body += "\(name): \(value)\r\n" }
+            body += "\r\n" + answer.bodyText + "\r\n"
+        }
+        body += "--\(responseBoundary)--\r\n"
+        // Unquoted: Node splits `boundary=` on '=' and uses the raw value (§2.2).
+        return HTTPResponse(status: 200, contentType: "multipart/mixed; boundary=\(responseBoundary)", body: body)
+    }
+
+    /// `response-<id>`, or `<response-<id>>` when the request's id was bracketed: googleapiclient
+    /// maps responses by id and requires the brackets (§2.2).
+    static func responseID(_ id: String?) -> String {
+        guard let id else { return "response-" }
+        if id.hasPrefix("<"), id.hasSuffix(">") { return "<response-\(id.dropFirst().dropLast())>" }
+        return "response-\(id)"
+    }
+}
