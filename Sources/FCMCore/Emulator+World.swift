@@ -139,7 +139,7 @@ extension Emulator {
     public func inbox(_ reference: String, projectId: String) throws(FCMError) -> (DeviceInfo, [Delivery]) {
         try withWorld { (w: inout World) throws(FCMError) -> (DeviceInfo, [Delivery]) in
             let device = try w.findDevice(reference, projectIndex: w.projectIndex(id: projectId))
-            return (w.info(device), device.inbox)
+            return (w.info(device), Array(device.inbox.suffix(w.settings.maxInboxPerDevice)))
         }
     }
 

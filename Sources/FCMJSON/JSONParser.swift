@@ -74,7 +74,8 @@ public struct JSONParser {
     private mutating func parseObject(depth: Int) throws(JSONParseError) -> JSONValue {
         index += 1
         var pairs: [(String, JSONValue)] = []
-        var seen = Set<String>()
+        // Small objects (nearly all of them) check duplicates by scanning; large ones by hashing.
+        var seen: Set<String>?
         skipWhitespace()
         if current == UInt8(ascii: "}") {
             index += 1
@@ -84,7 +85,12 @@ public struct JSONParser {
             skipWhitespace()
             guard current == UInt8(ascii: "\"") else { throw error("Expected a string key") }
             let key = try parseString()
-            guard seen.insert(key).inserted else { throw error("Duplicate key \"\(key)\"") }
+            if pairs.count < 16 {
+                guard !pairs.contains(where: { $0.0 == key }) else { throw error("Duplicate key \"\(key)\"") }
+            } else {
+                if seen == nil { seen = Set(pairs.map(\.0)) }
+                guard seen?.insert(key).inserted == true else { throw error("Duplicate key \"\(key)\"") }
+            }
             skipWhitespace()
             guard current == UInt8(ascii: ":") else { throw error("Expected ':'") }
             index += 1
@@ -150,43 +156,43 @@ public struct JSONParser {
 
     private mutating func parseString() throws(JSONParseError) -> String {
         index += 1
-        var scalars = String.UnicodeScalarView()
-        var runStart = index
-        func flushRun(_ parser: JSONParser, to end: Int, into scalars: inout String.UnicodeScalarView) -> Bool {
-            guard runStart < end else { return true }
-            guard let run = String(validating: parser.bytes[runStart..<end], as: UTF8.self) else { return false }
-            scalars.append(contentsOf: run.unicodeScalars)
-            return true
+        let start = index
+        // Fast path: no escapes, so the string is the bytes between the quotes.
+        while index < bytes.count, bytes[index] != UInt8(ascii: "\""), bytes[index] != UInt8(ascii: "\\"), bytes[index] >= 0x20 {
+            index += 1
         }
+        if index < bytes.count, bytes[index] == UInt8(ascii: "\"") {
+            guard let string = String(validating: bytes[start..<index], as: UTF8.self) else { throw error("Invalid UTF-8") }
+            index += 1
+            return string
+        }
+        // Slow path: decode escapes into a byte buffer, validate once at the end.
+        var buffer = Array(bytes[start..<index])
         while true {
             guard let b = current else { throw error("Unterminated string") }
             if b == UInt8(ascii: "\"") {
-                guard flushRun(self, to: index, into: &scalars) else { throw error("Invalid UTF-8") }
                 index += 1
-                return String(scalars)
+                guard let string = String(validating: buffer, as: UTF8.self) else { throw error("Invalid UTF-8") }
+                return string
             }
             if b < 0x20 { throw error("Control character in string") }
-            if b != UInt8(ascii: "\\") {
-                index += 1
+            index += 1
+            guard b == UInt8(ascii: "\\") else {
+                buffer.append(b)
                 continue
             }
-            guard flushRun(self, to: index, into: &scalars) else { throw error("Invalid UTF-8") }
-            index += 1
             guard let escape = current else { throw error("Unterminated string") }
             index += 1
             switch escape {
-            case UInt8(ascii: "\""): scalars.append("\"")
-            case UInt8(ascii: "\\"): scalars.append("\\")
-            case UInt8(ascii: "/"): scalars.append("/")
-            case UInt8(ascii: "b"): scalars.append("\u{08}")
-            case UInt8(ascii: "f"): scalars.append("\u{0C}")
-            case UInt8(ascii: "n"): scalars.append("\n")
-            case UInt8(ascii: "r"): scalars.append("\r")
-            case UInt8(ascii: "t"): scalars.append("\t")
-            case UInt8(ascii: "u"): scalars.append(try parseUnicodeEscape())
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): buffer.append(escape)
+            case UInt8(ascii: "b"): buffer.append(0x08)
+            case UInt8(ascii: "f"): buffer.append(0x0C)
+            case UInt8(ascii: "n"): buffer.append(0x0A)
+            case UInt8(ascii: "r"): buffer.append(0x0D)
+            case UInt8(ascii: "t"): buffer.append(0x09)
+            case UInt8(ascii: "u"): buffer.append(contentsOf: String(try parseUnicodeEscape()).utf8)
             default: throw error("Invalid escape")
             }
-            runStart = index
         }
     }
 

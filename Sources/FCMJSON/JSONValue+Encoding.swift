@@ -62,6 +62,13 @@ extension JSONValue {
 
     /// Writes a string literal, escaping what RFC 8259 §7 requires.
     public static func writeString(_ s: String, into out: inout String) {
+        // Fast path: nothing to escape, so the text goes in whole.
+        if !s.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+            out += "\""
+            out += s
+            out += "\""
+            return
+        }
         out += "\""
         for scalar in s.unicodeScalars {
             switch scalar {

@@ -49,3 +49,13 @@ struct JSONParserTests {
         }
     }
 }
+
+@Suite("JSON parser: duplicate keys in large objects")
+struct JSONDuplicateKeyTests {
+    @Test func duplicatesAreFoundPastTheLinearScan() {
+        let keys = (0..<40).map { "\"k\($0)\":\($0)" }
+        #expect((try? JSONParser.parse("{" + keys.joined(separator: ",") + "}")) != nil)
+        #expect(throws: JSONParseError.self) { try JSONParser.parse("{" + (keys + ["\"k3\":0"]).joined(separator: ",") + "}") }
+        #expect(throws: JSONParseError.self) { try JSONParser.parse("{" + (keys + ["\"k39\":0"]).joined(separator: ",") + "}") }
+    }
+}

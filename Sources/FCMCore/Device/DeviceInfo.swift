@@ -68,7 +68,7 @@ extension World {
             tokenValid: device.tokenValid, senders: [project?.number ?? ""] + device.extraSenders,
             topics: device.topics.keys.sorted(), createdAt: device.createdAt,
             lastConnectedAt: device.state.isConnected ? now : device.lastConnectedAt,
-            storedCount: device.store?.items.count ?? 0, deliveredCount: device.inbox.count,
+            storedCount: device.store?.items.count ?? 0, deliveredCount: min(device.inbox.count, settings.maxInboxPerDevice),
             deletedSignalOwed: device.deletedSignalOwed
         )
     }

@@ -139,7 +139,8 @@ extension World {
         guard var device = devices[Int(id)] else { return }
         devices[Int(id)] = nil  // keep the inbox uniquely referenced while it grows
         device.inbox.append(delivery)
-        if device.inbox.count > settings.maxInboxPerDevice { device.inbox.removeFirst(device.inbox.count - settings.maxInboxPerDevice) }
+        // Trim in batches (amortised O(1)); readers see only the newest `maxInboxPerDevice`.
+        if device.inbox.count >= 2 * settings.maxInboxPerDevice { device.inbox.removeFirst(device.inbox.count - settings.maxInboxPerDevice) }
         devices[Int(id)] = device
     }
 

@@ -104,21 +104,30 @@ enum ProtoJSONReader {
 /// `google.protobuf.Duration` text: `^-?\d+(\.\d{1,9})?s$`, rounded down to the second for TTLs.
 enum DurationParser {
     static func millis(_ text: String) -> Int64? {
-        guard text.hasSuffix("s") else { return nil }
-        var body = Substring(text.dropLast())
-        let negative = body.hasPrefix("-")
-        if negative { body = body.dropFirst() }
-        let parts = body.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
-        guard let whole = parts.first, !whole.isEmpty, whole.count <= 12, whole.allSatisfy(\.isASCIIDigit), let seconds = Int64(whole) else { return nil }
-        var fraction: Int64 = 0
-        if parts.count == 2 {
-            let digits = parts[1]
-            guard (1...9).contains(digits.count), digits.allSatisfy(\.isASCIIDigit) else { return nil }
-            fraction = Int64(String(digits.prefix(3)).padding(toLength: 3)) ?? 0
+        var bytes = Array(text.utf8)
+        guard bytes.last == UInt8(ascii: "s") else { return nil }
+        bytes.removeLast()
+        let negative = bytes.first == UInt8(ascii: "-")
+        if negative { bytes.removeFirst() }
+        let dot = bytes.firstIndex(of: UInt8(ascii: "."))
+        let whole = bytes[..<(dot ?? bytes.endIndex)]
+        let fraction = dot.map { bytes[bytes.index(after: $0)...] } ?? []
+        guard (1...12).contains(whole.count), whole.allSatisfy(isDigit), dot == nil || (1...9).contains(fraction.count),
+            fraction.allSatisfy(isDigit)
+        else { return nil }
+        var millis: Int64 = 0
+        for d in whole { millis = millis * 10 + Int64(d - 48) }
+        millis *= 1000
+        // Milliseconds from the first three fractional digits; the rest is rounded down.
+        var scale: Int64 = 100
+        for d in fraction.prefix(3) {
+            millis += Int64(d - 48) * scale
+            scale /= 10
         }
-        let total = seconds * 1000 + fraction
-        return negative ? -total : total
+        return negative ? -millis : millis
     }
+
+    private static func isDigit(_ b: UInt8) -> Bool { b >= 48 && b <= 57 }
 }
 
 enum TimestampShape {
@@ -128,18 +137,6 @@ enum TimestampShape {
     }
 }
 
-extension Character {
-    var isASCIIDigit: Bool { isASCII && isNumber }
-}
-
 extension String {
     func caseInsensitiveEquals(_ other: String) -> Bool { lowercased() == other.lowercased() }
-
-    func padding(toLength length: Int) -> String {
-        count >= length ? self : self + String(repeating: "0", count: length - count)
-    }
-}
-
-extension Substring {
-    func padding(toLength length: Int) -> String { String(self).padding(toLength: length) }
 }

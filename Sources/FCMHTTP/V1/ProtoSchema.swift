@@ -25,10 +25,24 @@ struct ProtoMessage: Sendable {
     let typeName: String
     let fields: [(name: String, type: ProtoType)]
     /// Fields of which at most one may be set, with the oneof's name.
-    var oneof: (name: String, fields: Set<String>)?
+    let oneof: (name: String, fields: Set<String>)?
+    /// Field index by proto name and by JSON (lowerCamelCase) name, built once.
+    private let index: [String: Int]
+
+    init(typeName: String, fields: [(name: String, type: ProtoType)], oneof: (name: String, fields: Set<String>)? = nil) {
+        self.typeName = typeName
+        self.fields = fields
+        self.oneof = oneof
+        var index: [String: Int] = [:]
+        for (i, field) in fields.enumerated() {
+            index[field.name] = i
+            index[ProtoNames.camel(field.name)] = i
+        }
+        self.index = index
+    }
 
     func field(jsonName: String) -> (name: String, type: ProtoType)? {
-        fields.first { $0.name == jsonName || ProtoNames.camel($0.name) == jsonName }
+        index[jsonName].map { fields[$0] }
     }
 }
 

@@ -3,6 +3,7 @@
 import ArgumentParser
 import FCMCore
 import FCMHTTP
+import FCMJSON
 import Foundation
 
 extension FCMEmu {
@@ -22,9 +23,17 @@ extension FCMEmu {
         @Option(help: "Subscribers of the topic for the fan-out figures.")
         var subscribers = 1_000_000
 
+        @Option(help: "v1 messages:send calls for the in-process request figure (no sockets).")
+        var requests = 200_000
+
+        @Flag(help: "Only the in-process request figure.")
+        var requestsOnly = false
+
         func run() throws {
             guard devices > 0, subscribers > 0 else { throw ValidationError("--devices and --subscribers must be positive") }
             print("fcm-emu bench \(FCMEmuVersion.current) (\(ProcessInfo.processInfo.activeProcessorCount) cores)")
+            try inProcessSends()
+            if requestsOnly { return }
             try memoryPerDevice()
             try fanOut(state: .foreground, label: "online, delivered")
             try fanOut(state: .offline, label: "offline, stored with TTL timers")
@@ -56,6 +65,27 @@ extension FCMEmu {
             print(String(format: "fan-out: one topic message to %d subscribers (%@) in %.3f s = %.2f M recipients/s",
                          outcome.groupSuccess, label, elapsed.seconds, Double(outcome.groupSuccess) / elapsed.seconds / 1e6))
         }
+    }
+}
+
+extension FCMEmu.Bench {
+    /// v1 sends through the same responder the transport calls: parsing, validation, delivery
+    /// and rendering, one thread, no sockets. The HTTP figures come from `bench/http`.
+    private func inProcessSends() throws {
+        let emulator = Emulator()
+        let device = try emulator.createDevice(DeviceSpec(platform: .android, appId: "com.example.app"), projectId: DemoProject.id)
+        let responder = EmulatorRoutes.responder(emulator: emulator, maxBodyBytes: 1 << 20) { .null }
+        let body = #"{"message":{"token":"\#(device.token)","data":{"score":"3-0","minute":"90"},"android":{"priority":"high","ttl":"3600s"}}}"#
+        let request = HTTPRequest(
+            method: "POST", target: "/v1/projects/demo-fcm-emu/messages:send",
+            headers: [("Content-Type", "application/json"), ("Authorization", "Bearer bench")], body: body
+        )
+        let start = ContinuousClock.now
+        var failures = 0
+        for _ in 0..<requests where responder.respond(request).status != 200 { failures += 1 }
+        let elapsed = ContinuousClock.now - start
+        print(String(format: "send:    %d v1 messages:send in process in %.2f s = %.0f requests/s on one core (%.1f µs each, %d failed)",
+                     requests, elapsed.seconds, Double(requests) / elapsed.seconds, elapsed.seconds / Double(requests) * 1e6, failures))
     }
 }
 
