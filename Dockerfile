@@ -13,7 +13,7 @@ RUN apt-get update && apt-get install -y --no-install-recommends ca-certificates
     && useradd --system --uid 10001 fcm
 COPY --from=build /fcm-emu /usr/local/bin/fcm-emu
 USER fcm
-EXPOSE 9092
+EXPOSE 9092 9093
 # Inside the container the emulator must listen on all interfaces to be reachable.
 ENTRYPOINT ["fcm-emu"]
-CMD ["serve", "--host", "0.0.0.0", "--port", "9092"]
+CMD ["serve", "--host", "0.0.0.0", "--port", "9092", "--set", "tlsPort=9093"]

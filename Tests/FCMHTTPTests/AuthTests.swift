@@ -5,6 +5,7 @@ import FCMCore
 import FCMHTTP
 import FCMJSON
 import Foundation
+import Synchronization
 import Testing
 import _CryptoExtras
 
@@ -69,6 +70,20 @@ struct AuthTests {
         let other = api.call("POST", "/v1/projects/other-app/messages:send", #"{"message":{"topic":"news"}}"#, headers: bearer)
         #expect(other.status == 403)
         #expect(other.bodyText.contains("Permission 'cloudmessaging.messages.create' denied on resource '//cloudresourcemanager.googleapis.com/projects/other-app'"))
+    }
+
+    @Test func expiredAccessTokenIs401() throws {
+        let wall = Mutex<Int64>(Int64(Date().timeIntervalSince1970))
+        var fronts = FrontConfiguration()
+        fronts.wallSeconds = { wall.withLock { $0 } }
+        let api = InProcess(fronts: fronts)
+        try api.emulator.createProject(id: "my-app")
+        let keyFile = try api.json("GET", "/emulator/v1/projects/my-app/serviceAccount")
+        let token = try #require(try JSONParser.parse(exchange(api, try assertion(keyFile)).body)["access_token"]?.stringValue)
+        let send = { api.call("POST", "/v1/projects/my-app/messages:send", #"{"message":{"topic":"x"}}"#, headers: [("Authorization", "Bearer \(token)")]) }
+        #expect(send().status == 200)
+        wall.withLock { $0 += 3600 }
+        #expect(send().status == 401)
     }
 
     @Test func missingOrUnknownBearerIs401WithGooglesBody() throws {

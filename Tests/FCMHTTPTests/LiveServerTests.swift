@@ -76,6 +76,17 @@ struct LiveServerTests {
         }
     }
 
+    @Test func oversizeV1BodyIsRefusedInV1sDialect() async throws {
+        try await withServer { server in
+            let connection = try RawConnection(port: server.http.port)
+            try connection.send("POST /v1/projects/demo-fcm-emu/messages:send HTTP/1.1\r\nHost: x\r\nContent-Length: 999999\r\n\r\n")
+            let response = try connection.readResponse()
+            #expect(response.status == 413)
+            #expect(response.body.contains("\"status\": \"INVALID_ARGUMENT\""))
+            #expect(response.header("Content-Type") == "application/json; charset=UTF-8")
+        }
+    }
+
     @Test func chunkedOversizeBodyIs413() async throws {
         try await withServer { server in
             let connection = try RawConnection(port: server.http.port)
