@@ -10,9 +10,11 @@ RUN swift build -c release --product fcm-emu --static-swift-stdlib \
 FROM ubuntu:24.04
 RUN apt-get update && apt-get install -y --no-install-recommends ca-certificates \
     && rm -rf /var/lib/apt/lists/* \
-    && useradd --system --uid 10001 fcm
+    && useradd --system --create-home --uid 10001 fcm
 COPY --from=build /fcm-emu /usr/local/bin/fcm-emu
 USER fcm
+# Service-account keys and the local CA live here (the state directory).
+ENV HOME=/home/fcm
 EXPOSE 9092 9093
 # Inside the container the emulator must listen on all interfaces to be reachable.
 ENTRYPOINT ["fcm-emu"]
