@@ -207,6 +207,11 @@ extension Emulator {
         try withWorld { (w: inout World) throws(FCMError) -> [Event] in try w.events(matching: query) }
     }
 
+    /// A positive 19-digit number from the seeded generator (legacy `multicast_id`).
+    public func randomInt64() -> Int64 {
+        withWorld { w in Int64(bitPattern: 1_000_000_000_000_000_000 + w.ids.random.next() % 8_000_000_000_000_000_000) }
+    }
+
     /// The project a device belongs to (also after it was deleted).
     public func projectId(ofDevice id: DeviceID) -> String? {
         withWorld { w in w.projectId(ofDevice: id) }

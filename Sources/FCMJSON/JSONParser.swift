@@ -49,8 +49,10 @@ public struct JSONParser {
     }
 
     private mutating func expect(_ literal: String, value: JSONValue) throws(JSONParseError) -> JSONValue {
+        // A bad literal is reported where it starts, as Jackson (behind FCM) reports it.
+        let start = index
         for expected in literal.utf8 {
-            guard current == expected else { throw error("Invalid literal") }
+            guard current == expected else { throw JSONParseError(offset: start, reason: "Invalid literal") }
             index += 1
         }
         return value

@@ -45,7 +45,7 @@ struct JSONParserTests {
             _ = try JSONParser.parse(#"{"a": tru}"#)
             Issue.record("expected an error")
         } catch {
-            #expect(error.offset == 9)
+            #expect(error.offset == 6)
         }
     }
 }

@@ -113,4 +113,21 @@ final class Authenticator: Sendable {
         }
         return mode == .lax ? .success(nil) : .failure(.unauthenticated)
     }
+
+    /// A legacy call (`/fcm/send`, `/fcm/notification`): `key=<server key>`, or a bearer token with
+    /// `access_token_auth: true` (FCM-WIRE.md §3.1). The sender it acts for, or nil in lax mode.
+    func authenticateLegacy(_ request: HTTPRequest) -> Result<String?, LegacyRefusal> {
+        guard let header = request.header("Authorization"), !header.isEmpty else {
+            return .failure(LegacyRefusal(response: LegacyPages.unauthorized(LegacyPages.missingKey)))
+        }
+        if let key = Self.serverKey(request) {
+            if let project = emulator.project(serverKey: key) { return .success(project.id) }
+            return mode == .lax ? .success(nil) : .failure(LegacyRefusal(response: LegacyPages.unauthorized(LegacyPages.invalidKey)))
+        }
+        if let token = Self.bearer(request), request.header("access_token_auth") == "true" {
+            if let grant = grants.grant(token) { return .success(grant.projectId) }
+            return mode == .lax ? .success(nil) : .failure(LegacyRefusal(response: LegacyPages.unauthorized(LegacyPages.invalidKey)))
+        }
+        return .failure(LegacyRefusal(response: LegacyPages.unauthorized(LegacyPages.invalidKey)))
+    }
 }

@@ -33,12 +33,15 @@ public enum EmulatorRoutes {
         V1Front(emulator: emulator, auth: auth).register(into: &router)
         V1TopicSubscriptions(emulator: emulator, auth: auth).register(into: &router)
         IIDFront(emulator: emulator, auth: auth).register(into: &router)
+        LegacyFront(emulator: emulator, auth: auth).register(into: &router)
+        DeviceGroupFront(emulator: emulator, auth: auth).register(into: &router)
         TokenEndpoint(accounts: accounts, grants: grants, wallSeconds: fronts.wallSeconds).register(into: &router)
         // Batch parts are answered by the routes above, exactly as direct calls.
         let inner = router
         let boundaries = BoundaryFactory()
         BatchFront(respond: { inner.respond(to: $0) }, nextBoundary: boundaries.next).register(into: &router)
         return HTTPResponder(router: router, maxBodyBytes: maxBodyBytes) { request in
+            if request.path.hasPrefix("/fcm/") || request.path.hasPrefix("/gcm/") { return LegacyPages.tooLarge() }
             if request.path.hasPrefix("/v1/") {
                 return V1Error(status: 413, statusName: "INVALID_ARGUMENT", message: "Request payload size exceeds the limit: \(maxBodyBytes) bytes.", details: []).response
             }
@@ -52,7 +55,12 @@ public enum EmulatorRoutes {
             return ControlAPI.fallback(request, allowed: allowed)
         }
         if request.path.hasPrefix("/v1/") { return V1Front.fallback(request, allowed: allowed) }
-        // Google's front end answers unknown URLs with an HTML 404 page.
+        if request.path.hasPrefix("/fcm/") || request.path.hasPrefix("/gcm/") { return LegacyFront.fallback(request, allowed: allowed) }
+        return notFoundPage(request)
+    }
+
+    /// Google's front end answers unknown URLs with an HTML 404 page.
+    static func notFoundPage(_ request: HTTPRequest) -> HTTPResponse {
         let html = """
             <!DOCTYPE html>
             <html lang=en>

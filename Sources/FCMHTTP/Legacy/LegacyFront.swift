@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import FCMCore
+import FCMJSON
+
+/// The legacy HTTP API: `POST /fcm/send` (and `/gcm/send`), JSON and plain text (FCM-WIRE.md §3).
+/// Messages go into the same engine as v1 ones; only the request and response shapes differ.
+struct LegacyFront: Sendable {
+    let emulator: Emulator
+    let auth: Authenticator
+
+    func register(into router: inout Router) {
+        for path in ["/fcm/send", "/gcm/send"] {
+            router.add("POST", path) { request, _ in send(request) }
+        }
+    }
+
+    static func fallback(_ request: HTTPRequest, allowed: [String]) -> HTTPResponse {
+        allowed.isEmpty ? EmulatorRoutes.notFoundPage(request) : LegacyPages.methodNotAllowed(request.method)
+    }
+
+    func send(_ request: HTTPRequest) -> HTTPResponse {
+        let sender: String?
+        switch auth.authenticateLegacy(request) {
+        case .failure(let refusal): return refusal.response
+        case .success(let project): sender = project
+        }
+        let plainText = request.header("Content-Type")?.lowercased().hasPrefix("application/x-www-form-urlencoded") ?? false
+        if plainText {
+            do throws(LegacyFormReader.Refusal) {
+                let parsed = try LegacyFormReader.read(request.body)
+                return plainTextResponse(sendToTokens(parsed, sender: sender).results.first ?? .failure("InternalServerError"))
+            } catch {
+                return plainTextResponse(.failure(error.error))
+            }
+        }
+        let parsed: LegacyRequest
+        do {
+            parsed = try LegacyJSONReader.read(request.body)
+        } catch {
+            return HTTPResponse(status: 400, contentType: "text/plain; charset=UTF-8", body: error.text + "\n")
+        }
+        switch parsed.recipients {
+        case .tokens(let tokens, let multicast):
+            // A single `to` token that names a device group is a group send.
+            if !multicast, let token = tokens.first, let group = groupSend(key: token, request: parsed, sender: sender) { return group }
+            let outcome = sendToTokens(parsed, sender: sender)
+            return Self.json(.object([
+                ("multicast_id", .number(String(emulator.randomInt64()))), ("success", .int(outcome.success)),
+                ("failure", .int(outcome.failure)), ("canonical_ids", .int(outcome.canonical)),
+                ("results", .array(outcome.results.map(\.json))),
+            ]))
+        case .topic, .condition:
+            let target: MessageTarget
+            if case .topic(let name) = parsed.recipients { target = .topic(name) } else if case .condition(let c) = parsed.recipients { target = .condition(c) } else { target = .topic("") }
+            let project = sender ?? DemoProject.id
+            do {
+                let outcome = try emulator.send(SendRequest(target: target, content: parsed.content, validateOnly: parsed.dryRun, api: .legacy), from: project)
+                let id: JSONValue = Int64(outcome.messageId).map { .int($0) } ?? .string(outcome.messageId)
+                return Self.json(.object([("message_id", id)]))
+            } catch {
+                return Self.json(.object([("error", .string(Self.errorName(error)))]))
+            }
+        case .notificationKey(let key):
+            return groupSend(key: key, request: parsed, sender: sender)
+                ?? Self.json(.object([("success", .int(0)), ("failure", .int(0))]))
+        }
+    }
+
+    // MARK: - Per-recipient sends
+
+    enum Result {
+        case success(messageId: String, canonical: String?)
+        case failure(String)
+
+        var json: JSONValue {
+            switch self {
+            case .success(let id, let canonical):
+                return .object(omittingNils: [("message_id", .string(id)), ("registration_id", canonical.map(JSONValue.string))])
+            case .failure(let name): return .object([("error", .string(name))])
+            }
+        }
+    }
+
+    private func sendToTokens(_ request: LegacyRequest, sender: String?) -> (results: [Result], success: Int, failure: Int, canonical: Int) {
+        var results: [Result] = []
+        for token in request.tokensOrEmpty {
+            guard !token.isEmpty else {
+                results.append(.failure("MissingRegistration"))
+                continue
+            }
+            // Lax senders act as the token's own project.
+            let project = sender ?? emulator.device(token: token)?.projectId ?? DemoProject.id
+            do {
+                let outcome = try emulator.send(SendRequest(target: .token(token), content: request.content, validateOnly: request.dryRun, api: .legacy), from: project)
+                results.append(.success(messageId: outcome.messageId, canonical: outcome.canonicalToken))
+            } catch {
+                results.append(.failure(Self.errorName(error)))
+            }
+        }
+        let success = results.filter { if case .success = $0 { return true } else { return false } }.count
+        let canonical = results.filter { if case .success(_, let c) = $0 { return c != nil } else { return false } }.count
+        return (results, success, results.count - success, canonical)
+    }
+
+    private func groupSend(key: String, request: LegacyRequest, sender: String?) -> HTTPResponse? {
+        let project = sender ?? DemoProject.id
+        guard let groups = try? emulator.groups(projectId: (try? emulator.project(project).id) ?? project),
+            groups.contains(where: { $0.notificationKey == key })
+        else { return nil }
+        do {
+            let outcome = try emulator.send(SendRequest(target: .notificationKey(key), content: request.content, validateOnly: request.dryRun, api: .legacy), from: project)
+            return Self.json(.object(omittingNils: [
+                ("success", .int(outcome.groupSuccess)), ("failure", .int(outcome.groupFailedTokens.count)),
+                ("failed_registration_ids", outcome.groupFailedTokens.isEmpty ? nil : .array(outcome.groupFailedTokens.map(JSONValue.string))),
+            ]))
+        } catch {
+            return Self.json(.object([("error", .string(Self.errorName(error)))]))
+        }
+    }
+
+    /// The legacy reference's per-result error names (table 9).
+    static func errorName(_ error: FCMError) -> String {
+        switch error.code {
+        case .invalidRegistration, .invalidArgument: return "InvalidRegistration"
+        case .unregistered, .notFound: return "NotRegistered"
+        case .senderIdMismatch: return "MismatchSenderId"
+        case .invalidPackageName: return "InvalidPackageName"
+        case .messageTooBig: return "MessageTooBig"
+        case .invalidDataKey: return "InvalidDataKey"
+        case .invalidTTL: return "InvalidTtl"
+        case .deviceMessageRateExceeded: return "DeviceMessageRateExceeded"
+        case .topicsMessageRateExceeded: return "TopicsMessageRateExceeded"
+        case .unavailable: return "Unavailable"
+        case .internalError, .conflict, .tooManyTopics: return "InternalServerError"
+        }
+    }
+
+    private func plainTextResponse(_ result: Result) -> HTTPResponse {
+        let body: String
+        switch result {
+        case .success(let id, let canonical): body = "id=\(id)\n" + (canonical.map { "registration_id=\($0)\n" } ?? "")
+        case .failure(let name): body = "Error=\(name)\n"
+        }
+        return HTTPResponse(status: 200, contentType: "text/plain; charset=UTF-8", body: body)
+    }
+
+    static func json(_ body: JSONValue) -> HTTPResponse {
+        HTTPResponse(status: 200, contentType: "application/json; charset=UTF-8", body: body.encoded())
+    }
+}
+
+extension LegacyRequest {
+    var tokensOrEmpty: [String] {
+        if case .tokens(let tokens, _) = recipients { return tokens }
+        return []
+    }
+}

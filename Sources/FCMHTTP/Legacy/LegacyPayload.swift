@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import FCMCore
+import FCMJSON
+
+/// How a legacy `notification` object reaches each platform (legacy reference, notification
+/// payload table): the shared title/body/image, Android's fields, the APNs `aps` dictionary, and
+/// the web notification.
+enum LegacyPayload {
+    /// `from`, `message_type`, and keys starting with `google` or `gcm` (DEVICE-RULES.md).
+    static func isReserved(_ key: String) -> Bool {
+        key == "from" || key == "message_type" || key.hasPrefix("google") || key.hasPrefix("gcm")
+    }
+
+    /// Legacy names of Android notification fields → `RemoteMessage.Notification` getter names.
+    private static let androidNames: [String: String] = [
+        "android_channel_id": "channelId", "icon": "icon", "sound": "sound", "tag": "tag", "color": "color",
+        "click_action": "clickAction", "body_loc_key": "bodyLocKey", "body_loc_args": "bodyLocArgs",
+        "title_loc_key": "titleLocKey", "title_loc_args": "titleLocArgs", "image": "imageUrl", "ticker": "ticker",
+    ]
+
+    static func apply(notification: [(String, JSONValue)], to content: inout MessageContent) {
+        func text(_ key: String) -> String? { notification.first { $0.0 == key }?.1.stringValue }
+        content.notification = NotificationContent(title: text("title"), body: text("body"), image: text("image"))
+        let android = notification.compactMap { key, value in androidNames[key].map { ($0, value) } }
+        if !android.isEmpty { content.android = AndroidOptions(notification: android) }
+
+        var alert: [(String, JSONValue)] = []
+        for (legacy, apns) in [("title", "title"), ("body", "body"), ("subtitle", "subtitle"), ("body_loc_key", "loc-key"),
+                               ("body_loc_args", "loc-args"), ("title_loc_key", "title-loc-key"), ("title_loc_args", "title-loc-args")] {
+            if let value = notification.first(where: { $0.0 == legacy })?.1 { alert.append((apns, value)) }
+        }
+        var aps: [(String, JSONValue)] = []
+        if !alert.isEmpty { aps.append(("alert", .object(alert))) }
+        if let badge = text("badge") { aps.append(("badge", Int64(badge).map(JSONValue.int) ?? .string(badge))) }
+        if let sound = text("sound") { aps.append(("sound", .string(sound))) }
+        if let category = text("click_action") { aps.append(("category", .string(category))) }
+        if !aps.isEmpty { content.apns = APNsOptions(payload: [("aps", .object(aps))]) }
+
+        let web = notification.filter { ["title", "body", "icon", "click_action", "image"].contains($0.0) }
+        if !web.isEmpty { content.webpush = WebpushOptions(notification: web) }
+    }
+}

@@ -1,0 +1,148 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import FCMCore
+import FCMJSON
+
+/// A legacy `/fcm/send` request, read from JSON or from the plain-text form (FCM-WIRE.md §3).
+struct LegacyRequest {
+    enum Recipients {
+        /// `to` a token, or `registration_ids` (results are positional).
+        case tokens([String], multicast: Bool)
+        case topic(String)
+        case condition(String)
+        case notificationKey(String)
+    }
+
+    var recipients: Recipients
+    var content: MessageContent
+    var dryRun: Bool
+}
+
+/// A request the legacy service refuses as a whole: HTTP 400 with a plain-text line.
+struct LegacyBadRequest: Error {
+    let text: String
+}
+
+/// Reads legacy JSON bodies (§3.2): types are checked per field with the service's wording;
+/// unknown fields are ignored, as the legacy service did.
+enum LegacyJSONReader {
+    static let maxRegistrationIds = 1000
+    static let maxConditionOperators = 2
+
+    static func read(_ body: [UInt8]) throws(LegacyBadRequest) -> LegacyRequest {
+        let json: JSONValue
+        do {
+            json = try JSONParser.parse(body)
+        } catch {
+            let character = error.offset < body.count ? String(decoding: [body[error.offset]], as: UTF8.self) : "EOF"
+            throw LegacyBadRequest(text: "JSON_PARSING_ERROR: Unexpected character (\(character)) at position \(error.offset).")
+        }
+        guard case .object = json else { throw LegacyBadRequest(text: "JSON_PARSING_ERROR: Unexpected character (\(String(decoding: body.prefix(1), as: UTF8.self))) at position 0.") }
+        let f = LegacyFields(json)
+        var content = MessageContent()
+        content.collapseKey = try f.string("collapse_key")
+        if let priority = try f.string("priority") {
+            switch priority {
+            case "high", "10": content.priority = .high
+            case "normal", "5": content.priority = .normal
+            default: throw LegacyBadRequest(text: "Invalid value (\(priority)) for \"priority\": must be \"normal\" or \"high\"")
+            }
+        }
+        content.contentAvailable = try f.bool("content_available") ?? false
+        content.mutableContent = try f.bool("mutable_content") ?? false
+        content.restrictedPackageName = try f.string("restricted_package_name")
+        if let ttl = try f.integer("time_to_live") {
+            guard (0...EmulatorSettings.maxTTLSeconds).contains(ttl) else {
+                throw LegacyBadRequest(text: "Invalid value (\(ttl)) for \"time_to_live\": must be between 0 and \(EmulatorSettings.maxTTLSeconds)")
+            }
+            content.ttlSeconds = ttl
+        }
+        content.deliveryReceiptRequested = try f.bool("delivery_receipt_requested") ?? false
+        if let data = try f.object("data") {
+            content.data = data.map { key, value in (key, value.stringValue ?? value.encoded()) }
+            if let reserved = content.data.first(where: { LegacyPayload.isReserved($0.0) }) {
+                throw LegacyBadRequest(text: "\"data\" key \"\(reserved.0)\" is a reserved keyword")
+            }
+        }
+        if let notification = try f.object("notification") { LegacyPayload.apply(notification: notification, to: &content) }
+        let dryRun = try f.bool("dry_run") ?? false
+        return LegacyRequest(recipients: try recipients(f), content: content, dryRun: dryRun)
+    }
+
+    private static func recipients(_ f: LegacyFields) throws(LegacyBadRequest) -> LegacyRequest.Recipients {
+        let to = try f.string("to")
+        let ids = try f.strings("registration_ids")
+        if to != nil, ids != nil { throw LegacyBadRequest(text: "Must use either \"registration_ids\" field or \"to\", not both") }
+        if let ids {
+            guard ids.count <= maxRegistrationIds else {
+                throw LegacyBadRequest(text: "Number of messages on bulk (\(ids.count)) exceeds maximum allowed (\(maxRegistrationIds))")
+            }
+            guard !ids.isEmpty else { throw LegacyBadRequest(text: "Missing \"registration_ids\" field") }
+            return .tokens(ids, multicast: true)
+        }
+        if let to {
+            if to.hasPrefix("/topics/") { return .topic(String(to.dropFirst("/topics/".count))) }
+            return .tokens([to], multicast: false)
+        }
+        if let condition = try f.string("condition") {
+            // "Maximum two operators per topic message" (legacy reference).
+            guard let parsed = try? TopicCondition.parse(condition.replacingAll("\"", "'")),
+                parsed.binaryOperatorCount <= maxConditionOperators
+            else { throw LegacyBadRequest(text: "Invalid \"condition\" field: \(condition)") }
+            return .condition(condition.replacingAll("\"", "'"))
+        }
+        if let key = try f.string("notification_key") { return .notificationKey(key) }
+        throw LegacyBadRequest(text: "Missing \"registration_ids\" field")
+    }
+}
+
+/// Typed access to a legacy JSON object, refusing wrong types as the service words it.
+struct LegacyFields {
+    let json: JSONValue
+
+    init(_ json: JSONValue) { self.json = json }
+
+    private func value(_ key: String) -> JSONValue? {
+        guard let v = json[key], v != .null else { return nil }
+        return v
+    }
+
+    private func wrongType(_ key: String, _ what: String, _ v: JSONValue) -> LegacyBadRequest {
+        LegacyBadRequest(text: "Field \"\(key)\" must be a JSON \(what): \(v.encoded())")
+    }
+
+    func string(_ key: String) throws(LegacyBadRequest) -> String? {
+        guard let v = value(key) else { return nil }
+        guard let s = v.stringValue else { throw wrongType(key, "string", v) }
+        return s
+    }
+
+    func bool(_ key: String) throws(LegacyBadRequest) -> Bool? {
+        guard let v = value(key) else { return nil }
+        guard let b = v.boolValue else { throw wrongType(key, "boolean", v) }
+        return b
+    }
+
+    func integer(_ key: String) throws(LegacyBadRequest) -> Int64? {
+        guard let v = value(key) else { return nil }
+        guard let n = v.int64Value else { throw wrongType(key, "number", v) }
+        return n
+    }
+
+    func object(_ key: String) throws(LegacyBadRequest) -> [(String, JSONValue)]? {
+        guard let v = value(key) else { return nil }
+        guard let o = v.objectValue else { throw wrongType(key, "object", v) }
+        return o
+    }
+
+    func strings(_ key: String) throws(LegacyBadRequest) -> [String]? {
+        guard let v = value(key) else { return nil }
+        guard let items = v.arrayValue else { throw wrongType(key, "array", v) }
+        var out: [String] = []
+        for item in items {
+            guard let s = item.stringValue else { throw wrongType(key, "array of strings", v) }
+            out.append(s)
+        }
+        return out
+    }
+}
