@@ -217,3 +217,26 @@ extension Emulator {
         withWorld { w in w.projectId(ofDevice: id) }
     }
 }
+
+// MARK: - Faults
+
+extension Emulator {
+    public func faultRules() -> [FaultRule] { withWorld { $0.faults.rules } }
+
+    /// Replaces every rule.
+    public func setFaultRules(_ rules: [FaultRule]) { withWorld { $0.faults.set(rules) } }
+
+    /// Adds a rule, replacing one with the same id.
+    public func addFaultRule(_ rule: FaultRule) { withWorld { $0.faults.add(rule) } }
+
+    public func removeFaultRule(id: String) throws(FCMError) {
+        try withWorld { (w: inout World) throws(FCMError) in
+            guard w.faults.remove(id: id) else { throw FCMError(.notFound, "No fault rule '\(id)'", field: "id") }
+        }
+    }
+
+    /// The transport fault to apply to an HTTP call, if a rule fires.
+    public func transportFault(_ context: FaultContext) -> FaultRule.Action? {
+        withWorld { w in w.faults.rules.isEmpty ? nil : w.decideFault(context, transport: true)?.action }
+    }
+}

@@ -25,6 +25,8 @@ public struct Event: Sendable {
         case discarded
         case deletedMessagesSignalled
         case clockAdvanced
+        /// A fault rule fired; `detail` names it and what it did.
+        case faultInjected
     }
 
     public let sequence: Int

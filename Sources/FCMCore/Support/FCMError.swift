@@ -27,6 +27,8 @@ public struct FCMError: Error, Sendable, Equatable, CustomStringConvertible {
         case topicsMessageRateExceeded
         /// The instance is subscribed to the maximum number of topics.
         case tooManyTopics
+        /// The APNs certificate or web-push key of the app is invalid (fault injection).
+        case thirdPartyAuthError
         /// The service is unavailable (fault injection or configured outage).
         case unavailable
         /// An internal error (fault injection).

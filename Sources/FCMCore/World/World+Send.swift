@@ -8,6 +8,7 @@ extension World {
         let project = state.project
         let toTopic: Bool
         if case .topic = request.target { toTopic = true } else { toTopic = false }
+        try injectFault(for: request, project: project)
         try AcceptanceChecks.check(request.content, toTopic: toTopic)
         let ttlZero = request.content.ttlSeconds == 0 || request.content.android?.ttlSeconds == 0
 
@@ -160,5 +161,36 @@ extension World {
         }
         window.count += 1
         rateWindows[key] = window
+    }
+
+    /// Fires a matching error rule: the service refuses the message as scripted.
+    private mutating func injectFault(for request: SendRequest, project: Project) throws(FCMError) {
+        guard !faults.rules.isEmpty else { return }
+        var tokens: [String] = []
+        if case .token(let token) = request.target { tokens = [token] }
+        let api = FaultAPI(rawValue: request.api.rawValue) ?? .v1
+        let context = FaultContext(api: api, projects: [project.id, project.number], text: request.target.description, tokens: tokens)
+        guard let rule = decideFault(context, transport: false), case .error(let code, let retryAfter) = rule.action else { return }
+        throw FCMError(code, "Injected by fault rule '\(rule.id)'", field: "message", retryAfterSeconds: retryAfter)
+    }
+
+    /// The first rule of the kind that fires for this call, logged as an event.
+    mutating func decideFault(_ context: FaultContext, transport: Bool) -> FaultRule? {
+        var random = ids.random
+        let rule = faults.decide(context, transport: transport, now: now, deviceTokens: tokensOfDevice, random: &random)
+        ids.random = random
+        if let rule { log(.faultInjected, detail: "\(rule.id): \(rule.action)") }
+        return rule
+    }
+
+    /// Every token a device (by id or name, any project) holds or held.
+    private func tokensOfDevice(_ reference: String) -> [String] {
+        let ids: [DeviceID] = DeviceID(reference).map { [$0] } ?? projects.compactMap { $0?.devicesByName[reference] }
+        var tokens: [String] = []
+        for id in ids {
+            if let device = devices.indices.contains(Int(id)) ? devices[Int(id)] : nil { tokens.append(device.token) }
+            tokens.append(contentsOf: retiredTokens.filter { $0.value.device == id }.map(\.key))
+        }
+        return tokens
     }
 }

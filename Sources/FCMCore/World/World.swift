@@ -28,6 +28,7 @@ struct World: Sendable {
 
     var nextStoreSequence: UInt64 = 0
     var rateWindows: [String: RateWindow] = [:]
+    var faults = FaultInjector()
 
     init(settings: EmulatorSettings, start: Instant) {
         self.settings = settings

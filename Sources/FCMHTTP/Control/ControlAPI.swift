@@ -32,6 +32,7 @@ public struct ControlAPI: Sendable {
             return ControlJSON.response(.object([]))
         })
         registerClock(into: &router)
+        registerFaults(into: &router)
         registerProjects(into: &router)
         registerDevices(into: &router)
     }
@@ -99,6 +100,46 @@ public struct ControlAPI: Sendable {
             try emulator.setClockSpeed(speed)
             return ControlJSON.response(ControlJSON.clock(emulator.clockStatus))
         })
+    }
+
+    // MARK: - Faults
+
+    private func registerFaults(into router: inout Router) {
+        let p = Self.prefix
+        let list: @Sendable () -> HTTPResponse = {
+            ControlJSON.response(.object([("faults", .array(emulator.faultRules().map(FaultRuleCodec.encode)))]))
+        }
+        router.add("GET", "\(p)/faults") { _, _ in list() }
+        router.add("POST", "\(p)/faults", handle { request, _ throws(FCMError) in
+            let rule = try FaultRuleCodec.decode(try Self.json(request), defaultId: "rule-\(emulator.faultRules().count + 1)")
+            emulator.addFaultRule(rule)
+            return ControlJSON.response(status: 201, FaultRuleCodec.encode(rule))
+        })
+        router.add("PUT", "\(p)/faults", handle { request, _ throws(FCMError) in
+            guard let items = try Self.json(request)["faults"]?.arrayValue else {
+                throw FCMError(.invalidArgument, "The body is {\"faults\": [rules]}", field: "faults")
+            }
+            var rules: [FaultRule] = []
+            for (i, item) in items.enumerated() { rules.append(try FaultRuleCodec.decode(item, defaultId: "rule-\(i + 1)")) }
+            emulator.setFaultRules(rules)
+            return list()
+        })
+        router.add("DELETE", "\(p)/faults") { _, _ in
+            emulator.setFaultRules([])
+            return list()
+        }
+        router.add("DELETE", "\(p)/faults/{id}", handle { _, params throws(FCMError) in
+            try emulator.removeFaultRule(id: params["id"])
+            return list()
+        })
+    }
+
+    static func json(_ request: HTTPRequest) throws(FCMError) -> JSONValue {
+        do {
+            return try JSONParser.parse(request.body)
+        } catch {
+            throw FCMError(.invalidArgument, "Malformed JSON: \(error)")
+        }
     }
 
     // MARK: - Projects

@@ -32,6 +32,7 @@ enum ControlError {
             return (400, "INVALID_ARGUMENT")
         case .unregistered, .notFound: return (404, "NOT_FOUND")
         case .senderIdMismatch: return (403, "PERMISSION_DENIED")
+        case .thirdPartyAuthError: return (401, "UNAUTHENTICATED")
         case .conflict: return (409, "ALREADY_EXISTS")
         case .deviceMessageRateExceeded, .topicsMessageRateExceeded: return (429, "RESOURCE_EXHAUSTED")
         case .unavailable: return (503, "UNAVAILABLE")

@@ -132,6 +132,7 @@ struct LegacyFront: Sendable {
         case .deviceMessageRateExceeded: return "DeviceMessageRateExceeded"
         case .topicsMessageRateExceeded: return "TopicsMessageRateExceeded"
         case .unavailable: return "Unavailable"
+        case .thirdPartyAuthError: return "InvalidApnsCredential"
         case .internalError, .conflict, .tooManyTopics: return "InternalServerError"
         }
     }

@@ -77,6 +77,10 @@ public struct HTTPResponse: Sendable {
     public var body: [UInt8]
     /// Close the connection after this response (the peer misbehaved, or asked to).
     public var closeConnection = false
+    /// Hold the response back this long (an injected latency), in wall milliseconds.
+    public var delayMillis: Int64 = 0
+    /// Drop the connection instead of answering (an injected reset).
+    public var resetConnection = false
 
     public init(status: Int, headers: [(String, String)] = [], body: [UInt8] = []) {
         self.status = status

@@ -40,7 +40,12 @@ public enum EmulatorRoutes {
         let inner = router
         let boundaries = BoundaryFactory()
         BatchFront(respond: { inner.respond(to: $0) }, nextBoundary: boundaries.next).register(into: &router)
-        return HTTPResponder(router: router, maxBodyBytes: maxBodyBytes) { request in
+        // Transport faults sit between the transport and the fronts (ARCHITECTURE.md).
+        let faults = TransportFaults(emulator: emulator)
+        let routes = router
+        return HTTPResponder(router: routes, maxBodyBytes: maxBodyBytes, handle: { request in
+            faults.respond(request) { routes.respond(to: $0) }
+        }) { request in
             if request.path.hasPrefix("/fcm/") || request.path.hasPrefix("/gcm/") { return LegacyPages.tooLarge() }
             if request.path.hasPrefix("/v1/") {
                 return V1Error(status: 413, statusName: "INVALID_ARGUMENT", message: "Request payload size exceeds the limit: \(maxBodyBytes) bytes.", details: []).response

@@ -57,7 +57,21 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
             )
             var response = responder.respond(request)
             if head.version.major < 2, !head.isKeepAlive { response.closeConnection = true }
-            write(response, version: head.version, context: context)
+            if response.resetConnection {
+                context.close(promise: nil)
+                return
+            }
+            guard response.delayMillis > 0 else {
+                write(response, version: head.version, context: context)
+                return
+            }
+            // Injected latency: the pipeline handler holds later requests until this answer is written.
+            let version = head.version
+            let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+            context.eventLoop.scheduleTask(in: .milliseconds(response.delayMillis)) {
+                let (handler, context) = loopBound.value
+                handler.write(response, version: version, context: context)
+            }
         }
     }
 

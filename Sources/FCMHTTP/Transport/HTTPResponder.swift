@@ -1,18 +1,25 @@
 // SPDX-License-Identifier: Apache-2.0
 
-/// What the transport calls: the router, plus the answer for a body over the limit (which the
-/// router never sees, since the body is not read).
+/// What the transport calls: the routes behind any middleware, plus the answer for a body over
+/// the limit (which the routes never see, since the body is not read).
 public struct HTTPResponder: Sendable {
+    /// The route table (for listing routes; requests go through `respond`).
     public let router: Router
     public let maxBodyBytes: Int
     /// A request that is answered before the router runs (`413`), in the route owner's dialect.
     public let tooLarge: @Sendable (HTTPRequest) -> HTTPResponse
+    private let handle: @Sendable (HTTPRequest) -> HTTPResponse
 
-    public init(router: Router, maxBodyBytes: Int, tooLarge: @escaping @Sendable (HTTPRequest) -> HTTPResponse) {
+    /// - Parameter handle: what answers requests; by default the router itself.
+    public init(
+        router: Router, maxBodyBytes: Int, handle: (@Sendable (HTTPRequest) -> HTTPResponse)? = nil,
+        tooLarge: @escaping @Sendable (HTTPRequest) -> HTTPResponse
+    ) {
         self.router = router
         self.maxBodyBytes = maxBodyBytes
         self.tooLarge = tooLarge
+        self.handle = handle ?? { router.respond(to: $0) }
     }
 
-    public func respond(_ request: HTTPRequest) -> HTTPResponse { router.respond(to: request) }
+    public func respond(_ request: HTTPRequest) -> HTTPResponse { handle(request) }
 }

@@ -66,7 +66,15 @@ struct V1Error: Error, Sendable {
                 retryAfterSeconds: Int(error.retryAfterSeconds ?? 60)
             )
         case .unavailable:
-            self.init(status: 503, statusName: "UNAVAILABLE", message: "The service is currently unavailable.", details: [.fcmError("UNAVAILABLE")])
+            self.init(
+                status: 503, statusName: "UNAVAILABLE", message: "The service is currently unavailable.", details: [.fcmError("UNAVAILABLE")],
+                retryAfterSeconds: error.retryAfterSeconds.map { Int($0) }
+            )
+        case .thirdPartyAuthError:
+            self.init(
+                status: 401, statusName: "UNAUTHENTICATED", message: "Auth error from APNS or Web Push Service",
+                details: [.fcmError("THIRD_PARTY_AUTH_ERROR")]
+            )
         case .internalError:
             self.init(status: 500, statusName: "INTERNAL", message: "Internal error encountered.", details: [.fcmError("INTERNAL")])
         case .notFound:

@@ -26,6 +26,7 @@ extension FCMEmu {
                   fcm-emu serve --port 0 --ready-file /tmp/fcm.json     # parallel test harnesses
                   fcm-emu serve --set dozeMaintenanceInterval=5m --set clockSpeed=60
                   FCM_EMU_PORT=9300 fcm-emu serve --devices devices.yaml
+                  fcm-emu serve --faults faults.yaml                     # e.g. a 503 with Retry-After on every 3rd send
                 """
         )
 
@@ -50,6 +51,9 @@ extension FCMEmu {
         @Option(help: "trace, debug, info, notice, warning, error or critical (default info).")
         var logLevel: String?
 
+        @Option(name: .customLong("faults"), help: "A YAML or JSON file of fault rules to apply from the start (repeatable).", completion: .file())
+        var faultFiles: [String] = []
+
         @Option(name: .customLong("set"), help: ArgumentHelp("Any setting listed below, as key=value (repeatable).", valueName: "key=value"))
         var assignments: [String] = []
 
@@ -67,6 +71,7 @@ extension FCMEmu {
             if options.clockPaused { emulator.pauseClock() }
             try file?.preload(into: emulator)
             for path in options.preloadFiles { try ConfigFile.load(path: path).preload(into: emulator) }
+            for path in options.faultFiles { try FaultFile.load(path: path).forEach(emulator.addFaultRule) }
 
             let group = MultiThreadedEventLoopGroup(numberOfThreads: System.coreCount)
             let server: EmulatorServer
@@ -116,6 +121,7 @@ extension FCMEmu {
             ]
             for (key, value) in explicit { if let value { sources.append((key, value, "--" + key)) } }
             for path in deviceFiles { sources.append(("devices", path, "--devices")) }
+            for path in faultFiles { sources.append(("faults", path, "--faults")) }
             for (key, value, origin) in sources {
                 guard let setting = Settings.named(key) else {
                     throw ValidationError("\(origin): unknown setting '\(key)'; see `fcm-emu serve --help`")

@@ -17,6 +17,8 @@ struct ServeOptions: Sendable {
     var logLevel = Logger.Level.info
     /// YAML files of projects and devices to create at start-up.
     var preloadFiles: [String] = []
+    /// YAML or JSON files of fault rules to apply from the start.
+    var faultFiles: [String] = []
 
     static var defaultStateDirectory: String {
         (ProcessInfo.processInfo.environment["HOME"] ?? ".") + "/.fcm-emu"
@@ -80,6 +82,9 @@ enum Settings {
         },
         Setting(key: "stateDir", example: "~/.fcm-emu", help: "Where service-account keys are kept between runs; 'none' keeps them in memory") { o, v throws(ConfigError) in
             o.fronts.stateDirectory = v == "none" ? nil : v
+        },
+        Setting(key: "faults", example: "faults.yaml", help: "Apply the fault rules in this YAML or JSON file ({faults: [{id, match, action}]}) from the start") { o, v throws(ConfigError) in
+            o.faultFiles.append(v)
         },
         Setting(key: "maxBodyBytes", example: "8388608", help: "Larger request bodies are refused with 413") { o, v throws(ConfigError) in
             guard let n = Int(v), n >= 1024 else { throw ConfigError("expected a byte count of at least 1024, got '\(v)'") }

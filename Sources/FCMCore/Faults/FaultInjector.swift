@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: Apache-2.0
+
+/// The rules in force and how often each has matched. Part of the world, so it is deterministic
+/// under the seed and runs on the emulator's clock.
+struct FaultInjector: Sendable {
+    private(set) var rules: [FaultRule] = []
+    private var matched: [String: Int] = [:]
+    private var fired: [String: Int] = [:]
+
+    mutating func set(_ rules: [FaultRule]) {
+        self.rules = rules
+        matched = [:]
+        fired = [:]
+    }
+
+    mutating func add(_ rule: FaultRule) {
+        rules.removeAll { $0.id == rule.id }
+        rules.append(rule)
+        matched[rule.id] = nil
+        fired[rule.id] = nil
+    }
+
+    mutating func remove(id: String) -> Bool {
+        let before = rules.count
+        rules.removeAll { $0.id == id }
+        return rules.count != before
+    }
+
+    /// The first rule of the given kind that fires for this call, if any.
+    mutating func decide(_ context: FaultContext, transport: Bool, now: Instant, deviceTokens: (String) -> [String], random: inout SeededRandom) -> FaultRule? {
+        for rule in rules where rule.action.isTransport == transport {
+            let m = rule.match
+            if let api = m.api, api != context.api { continue }
+            if let route = m.route, !context.route.contains(route) { continue }
+            if let project = m.project, !context.projects.contains(project) { continue }
+            if let target = m.target, !context.text.contains(target), !context.tokens.contains(target) { continue }
+            if let device = m.device {
+                let tokens = deviceTokens(device)
+                guard tokens.contains(where: { token in context.tokens.contains(token) || context.text.contains(token) }) else { continue }
+            }
+            if let from = m.from, now < from { continue }
+            if let until = m.until, now >= until { continue }
+            let n = (matched[rule.id] ?? 0) + 1
+            matched[rule.id] = n
+            if let nth = m.nth, n != nth { continue }
+            if let every = m.every, every > 0, n % every != 0 { continue }
+            if let count = m.count, (fired[rule.id] ?? 0) >= count { continue }
+            if let probability = m.probability, Double(random.next() >> 11) / Double(1 << 53) >= probability { continue }
+            fired[rule.id, default: 0] += 1
+            return rule
+        }
+        return nil
+    }
+}

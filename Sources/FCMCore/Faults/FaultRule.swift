@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: Apache-2.0
+
+/// Which API a call came through, for matching fault rules.
+public enum FaultAPI: String, Sendable, CaseIterable {
+    case v1, legacy, iid, batch, oauth, xmpp
+}
+
+/// A scripted fault: when a call matches, the emulator misbehaves as told
+/// (ARCHITECTURE.md, "the fault injector sits between transport and front").
+public struct FaultRule: Sendable, Equatable {
+    public var id: String
+    public var match: Match
+    public var action: Action
+
+    public init(id: String, match: Match = Match(), action: Action) {
+        self.id = id
+        self.match = match
+        self.action = action
+    }
+
+    /// Every set field must hold. Counting fields (`nth`, `every`, `count`) count the calls that
+    /// matched everything else.
+    public struct Match: Sendable, Equatable {
+        public var api: FaultAPI?
+        /// A substring of the request path (`messages:send`, `/fcm/send`).
+        public var route: String?
+        /// A project id or number.
+        public var project: String?
+        /// A token, topic or condition the call names (found in its body).
+        public var target: String?
+        /// A device id or name; matches calls naming any token the device holds or held.
+        public var device: String?
+        /// Only the nth matching call (1 = the first).
+        public var nth: Int?
+        /// Every k-th matching call.
+        public var every: Int?
+        /// A chance per matching call, drawn from the emulator's seeded generator.
+        public var probability: Double?
+        /// Only while the emulator's clock is in [from, until).
+        public var from: Instant?
+        public var until: Instant?
+        /// At most this many times in all.
+        public var count: Int?
+
+        public init(
+            api: FaultAPI? = nil, route: String? = nil, project: String? = nil, target: String? = nil, device: String? = nil,
+            nth: Int? = nil, every: Int? = nil, probability: Double? = nil, from: Instant? = nil, until: Instant? = nil, count: Int? = nil
+        ) {
+            self.api = api
+            self.route = route
+            self.project = project
+            self.target = target
+            self.device = device
+            self.nth = nth
+            self.every = every
+            self.probability = probability
+            self.from = from
+            self.until = until
+            self.count = count
+        }
+    }
+
+    public enum Action: Sendable, Equatable {
+        /// The service refuses the message with this error, in the calling API's dialect
+        /// (v1 status and FcmError, legacy result name, XMPP nack code).
+        case error(FCMError.Code, retryAfterSeconds: Int64?)
+        /// The HTTP front answers with this status (and `Retry-After`) before reading the request.
+        case status(Int, retryAfterSeconds: Int64?)
+        /// The answer is held back this long.
+        case latency(millis: Int64)
+        /// The connection is dropped without an answer.
+        case reset
+        /// Google's front end answers with its HTML 502 page.
+        case html502
+
+        /// Whether the transport applies it (the rest are the core's).
+        public var isTransport: Bool {
+            if case .error = self { return false }
+            return true
+        }
+    }
+}
+
+/// What a call offers for matching.
+public struct FaultContext: Sendable {
+    public var api: FaultAPI
+    public var route: String
+    /// Project ids or numbers the call is for.
+    public var projects: [String]
+    /// Text in which targets are searched (the body, or the target itself).
+    public var text: String
+    /// Tokens the call names directly.
+    public var tokens: [String]
+
+    public init(api: FaultAPI, route: String = "", projects: [String] = [], text: String = "", tokens: [String] = []) {
+        self.api = api
+        self.route = route
+        self.projects = projects
+        self.text = text
+        self.tokens = tokens
+    }
+}

@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import FCMCore
+import FCMJSON
+
+/// Fault rules as JSON (the control API) or YAML read into JSON (`serve --faults`):
+///
+///     {"id": "outage", "match": {"api": "v1", "route": "messages:send", "every": 2, "count": 3},
+///      "action": {"status": 503, "retryAfter": "10s"}}
+///
+/// Actions: `{"error": "UNREGISTERED"}` (FCM v1, legacy or emulator names), `{"status": 503,
+/// "retryAfter": 10}`, `{"latency": "2s"}`, `{"reset": true}`, `{"html502": true}`.
+public enum FaultRuleCodec {
+    /// Error names users write, from every API's vocabulary, to the core's codes.
+    static let errorNames: [String: FCMError.Code] = [
+        "UNREGISTERED": .unregistered, "NotRegistered": .unregistered, "DEVICE_UNREGISTERED": .unregistered,
+        "SENDER_ID_MISMATCH": .senderIdMismatch, "MismatchSenderId": .senderIdMismatch,
+        "QUOTA_EXCEEDED": .deviceMessageRateExceeded, "DeviceMessageRateExceeded": .deviceMessageRateExceeded,
+        "DEVICE_MESSAGE_RATE_EXCEEDED": .deviceMessageRateExceeded,
+        "TopicsMessageRateExceeded": .topicsMessageRateExceeded, "TOPICS_MESSAGE_RATE_EXCEEDED": .topicsMessageRateExceeded,
+        "UNAVAILABLE": .unavailable, "Unavailable": .unavailable, "SERVICE_UNAVAILABLE": .unavailable,
+        "INTERNAL": .internalError, "InternalServerError": .internalError, "INTERNAL_SERVER_ERROR": .internalError,
+        "INVALID_ARGUMENT": .invalidArgument, "InvalidRegistration": .invalidRegistration, "BAD_REGISTRATION": .invalidRegistration,
+        "InvalidPackageName": .invalidPackageName, "MessageTooBig": .messageTooBig, "InvalidDataKey": .invalidDataKey,
+        "InvalidTtl": .invalidTTL, "THIRD_PARTY_AUTH_ERROR": .thirdPartyAuthError, "APNS_AUTH_ERROR": .thirdPartyAuthError,
+        "InvalidApnsCredential": .thirdPartyAuthError, "INVALID_APNS_CREDENTIAL": .thirdPartyAuthError,
+    ]
+
+    public static func decode(_ json: JSONValue, defaultId: String) throws(FCMError) -> FaultRule {
+        guard case .object = json else { throw FCMError(.invalidArgument, "A fault rule is a JSON object", field: "faults") }
+        try only(json, ["id", "match", "action"], at: "rule")
+        let id = json["id"]?.stringValue ?? defaultId
+        var match = FaultRule.Match()
+        if let m = json["match"] {
+            try only(m, ["api", "route", "project", "target", "device", "nth", "every", "probability", "from", "until", "count"], at: "match")
+            if let api = m["api"] {
+                guard let text = api.stringValue, let value = FaultAPI(rawValue: text) else {
+                    throw FCMError(.invalidArgument, "match.api must be one of: \(FaultAPI.allCases.map(\.rawValue).joined(separator: ", "))", field: "match.api")
+                }
+                match.api = value
+            }
+            match.route = try string(m, "route")
+            match.project = try string(m, "project")
+            match.target = try string(m, "target")
+            match.device = try string(m, "device")
+            match.nth = try positive(m, "nth")
+            match.every = try positive(m, "every")
+            match.count = try positive(m, "count")
+            if let p = m["probability"] {
+                guard let value = p.doubleValue, (0...1).contains(value) else {
+                    throw FCMError(.invalidArgument, "match.probability must be a number from 0 to 1", field: "match.probability")
+                }
+                match.probability = value
+            }
+            match.from = try instant(m, "from")
+            match.until = try instant(m, "until")
+        }
+        guard let a = json["action"] else { throw FCMError(.invalidArgument, "A fault rule needs an action", field: "action") }
+        try only(a, ["error", "status", "retryAfter", "latency", "reset", "html502"], at: "action")
+        let retryAfter = try seconds(a, "retryAfter")
+        let action: FaultRule.Action
+        if let name = try string(a, "error") {
+            guard let code = errorNames[name] ?? FCMError.Code(rawValue: name) else {
+                throw FCMError(.invalidArgument, "Unknown error '\(name)'; use an FCM error code such as UNAVAILABLE, UNREGISTERED, QUOTA_EXCEEDED", field: "action.error")
+            }
+            action = .error(code, retryAfterSeconds: retryAfter)
+        } else if let status = a["status"] {
+            guard let code = status.int64Value, (400...599).contains(code) else {
+                throw FCMError(.invalidArgument, "action.status must be an HTTP status from 400 to 599", field: "action.status")
+            }
+            action = .status(Int(code), retryAfterSeconds: retryAfter)
+        } else if let latency = a["latency"] {
+            guard let millis = latency.int64Value ?? latency.stringValue.flatMap(DurationText.millis), millis >= 0, millis <= 600_000 else {
+                throw FCMError(.invalidArgument, "action.latency must be a duration up to 10m, such as \"2s\"", field: "action.latency")
+            }
+            action = .latency(millis: millis)
+        } else if a["reset"]?.boolValue == true {
+            action = .reset
+        } else if a["html502"]?.boolValue == true {
+            action = .html502
+        } else {
+            throw FCMError(.invalidArgument, "action must give one of: error, status, latency, reset, html502", field: "action")
+        }
+        return FaultRule(id: id, match: match, action: action)
+    }
+
+    public static func encode(_ rule: FaultRule) -> JSONValue {
+        let m = rule.match
+        let match = JSONValue.object(omittingNils: [
+            ("api", m.api.map { .string($0.rawValue) }), ("route", m.route.map(JSONValue.string)),
+            ("project", m.project.map(JSONValue.string)), ("target", m.target.map(JSONValue.string)),
+            ("device", m.device.map(JSONValue.string)), ("nth", m.nth.map(JSONValue.int)), ("every", m.every.map(JSONValue.int)),
+            ("probability", m.probability.map(JSONValue.double)), ("from", m.from.map { .string($0.iso8601) }),
+            ("until", m.until.map { .string($0.iso8601) }), ("count", m.count.map(JSONValue.int)),
+        ])
+        let action: JSONValue
+        switch rule.action {
+        case .error(let code, let retry): action = .object(omittingNils: [("error", .string(code.rawValue)), ("retryAfter", retry.map(JSONValue.int))])
+        case .status(let status, let retry): action = .object(omittingNils: [("status", .int(status)), ("retryAfter", retry.map(JSONValue.int))])
+        case .latency(let millis): action = .object([("latency", .string("\(millis)ms"))])
+        case .reset: action = .object([("reset", .bool(true))])
+        case .html502: action = .object([("html502", .bool(true))])
+        }
+        return .object([("id", .string(rule.id)), ("match", match), ("action", action)])
+    }
+
+    private static func only(_ json: JSONValue, _ allowed: Set<String>, at: String) throws(FCMError) {
+        guard let pairs = json.objectValue else { throw FCMError(.invalidArgument, "\(at) must be an object", field: at) }
+        for (key, _) in pairs where !allowed.contains(key) {
+            throw FCMError(.invalidArgument, "Unknown field '\(key)' in \(at); expected one of: \(allowed.sorted().joined(separator: ", "))", field: "\(at).\(key)")
+        }
+    }
+
+    private static func string(_ json: JSONValue, _ key: String) throws(FCMError) -> String? {
+        guard let v = json[key] else { return nil }
+        guard let s = v.stringValue else { throw FCMError(.invalidArgument, "\(key) must be a string", field: key) }
+        return s
+    }
+
+    private static func positive(_ json: JSONValue, _ key: String) throws(FCMError) -> Int? {
+        guard let v = json[key] else { return nil }
+        guard let n = v.int64Value, n >= 1, n <= 1_000_000_000 else { throw FCMError(.invalidArgument, "\(key) must be a whole number ≥ 1", field: key) }
+        return Int(n)
+    }
+
+    private static func seconds(_ json: JSONValue, _ key: String) throws(FCMError) -> Int64? {
+        guard let v = json[key] else { return nil }
+        if let n = v.int64Value, n >= 0 { return n }
+        if let text = v.stringValue, let ms = DurationText.millis(text) { return (ms + 999) / 1000 }
+        throw FCMError(.invalidArgument, "\(key) must be seconds or a duration such as \"10s\"", field: key)
+    }
+
+    private static func instant(_ json: JSONValue, _ key: String) throws(FCMError) -> Instant? {
+        guard let text = try string(json, key) else { return nil }
+        guard let instant = Instant(iso8601: text) else { throw FCMError(.invalidArgument, "\(key) must be an RFC 3339 time", field: key) }
+        return instant
+    }
+}

@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import FCMCore
+import FCMHTTP
+import FCMJSON
+import Testing
+
+@Suite("Fault rules through the HTTP fronts and the control API")
+struct FaultTests {
+    let send = "/v1/projects/demo-fcm-emu/messages:send"
+
+    private func addRule(_ api: InProcess, _ json: String) throws {
+        _ = try api.json("POST", "/emulator/v1/faults", json, status: 201)
+    }
+
+    @Test func statusWithRetryAfterInV1sDialect() throws {
+        let api = InProcess()
+        try addRule(api, #"{"id":"outage","match":{"api":"v1","route":"messages:send","count":1},"action":{"status":503,"retryAfter":"10s"}}"#)
+        let refused = api.call("POST", send, #"{"message":{"topic":"x"}}"#)
+        #expect(refused.status == 503)
+        #expect(refused.header("Retry-After") == "10")
+        let body = try JSONParser.parse(refused.body)
+        #expect(body.string("error.status") == "UNAVAILABLE")
+        #expect(body.string("error.details.0.errorCode") == "UNAVAILABLE")
+        #expect(api.call("POST", send, #"{"message":{"topic":"x"}}"#).status == 200)
+    }
+
+    @Test func errorRulesSpeakEachAPIsDialect() throws {
+        let api = InProcess()
+        let d = try api.emulator.createDevice(DeviceSpec(platform: .ios, appId: "a"), projectId: DemoProject.id)
+        try addRule(api, #"{"id":"apns","match":{"target":"\#(d.token)"},"action":{"error":"THIRD_PARTY_AUTH_ERROR"}}"#)
+        let v1 = try JSONParser.parse(api.call("POST", send, #"{"message":{"token":"\#(d.token)"}}"#).body)
+        #expect(v1.string("error.details.0.errorCode") == "THIRD_PARTY_AUTH_ERROR")
+        let legacy = api.responder.respond(HTTPRequest(
+            method: "POST", target: "/fcm/send", headers: [("Authorization", "key=\(DemoProject.serverKey)"), ("Content-Type", "application/json")],
+            body: #"{"to":"\#(d.token)"}"#
+        ))
+        #expect(try JSONParser.parse(legacy.body).string("results.0.error") == "InvalidApnsCredential")
+    }
+
+    @Test func legacyUnavailableIs5xxWithRetryAfter() throws {
+        let api = InProcess()
+        try addRule(api, #"{"match":{"api":"legacy"},"action":{"status":503,"retryAfter":30}}"#)
+        let response = api.responder.respond(HTTPRequest(method: "POST", target: "/fcm/send", headers: [("Authorization", "key=\(DemoProject.serverKey)")], body: "{}"))
+        #expect(response.status == 503)
+        #expect(response.header("Retry-After") == "30")
+        #expect(response.header("Content-Type") == "text/html; charset=UTF-8")
+    }
+
+    @Test func html502AndLatencyAndTheControlAPIIsNeverFaulted() throws {
+        let api = InProcess()
+        try addRule(api, #"{"id":"gfe","match":{"nth":1},"action":{"html502":true}}"#)
+        let page = api.call("POST", send, #"{"message":{"topic":"x"}}"#)
+        #expect(page.status == 502)
+        #expect(page.bodyText.contains("<title>Error 502 (Server Error)!!1</title>"))
+        #expect(try api.json("GET", "/emulator/v1/health").string("status") == "ok")
+        let listed = try api.json("GET", "/emulator/v1/faults")
+        #expect(listed.string("faults.0.action.html502") == nil)
+        #expect(listed.at("faults.0.action.html502") == .bool(true))
+        _ = try api.json("DELETE", "/emulator/v1/faults/gfe")
+        _ = try api.json("DELETE", "/emulator/v1/faults/gfe", status: 404)
+        _ = try api.json("PUT", "/emulator/v1/faults", #"{"faults":[{"id":"slow","action":{"latency":"2s"}}]}"#)
+        // A virtual clock has no wall time to wait: the delay is computed on the clock's speed (0 here).
+        #expect(api.call("POST", send, #"{"message":{"topic":"x"}}"#).delayMillis == 0)
+    }
+
+    @Test(arguments: [
+        #"{"action":{}}"#, #"{"action":{"error":"NOPE"}}"#, #"{"action":{"status":200}}"#, #"{"match":{"api":"smtp"},"action":{"reset":true}}"#,
+        #"{"match":{"nth":0},"action":{"reset":true}}"#, #"{"match":{"probability":2},"action":{"reset":true}}"#, #"{"match":{"colour":"red"},"action":{"reset":true}}"#,
+    ])
+    func badRulesAreRefused(body: String) throws {
+        let api = InProcess()
+        _ = try api.json("POST", "/emulator/v1/faults", body, status: 400)
+        #expect(api.emulator.faultRules().isEmpty)
+    }
+}
