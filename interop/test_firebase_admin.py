@@ -147,3 +147,15 @@ def test_legacy_iid_topic_management(emulator, app):
         result = messaging.subscribe_to_topic_legacy([device["token"]], "legacy", app=app)
     assert result.success_count == 1
     assert emulator.call("GET", f"/projects/{PROJECT}/devices/{device['id']}")["topics"] == ["legacy"]
+
+
+def test_recovers_from_injected_503_with_retry_after(emulator, app):
+    device = emulator.device("android")
+    emulator.call("POST", "/faults", {"id": "outage", "match": {"api": "v1", "target": device["token"], "count": 2},
+                                      "action": {"status": 503, "retryAfter": 1}})
+    name = messaging.send(messaging.Message(token=device["token"], data={"after": "outage"}), app=app)
+    assert emulator.inbox(device)[0]["messageId"] == name.rsplit("/", 1)[1]
+    # Two refusals, then the SDK's third attempt went through: its retries are in the log.
+    faults = [e for e in emulator.events(project=None, kind="faultInjected") if e["detail"].startswith("outage")]
+    assert len(faults) == 2
+    emulator.call("DELETE", "/faults/outage")

@@ -36,6 +36,7 @@ public enum EmulatorRoutes {
         LegacyFront(emulator: emulator, auth: auth).register(into: &router)
         DeviceGroupFront(emulator: emulator, auth: auth).register(into: &router)
         TokenEndpoint(accounts: accounts, grants: grants, wallSeconds: fronts.wallSeconds).register(into: &router)
+        AllowedLocations().register(into: &router)
         // Batch parts are answered by the routes above, exactly as direct calls.
         let inner = router
         let boundaries = BoundaryFactory()
