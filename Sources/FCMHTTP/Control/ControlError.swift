@@ -44,62 +44,42 @@ enum ControlError {
 /// A control-API JSON body, read strictly: unknown fields and wrong types are errors that name
 /// the field, so a typo never silently does nothing.
 struct ControlBody {
-    let pairs: [(String, JSONValue)]
+    private let fields: TypedFields<FCMError>
 
     /// Parses the body; an empty body is an empty object.
     init(_ request: HTTPRequest, allowed: Set<String>) throws(FCMError) {
-        if request.body.allSatisfy({ $0 == 32 || $0 == 10 || $0 == 13 || $0 == 9 }) {
-            pairs = []
-            return
+        var pairs: [(String, JSONValue)] = []
+        if !request.body.allSatisfy({ $0 == 32 || $0 == 10 || $0 == 13 || $0 == 9 }) {
+            let value: JSONValue
+            do {
+                value = try JSONParser.parse(request.body)
+            } catch {
+                throw FCMError(.invalidArgument, "Malformed JSON: \(error)")
+            }
+            guard case .object(let object) = value else {
+                throw FCMError(.invalidArgument, "The body must be a JSON object, not \(value.typeName)")
+            }
+            for (key, _) in object where !allowed.contains(key) {
+                throw FCMError(.invalidArgument, "Unknown field '\(key)'; expected one of: \(allowed.sorted().joined(separator: ", "))", field: key)
+            }
+            pairs = object
         }
-        let value: JSONValue
-        do {
-            value = try JSONParser.parse(request.body)
-        } catch {
-            throw FCMError(.invalidArgument, "Malformed JSON: \(error)")
+        fields = TypedFields(pairs: pairs) { key, expected, got in
+            let wanted: String = switch expected {
+            case .string: "a string"
+            case .boolean: "true or false"
+            case .number: "a number"
+            case .array, .arrayOfStrings: "an array of strings"
+            case .object: "an object"
+            }
+            return FCMError(.invalidArgument, "Field '\(key)' must be \(wanted), got \(got.typeName)", field: key)
         }
-        guard case .object(let pairs) = value else {
-            throw FCMError(.invalidArgument, "The body must be a JSON object, not \(value.typeName)")
-        }
-        for (key, _) in pairs where !allowed.contains(key) {
-            throw FCMError(.invalidArgument, "Unknown field '\(key)'; expected one of: \(allowed.sorted().joined(separator: ", "))", field: key)
-        }
-        self.pairs = pairs
     }
 
-    func value(_ key: String) -> JSONValue? {
-        guard let v = pairs.first(where: { $0.0 == key })?.1, v != .null else { return nil }
-        return v
-    }
-
-    func string(_ key: String) throws(FCMError) -> String? {
-        guard let v = value(key) else { return nil }
-        guard let s = v.stringValue else { throw typeError(key, "a string", v) }
-        return s
-    }
-
-    func bool(_ key: String) throws(FCMError) -> Bool? {
-        guard let v = value(key) else { return nil }
-        guard let b = v.boolValue else { throw typeError(key, "true or false", v) }
-        return b
-    }
-
-    func number(_ key: String) throws(FCMError) -> Double? {
-        guard let v = value(key) else { return nil }
-        guard let d = v.doubleValue else { throw typeError(key, "a number", v) }
-        return d
-    }
-
-    func strings(_ key: String) throws(FCMError) -> [String]? {
-        guard let v = value(key) else { return nil }
-        guard let items = v.arrayValue else { throw typeError(key, "an array of strings", v) }
-        var out: [String] = []
-        for item in items {
-            guard let s = item.stringValue else { throw typeError(key, "an array of strings", item) }
-            out.append(s)
-        }
-        return out
-    }
+    func value(_ key: String) -> JSONValue? { fields.value(key) }
+    func string(_ key: String) throws(FCMError) -> String? { try fields.string(key) }
+    func number(_ key: String) throws(FCMError) -> Double? { try fields.number(key) }
+    func strings(_ key: String) throws(FCMError) -> [String]? { try fields.strings(key) }
 
     /// A duration: `"90s"`, `"15m"`, or a number of milliseconds.
     func durationMillis(_ key: String) throws(FCMError) -> Int64? {
@@ -116,9 +96,5 @@ struct ControlBody {
             throw FCMError(.invalidArgument, "Field '\(key)' must be one of: \(T.allCases.map(\.rawValue).joined(separator: ", ")); got '\(s)'", field: key)
         }
         return value
-    }
-
-    private func typeError(_ key: String, _ expected: String, _ got: JSONValue) -> FCMError {
-        FCMError(.invalidArgument, "Field '\(key)' must be \(expected), got \(got.typeName)", field: key)
     }
 }

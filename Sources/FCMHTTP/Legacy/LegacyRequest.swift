@@ -96,53 +96,22 @@ enum LegacyJSONReader {
     }
 }
 
-/// Typed access to a legacy JSON object, refusing wrong types as the service words it.
-struct LegacyFields {
-    let json: JSONValue
+/// Typed access to a legacy JSON object, refusing wrong types as the service words it
+/// (`Field "to" must be a JSON string: 123`).
+typealias LegacyFields = TypedFields<LegacyBadRequest>
 
-    init(_ json: JSONValue) { self.json = json }
-
-    private func value(_ key: String) -> JSONValue? {
-        guard let v = json[key], v != .null else { return nil }
-        return v
-    }
-
-    private func wrongType(_ key: String, _ what: String, _ v: JSONValue) -> LegacyBadRequest {
-        LegacyBadRequest(text: "Field \"\(key)\" must be a JSON \(what): \(v.encoded())")
-    }
-
-    func string(_ key: String) throws(LegacyBadRequest) -> String? {
-        guard let v = value(key) else { return nil }
-        guard let s = v.stringValue else { throw wrongType(key, "string", v) }
-        return s
-    }
-
-    func bool(_ key: String) throws(LegacyBadRequest) -> Bool? {
-        guard let v = value(key) else { return nil }
-        guard let b = v.boolValue else { throw wrongType(key, "boolean", v) }
-        return b
-    }
-
-    func integer(_ key: String) throws(LegacyBadRequest) -> Int64? {
-        guard let v = value(key) else { return nil }
-        guard let n = v.int64Value else { throw wrongType(key, "number", v) }
-        return n
-    }
-
-    func object(_ key: String) throws(LegacyBadRequest) -> [(String, JSONValue)]? {
-        guard let v = value(key) else { return nil }
-        guard let o = v.objectValue else { throw wrongType(key, "object", v) }
-        return o
-    }
-
-    func strings(_ key: String) throws(LegacyBadRequest) -> [String]? {
-        guard let v = value(key) else { return nil }
-        guard let items = v.arrayValue else { throw wrongType(key, "array", v) }
-        var out: [String] = []
-        for item in items {
-            guard let s = item.stringValue else { throw wrongType(key, "array of strings", v) }
-            out.append(s)
+extension TypedFields where Failure == LegacyBadRequest {
+    init(_ json: JSONValue) {
+        self.init(pairs: json.objectValue ?? []) { key, expected, got in
+            let what: String = switch expected {
+            case .string: "string"
+            case .boolean: "boolean"
+            case .number: "number"
+            case .array: "array"
+            case .arrayOfStrings: "array of strings"
+            case .object: "object"
+            }
+            return LegacyBadRequest(text: "Field \"\(key)\" must be a JSON \(what): \(got.encoded())")
         }
-        return out
     }
 }
