@@ -224,19 +224,28 @@ extension Emulator {
     public func faultRules() -> [FaultRule] { withWorld { $0.faults.rules } }
 
     /// Replaces every rule.
-    public func setFaultRules(_ rules: [FaultRule]) { withWorld { $0.faults.set(rules) } }
+    public func setFaultRules(_ rules: [FaultRule]) { updateFaults { $0.set(rules) } }
 
     /// Adds a rule, replacing one with the same id.
-    public func addFaultRule(_ rule: FaultRule) { withWorld { $0.faults.add(rule) } }
+    public func addFaultRule(_ rule: FaultRule) { updateFaults { $0.add(rule) } }
 
     public func removeFaultRule(id: String) throws(FCMError) {
-        try withWorld { (w: inout World) throws(FCMError) in
-            guard w.faults.remove(id: id) else { throw FCMError(.notFound, "No fault rule '\(id)'", field: "id") }
-        }
+        guard updateFaults({ $0.remove(id: id) }) else { throw FCMError(.notFound, "No fault rule '\(id)'", field: "id") }
     }
+
+    /// Whether any transport rule is in force (cheap; no lock).
+    public var hasTransportFaults: Bool { transportRuleCount.load(ordering: .relaxed) > 0 }
 
     /// The transport fault to apply to an HTTP call, if a rule fires.
     public func transportFault(_ context: FaultContext) -> FaultRule.Action? {
-        withWorld { w in w.faults.rules.isEmpty ? nil : w.decideFault(context, transport: true)?.action }
+        withWorld { w in w.decideFault(context, transport: true)?.action }
+    }
+
+    private func updateFaults<R: Sendable>(_ body: (inout FaultInjector) -> R) -> R {
+        withWorld { w in
+            let result = body(&w.faults)
+            transportRuleCount.store(w.faults.rules.filter(\.action.isTransport).count, ordering: .relaxed)
+            return result
+        }
     }
 }

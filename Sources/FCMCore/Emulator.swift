@@ -18,6 +18,9 @@ public final class Emulator: Sendable {
     }
 
     let state: Mutex<World>
+    /// Transport fault rules in force, readable without the lock: the HTTP hot path checks it
+    /// before building anything to match against.
+    let transportRuleCount = Atomic<Int>(0)
     private let driver: Mutex<ClockDriver?>
     private let wallMillis: (@Sendable () -> Int64)?
 

@@ -19,7 +19,7 @@ struct TransportFaults: Sendable {
     }
 
     func respond(_ request: HTTPRequest, next: (HTTPRequest) -> HTTPResponse) -> HTTPResponse {
-        guard let api = Self.api(request.path) else { return next(request) }
+        guard emulator.hasTransportFaults, let api = Self.api(request.path) else { return next(request) }
         let segments = request.path.split(separator: "/")
         var projects: [String] = []
         if let i = segments.firstIndex(of: "projects"), i + 1 < segments.count { projects.append(String(segments[i + 1])) }
