@@ -87,3 +87,16 @@ final class WallStub: Sendable {
 
     func set(_ v: Int64) { value.withLock { $0 = v } }
 }
+
+@Suite("Event log")
+struct EventLogTests {
+    @Test func keepsTheNewestEventsInOrderWhenFull() throws {
+        let w = Harness { $0.maxEvents = 5 }
+        let d = try w.device()
+        for state in [DeviceState.background, .offline, .foreground, .background, .offline, .foreground] { try w.setState(d, state) }
+        let events = try w.emu.events(EventQuery())
+        #expect(events.count == 5)
+        #expect(events.map(\.sequence) == Array(events.map(\.sequence).sorted()))
+        #expect(events.last?.detail == "offline→foreground")
+    }
+}

@@ -40,36 +40,36 @@ public struct Event: Sendable {
     public let detail: String?
 }
 
-/// The event log, capped at `EmulatorSettings.maxEvents` with the oldest dropped first.
+/// The event log: a ring of `EmulatorSettings.maxEvents` slots. Once full, each new event
+/// overwrites the oldest, so dropping old events costs the same small amount on every append
+/// (a bulk compaction would free half a million messages at once, under the world's lock).
 struct EventLog: Sendable {
-    private(set) var events: [Event] = []
-    /// Index of the oldest kept event inside `events` (a ring that compacts in bulk).
-    private var start = 0
+    private var ring: [Event] = []
+    /// Where the oldest event is once the ring is full.
+    private var head = 0
     private var nextSequence = 0
     let capacity: Int
 
     init(capacity: Int) { self.capacity = max(1, capacity) }
 
-    var count: Int { events.count - start }
+    var count: Int { ring.count }
 
     mutating func append(time: Instant, kind: Event.Kind, device: DeviceID?, message: Message?, related: Message? = nil, detail: String? = nil) {
-        events.append(Event(sequence: nextSequence, time: time, kind: kind, device: device, message: message, related: related, detail: detail))
+        let event = Event(sequence: nextSequence, time: time, kind: kind, device: device, message: message, related: related, detail: detail)
         nextSequence += 1
-        if events.count - start > capacity {
-            start += 1
-            // Compact once the dropped prefix is as large as what is kept: amortised O(1).
-            if start >= capacity {
-                events.removeFirst(start)
-                start = 0
-            }
+        if ring.count < capacity {
+            ring.append(event)
+        } else {
+            ring[head] = event
+            head = (head + 1) % capacity
         }
     }
 
     /// Kept events, oldest first.
-    var all: ArraySlice<Event> { events[start...] }
+    var all: [Event] { Array(ring[head...] + ring[..<head]) }
 
     mutating func removeAll() {
-        events = []
-        start = 0
+        ring = []
+        head = 0
     }
 }
