@@ -52,7 +52,7 @@ struct ConfigError: Error, CustomStringConvertible {
 }
 
 enum Settings {
-    static let all: [Setting] = [
+    static let server: [Setting] = [
         Setting(key: "host", example: "127.0.0.1", help: "Address to listen on; 0.0.0.0 exposes the emulator to the network") { o, v throws(ConfigError) in
             o.server.host = v
         },
@@ -61,10 +61,6 @@ enum Settings {
         },
         Setting(key: "tlsPort", example: "9093", help: "TLS port (HTTP/2 and HTTP/1.1 by ALPN, certificate from the local CA); 0 picks a free one, off disables it") { o, v throws(ConfigError) in
             o.server.tlsPort = v == "off" ? nil : try port(v)
-        },
-        Setting(key: "seed", example: "1", help: "Seed for tokens, ids and every random choice") { o, v throws(ConfigError) in
-            guard let seed = UInt64(v) else { throw ConfigError("expected a whole number, got '\(v)'") }
-            o.settings.seed = seed
         },
         Setting(key: "logLevel", example: "info", help: "trace, debug, info, notice, warning, error or critical") { o, v throws(ConfigError) in
             guard let level = Logger.Level(rawValue: v.lowercased()) else { throw ConfigError("expected trace, debug, info, notice, warning, error or critical, got '\(v)'") }
@@ -101,45 +97,18 @@ enum Settings {
         Setting(key: "clockPaused", example: "false", help: "Start with the clock paused; move it with POST /emulator/v1/clock:advance") { o, v throws(ConfigError) in
             o.clockPaused = try bool(v)
         },
-        Setting(key: "dozeMaintenanceInterval", example: "15m", help: "Time between Doze maintenance windows; off = only when Doze ends") { o, v throws(ConfigError) in
-            o.settings.dozeMaintenanceIntervalSeconds = v == "off" ? 0 : try duration(v) / 1000
-        },
-        Setting(key: "randomEviction", example: "false", help: "Evict a random (seeded) collapse key instead of the oldest when a 5th arrives") { o, v throws(ConfigError) in
-            o.settings.randomEviction = try bool(v)
-        },
-        Setting(key: "shuffleDelivery", example: "false", help: "Deliver stored messages in seeded random order instead of acceptance order") { o, v throws(ConfigError) in
-            o.settings.shuffleDelivery = try bool(v)
-        },
-        Setting(key: "tokenRefreshGrace", example: "0s", help: "How long a refreshed token still works, answering with its canonical id") { o, v throws(ConfigError) in
-            o.settings.tokenRefreshGraceSeconds = try duration(v) / 1000
-        },
-        Setting(key: "highPriorityLatency", example: "0ms", help: "Delay before a high-priority message reaches a device") { o, v throws(ConfigError) in
-            o.settings.highPriorityLatencyMillis = try duration(v)
-        },
-        Setting(key: "normalPriorityLatency", example: "0ms", help: "Delay before a normal-priority message reaches a device") { o, v throws(ConfigError) in
-            o.settings.normalPriorityLatencyMillis = try duration(v)
-        },
-        Setting(key: "inactiveAfter", example: "30d", help: "A device away this long has new messages discarded at once") { o, v throws(ConfigError) in
-            o.settings.inactiveAfterSeconds = try duration(v) / 1000
-        },
-        Setting(key: "deletedSignalWindow", example: "28d", help: "A device back within this long of a discarded message gets onDeletedMessages") { o, v throws(ConfigError) in
-            o.settings.deletedSignalWindowSeconds = try duration(v) / 1000
-        },
-        Setting(key: "deviceRateLimit", example: "off", help: "Messages per device per window, e.g. 240/1m; off by default") { o, v throws(ConfigError) in
-            o.settings.deviceRateLimit = try rateLimit(v)
-        },
-        Setting(key: "topicRateLimit", example: "off", help: "Messages per topic per window, e.g. 1000/1m; off by default") { o, v throws(ConfigError) in
-            o.settings.topicRateLimit = try rateLimit(v)
-        },
-        Setting(key: "maxEvents", example: "1000000", help: "Events kept in the log; the oldest go first") { o, v throws(ConfigError) in
-            guard let n = Int(v), n >= 1 else { throw ConfigError("expected a positive number, got '\(v)'") }
-            o.settings.maxEvents = n
-        },
-        Setting(key: "maxInboxPerDevice", example: "1000", help: "Deliveries kept per device inbox; the oldest go first") { o, v throws(ConfigError) in
-            guard let n = Int(v), n >= 1 else { throw ConfigError("expected a positive number, got '\(v)'") }
-            o.settings.maxInboxPerDevice = n
-        },
     ]
+
+    /// The server's own settings, then the simulated world's (shared with scenarios).
+    static let all: [Setting] = server + EmulatorSettings.keys.map { key in
+        Setting(key: key.name, example: key.example, help: key.help) { o, v throws(ConfigError) in
+            do throws(FCMError) {
+                try o.settings.set(key.name, v)
+            } catch {
+                throw ConfigError(error.message)
+            }
+        }
+    }
 
     static func named(_ key: String) -> Setting? { all.first { $0.key == key } }
 
@@ -166,12 +135,4 @@ enum Settings {
         return ms
     }
 
-    private static func rateLimit(_ v: String) throws(ConfigError) -> EmulatorSettings.RateLimit? {
-        if v == "off" { return nil }
-        let parts = v.split(separator: "/")
-        guard parts.count == 2, let n = Int(parts[0]), n > 0, let window = DurationText.millis(String(parts[1])), window >= 1000 else {
-            throw ConfigError("expected messages/window such as 240/1m, or off, got '\(v)'")
-        }
-        return EmulatorSettings.RateLimit(messages: n, windowSeconds: window / 1000)
-    }
 }

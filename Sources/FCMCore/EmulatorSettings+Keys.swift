@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: Apache-2.0
+
+extension EmulatorSettings {
+    /// A setting by the name users write in flags, config files and scenarios.
+    public struct Key: Sendable {
+        public let name: String
+        public let example: String
+        public let help: String
+        let apply: @Sendable (inout EmulatorSettings, String) throws(FCMError) -> Void
+    }
+
+    /// The settings of the simulated world, one table for `serve` and for scenarios.
+    public static let keys: [Key] = [
+        Key(name: "seed", example: "1", help: "Seed for tokens, ids and every random choice") { s, v throws(FCMError) in
+            guard let seed = UInt64(v) else { throw bad(v, "a whole number") }
+            s.seed = seed
+        },
+        Key(name: "dozeMaintenanceInterval", example: "15m", help: "Time between Doze maintenance windows; off = only when Doze ends") { s, v throws(FCMError) in
+            s.dozeMaintenanceIntervalSeconds = v == "off" ? 0 : try seconds(v)
+        },
+        Key(name: "randomEviction", example: "false", help: "Evict a random (seeded) collapse key instead of the oldest when a 5th arrives") { s, v throws(FCMError) in
+            s.randomEviction = try bool(v)
+        },
+        Key(name: "shuffleDelivery", example: "false", help: "Deliver stored messages in seeded random order instead of acceptance order") { s, v throws(FCMError) in
+            s.shuffleDelivery = try bool(v)
+        },
+        Key(name: "tokenRefreshGrace", example: "0s", help: "How long a refreshed token still works, answering with its canonical id") { s, v throws(FCMError) in
+            s.tokenRefreshGraceSeconds = try seconds(v)
+        },
+        Key(name: "highPriorityLatency", example: "0ms", help: "Delay before a high-priority message reaches a device") { s, v throws(FCMError) in
+            s.highPriorityLatencyMillis = try millis(v)
+        },
+        Key(name: "normalPriorityLatency", example: "0ms", help: "Delay before a normal-priority message reaches a device") { s, v throws(FCMError) in
+            s.normalPriorityLatencyMillis = try millis(v)
+        },
+        Key(name: "inactiveAfter", example: "30d", help: "A device away this long has new messages discarded at once") { s, v throws(FCMError) in
+            s.inactiveAfterSeconds = try seconds(v)
+        },
+        Key(name: "deletedSignalWindow", example: "28d", help: "A device back within this long of a discarded message gets onDeletedMessages") { s, v throws(FCMError) in
+            s.deletedSignalWindowSeconds = try seconds(v)
+        },
+        Key(name: "deviceRateLimit", example: "off", help: "Messages per device per window, e.g. 240/1m; off by default") { s, v throws(FCMError) in
+            s.deviceRateLimit = try rateLimit(v)
+        },
+        Key(name: "topicRateLimit", example: "off", help: "Messages per topic per window, e.g. 1000/1m; off by default") { s, v throws(FCMError) in
+            s.topicRateLimit = try rateLimit(v)
+        },
+        Key(name: "maxEvents", example: "1000000", help: "Events kept in the log; the oldest go first") { s, v throws(FCMError) in
+            guard let n = Int(v), n >= 1 else { throw bad(v, "a positive number") }
+            s.maxEvents = n
+        },
+        Key(name: "maxInboxPerDevice", example: "1000", help: "Deliveries kept per device inbox; the oldest go first") { s, v throws(FCMError) in
+            guard let n = Int(v), n >= 1 else { throw bad(v, "a positive number") }
+            s.maxInboxPerDevice = n
+        },
+    ]
+
+    /// Sets the setting named `name` from its text form.
+    public mutating func set(_ name: String, _ value: String) throws(FCMError) {
+        guard let key = Self.keys.first(where: { $0.name == name }) else {
+            throw FCMError(.invalidArgument, "unknown setting '\(name)'", field: name)
+        }
+        try key.apply(&self, value)
+    }
+
+    private static func bad(_ v: String, _ expected: String) -> FCMError {
+        FCMError(.invalidArgument, "expected \(expected), got '\(v)'")
+    }
+
+    private static func bool(_ v: String) throws(FCMError) -> Bool {
+        switch v.lowercased() {
+        case "true", "yes", "on", "1": return true
+        case "false", "no", "off", "0": return false
+        default: throw bad(v, "true or false")
+        }
+    }
+
+    private static func millis(_ v: String) throws(FCMError) -> Int64 {
+        guard let ms = DurationText.millis(v) else { throw bad(v, "a duration such as 500ms, 90s, 15m, 2h or 28d") }
+        return ms
+    }
+
+    private static func seconds(_ v: String) throws(FCMError) -> Int64 { try millis(v) / 1000 }
+
+    private static func rateLimit(_ v: String) throws(FCMError) -> RateLimit? {
+        if v == "off" { return nil }
+        let parts = v.split(separator: "/")
+        guard parts.count == 2, let n = Int(parts[0]), n > 0, let window = DurationText.millis(String(parts[1])), window >= 1000 else {
+            throw bad(v, "messages/window such as 240/1m, or off")
+        }
+        return RateLimit(messages: n, windowSeconds: window / 1000)
+    }
+}
