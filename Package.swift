@@ -49,11 +49,16 @@ let package = Package(
                 .product(name: "SwiftASN1", package: "swift-asn1"),
             ]
         ),
+        .target(
+            name: "FCMScenario",
+            dependencies: ["FCMCore", "FCMHTTP", "FCMJSON", .product(name: "Yams", package: "Yams")]
+        ),
         .executableTarget(
             name: "fcm-emu",
             dependencies: [
                 "FCMCore",
                 "FCMHTTP",
+                "FCMScenario",
                 "FCMJSON",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -64,6 +69,7 @@ let package = Package(
         ),
         .testTarget(name: "FCMJSONTests", dependencies: ["FCMJSON"]),
         .testTarget(name: "FCMEmuTests", dependencies: ["fcm-emu", "FCMCore"]),
+        .testTarget(name: "FCMScenarioTests", dependencies: ["FCMScenario", "FCMCore", "FCMJSON"]),
         .testTarget(name: "FCMCoreTests", dependencies: ["FCMCore", "FCMJSON"]),
         .testTarget(
             name: "FCMHTTPTests",

@@ -12,7 +12,7 @@ struct FCMEmu: AsyncParsableCommand {
             Start it with `fcm-emu serve` (the default) and drive it over HTTP: create devices, change their state (foreground, background, doze, offline, uninstalled), move the clock, and read what each app received. Every command has its own --help.
             """,
         version: FCMEmuVersion.current,
-        subcommands: [Serve.self, CA.self, Credentials.self, Bench.self],
+        subcommands: [Serve.self, Run.self, CA.self, Credentials.self, Bench.self],
         defaultSubcommand: Serve.self
     )
 }

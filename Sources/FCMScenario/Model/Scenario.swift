@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import FCMCore
+import FCMHTTP
+import FCMJSON
+
+/// A scripted timeline: the world to start from, then steps with what must hold after each.
+/// Read from YAML by `ScenarioParser`; the format is documented in the README and in
+/// `scenarios/scenario.schema.json`.
+public struct Scenario: Sendable {
+    public var name: String
+    public var file: String
+    public var settings = EmulatorSettings()
+    public var start: Instant?
+    public var authMode: AuthMode = .lax
+    public var projects: [(id: String, number: String?, serverKeys: [String])] = []
+    public var devices: [(line: Int, body: JSONValue, project: String)] = []
+    public var faults: [JSONValue] = []
+    public var steps: [Step] = []
+
+    public init(name: String, file: String) {
+        self.name = name
+        self.file = file
+    }
+}
+
+/// One step: an action, then what its answer must look like, and values to keep for later steps.
+public struct Step: Sendable {
+    public enum Action: Sendable {
+        /// A v1 `messages:send` (`body` is the SendMessageRequest).
+        case send(project: String, body: JSONValue)
+        /// A legacy `/fcm/send`, JSON or plain-text form, with a server key.
+        case legacy(body: JSONValue?, form: String?, key: String?)
+        /// Any HTTP call to the emulator: IID, batch, device groups, the token endpoint…
+        case request(method: String, path: String, headers: [(String, String)], body: JSONValue?)
+        case state(device: String, to: String)
+        case uninstall(device: String)
+        case refreshToken(device: String)
+        case subscribe(device: String, topic: String)
+        case unsubscribe(device: String, topic: String)
+        /// Moves the clock by a duration or to a time.
+        case advance(by: String?, to: String?)
+        case fault(JSONValue)
+        case clearFaults
+        /// Expectations on the world: a device's inbox, state, store, events.
+        case check(JSONValue)
+    }
+
+    public let line: Int
+    public let keyword: String
+    public let action: Action
+    /// `{status, body, error, headers}` for steps that make a call.
+    public let expect: JSONValue?
+    /// Variable name → dotted path in the answer's JSON body.
+    public let save: [(String, String)]
+}

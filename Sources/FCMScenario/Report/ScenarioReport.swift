@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: Apache-2.0
+
+/// What `fcm-emu run` prints: a line per scenario, and for a failure the step, its YAML line,
+/// each difference, and the recent event log.
+public enum ScenarioReport {
+    public static func line(_ result: ScenarioResult) -> String {
+        let time = String(format: "%.1f ms", result.seconds * 1000)
+        guard let failure = result.failure else { return "PASS  \(result.name)  (\(result.file), \(result.steps) steps, \(time))" }
+        var out = "FAIL  \(result.name)  (\(result.file))\n"
+        let step = failure.step == 0 ? "set-up" : "step \(failure.step)"
+        out += "  \(step) at \(result.file):\(failure.line): \(failure.action)\n"
+        for difference in failure.differences { out += "    \(difference)\n" }
+        if !failure.eventLog.isEmpty {
+            out += "  recent events:\n"
+            for event in failure.eventLog { out += "    \(event)\n" }
+        }
+        return out
+    }
+
+    public static func summary(_ results: [ScenarioResult]) -> String {
+        let passed = results.filter(\.passed).count
+        return "scenarios: \(passed) passed, \(results.count - passed) failed"
+    }
+}
+
+/// JUnit XML, one test suite per file and one test case per scenario, for CI dashboards.
+public enum JUnitReport {
+    public static func xml(_ results: [ScenarioResult]) -> String {
+        let byFile = Dictionary(grouping: results, by: \.file).sorted { $0.key < $1.key }
+        var out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n"
+        for (file, cases) in byFile {
+            let failures = cases.filter { !$0.passed }.count
+            let time = cases.map(\.seconds).reduce(0, +)
+            out += "  <testsuite name=\"\(escape(file))\" tests=\"\(cases.count)\" failures=\"\(failures)\" time=\"\(time)\">\n"
+            for result in cases {
+                out += "    <testcase name=\"\(escape(result.name))\" classname=\"\(escape(file))\" time=\"\(result.seconds)\""
+                if let failure = result.failure {
+                    let message = "step \(failure.step) (line \(failure.line)): \(failure.differences.first ?? failure.action)"
+                    out += ">\n      <failure message=\"\(escape(message))\">\(escape(ScenarioReport.line(result)))</failure>\n    </testcase>\n"
+                } else {
+                    out += "/>\n"
+                }
+            }
+            out += "  </testsuite>\n"
+        }
+        return out + "</testsuites>\n"
+    }
+
+    static func escape(_ s: String) -> String {
+        var out = ""
+        for ch in s {
+            switch ch {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            default: out.append(ch)
+            }
+        }
+        return out
+    }
+}

@@ -1,0 +1,254 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import FCMCore
+import FCMHTTP
+import FCMJSON
+
+/// Replays a scenario on a virtual clock. Every step goes through the same route table that
+/// network clients hit (parsing, validation, rendering), in process: no sockets, no sleeps.
+/// Checks read the world through the control API, so they see what a test harness would.
+public struct ScenarioRunner {
+    private let scenario: Scenario
+    private let responder: HTTPResponder
+    private let emulator: Emulator
+    private var variables: [String: String] = [:]
+
+    public static func run(_ scenario: Scenario, seed: UInt64? = nil) -> ScenarioResult {
+        let clock = ContinuousClock()
+        let start = clock.now
+        var settings = scenario.settings
+        if let seed { settings.seed = seed }
+        var runner = ScenarioRunner(scenario: scenario, settings: settings)
+        let failure = runner.execute()
+        let elapsed = clock.now - start
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        return ScenarioResult(name: scenario.name, file: scenario.file, steps: scenario.steps.count, seconds: seconds, failure: failure)
+    }
+
+    private init(scenario: Scenario, settings: EmulatorSettings) {
+        self.scenario = scenario
+        emulator = Emulator(settings: settings, clock: .virtual(start: scenario.start ?? .virtualEpoch))
+        responder = EmulatorRoutes.responder(
+            emulator: emulator, maxBodyBytes: 8 << 20, fronts: FrontConfiguration(authMode: scenario.authMode, stateDirectory: nil)
+        ) { .null }
+    }
+
+    private mutating func execute() -> ScenarioResult.Failure? {
+        if let failure = setUp() { return failure }
+        for (index, step) in scenario.steps.enumerated() {
+            let differences = perform(step)
+            if !differences.isEmpty {
+                return ScenarioResult.Failure(step: index + 1, line: step.line, action: step.keyword, differences: differences, eventLog: eventLog(step))
+            }
+        }
+        return nil
+    }
+
+    // MARK: - Set-up
+
+    private mutating func setUp() -> ScenarioResult.Failure? {
+        func failed(_ line: Int, _ what: String, _ response: HTTPResponse) -> ScenarioResult.Failure {
+            ScenarioResult.Failure(step: 0, line: line, action: what, differences: ["HTTP \(response.status): \(response.bodyText)"], eventLog: [])
+        }
+        for project in scenario.projects {
+            let body = JSONValue.object(omittingNils: [
+                ("id", .string(project.id)), ("number", project.number.map(JSONValue.string)),
+                ("serverKeys", project.serverKeys.isEmpty ? nil : .array(project.serverKeys.map(JSONValue.string))),
+            ])
+            let response = control("POST", "/projects", body)
+            guard response.status == 201 else { return failed(1, "projects", response) }
+        }
+        for project in emulator.projects() {
+            variables["\(project.id).number"] = project.number
+            variables["\(project.id).serverKey"] = project.serverKeys.first ?? ""
+        }
+        for device in scenario.devices {
+            let response = control("POST", "/projects/\(device.project)/devices", substitute(device.body))
+            guard response.status == 201, let made = try? JSONParser.parse(response.body), let name = made["name"]?.stringValue else {
+                return failed(device.line, "devices", response)
+            }
+            for field in ["token", "fid", "id"] { variables["\(name).\(field)"] = made[field]?.stringValue }
+            variables["\(name).project"] = device.project
+        }
+        for rule in scenario.faults {
+            let response = control("POST", "/faults", substitute(rule))
+            guard response.status == 201 else { return failed(1, "faults", response) }
+        }
+        return nil
+    }
+
+    // MARK: - Steps
+
+    private mutating func perform(_ step: Step) -> [String] {
+        let response: HTTPResponse
+        switch step.action {
+        case .send(let project, let body):
+            response = call("POST", "/v1/projects/\(project)/messages:send", substitute(body), headers: [("Authorization", "Bearer scenario")])
+        case .legacy(let body, let form, let key):
+            let serverKey = substitute(key ?? variables["\(DemoProject.id).serverKey"] ?? DemoProject.serverKey)
+            if let form {
+                response = raw("POST", "/fcm/send", Array(substitute(form).utf8), headers: [
+                    ("Authorization", "key=\(serverKey)"), ("Content-Type", "application/x-www-form-urlencoded;charset=UTF-8"),
+                ])
+            } else {
+                response = call("POST", "/fcm/send", substitute(body ?? .object([])), headers: [("Authorization", "key=\(serverKey)")])
+            }
+        case .request(let method, let path, let headers, let body):
+            let bytes: [UInt8] = body.map { $0.stringValue.map { Array(substitute($0).utf8) } ?? Array(substitute($0).encoded().utf8) } ?? []
+            response = raw(method, substitute(path), bytes, headers: headers.map { ($0.0, substitute($0.1)) })
+        case .state(let device, let to):
+            response = deviceCall("PATCH", device, "", .object([("state", .string(to))]))
+        case .uninstall(let device): response = deviceCall("POST", device, ":uninstall", nil)
+        case .refreshToken(let device):
+            response = deviceCall("POST", device, ":refreshToken", nil)
+            if let made = try? JSONParser.parse(response.body), let token = made["token"]?.stringValue { variables["\(device).token"] = token }
+        case .subscribe(let device, let topic): response = deviceCall("PUT", device, "/topics/\(topic)", nil)
+        case .unsubscribe(let device, let topic): response = deviceCall("DELETE", device, "/topics/\(topic)", nil)
+        case .advance(let by, let to):
+            response = control("POST", "/clock:advance", .object(omittingNils: [("by", by.map(JSONValue.string)), ("to", to.map(JSONValue.string))]))
+        case .fault(let rule): response = control("POST", "/faults", substitute(rule))
+        case .clearFaults: response = control("DELETE", "/faults", nil)
+        case .check(let expectations): return check(substitute(expectations))
+        }
+        return verify(response, step)
+    }
+
+    /// Compares an answer with the step's `expect` (by default: any 2xx), then saves variables.
+    private mutating func verify(_ response: HTTPResponse, _ step: Step) -> [String] {
+        let body = (try? JSONParser.parse(response.body)) ?? .string(response.bodyText)
+        var out: [String] = []
+        let expect = step.expect.map(substitute)
+        if let status = expect?["status"] {
+            if status.int64Value != Int64(response.status) { out.append("status: expected \(status.encoded()), got \(response.status) \(Matcher.describe(body))") }
+        } else if !(200..<300).contains(response.status) {
+            out.append("status: expected 2xx, got \(response.status) \(Matcher.describe(body))")
+        }
+        if let expectedBody = expect?["body"] {
+            if case .string(let text) = expectedBody, case .string = body {
+                if text != response.bodyText { out.append("body: expected \(JSONValue.string(text).encoded()), got \(JSONValue.string(response.bodyText).encoded())") }
+            } else {
+                out += Matcher.differences(expected: expectedBody, actual: body, path: "body")
+            }
+        }
+        if let error = expect?["error"]?.stringValue, !Self.errorNames(body, response.bodyText).contains(error) {
+            out.append("error: expected \(error), got \(Matcher.describe(body))")
+        }
+        for (name, value) in expect?["headers"]?.objectValue ?? [] where response.header(name) != value.stringValue {
+            out.append("headers.\(name): expected \(value.encoded()), got \(response.header(name) ?? "nothing")")
+        }
+        for (name, path) in step.save {
+            guard let value = Matcher.lookup(body, path) else {
+                out.append("save \(name): the answer has no \(path)")
+                continue
+            }
+            variables[name] = value.stringValue ?? value.encoded()
+        }
+        return out
+    }
+
+    /// Every error name an answer carries: v1 FcmError code and status, legacy results, IID errors,
+    /// plain-text `Error=` lines.
+    private static func errorNames(_ body: JSONValue, _ text: String) -> [String] {
+        var names: [String] = []
+        if let error = body["error"] {
+            names += [error.stringValue, error["status"]?.stringValue].compactMap { $0 }
+            names += (error["details"]?.arrayValue ?? []).compactMap { $0["errorCode"]?.stringValue }
+        }
+        names += (body["results"]?.arrayValue ?? []).compactMap { $0["error"]?.stringValue }
+        if text.hasPrefix("Error=") { names.append(String(text.dropFirst(6).prefix { $0 != "\n" })) }
+        return names
+    }
+
+    private func check(_ expected: JSONValue) -> [String] {
+        guard let device = expected["device"]?.stringValue else {
+            guard let events = expected["events"] else { return ["check: name a device, or check events"] }
+            return checkEvents(events, path: "/events")
+        }
+        var out: [String] = []
+        let base = "/projects/\(variables["\(device).project"] ?? DemoProject.id)/devices/\(variables["\(device).id"] ?? device)"
+        let info = try? JSONParser.parse(control("GET", base, nil).body)
+        for (key, info_key) in [("state", "state"), ("tokenValid", "tokenValid"), ("stored", "storedCount"), ("topics", "topics")] {
+            if let value = expected[key] { out += Matcher.differences(expected: value, actual: info?[info_key], path: key) }
+        }
+        if let inbox = expected["inbox"] {
+            let deliveries = (try? JSONParser.parse(control("GET", base + "/inbox", nil).body))?["deliveries"] ?? .array([])
+            let items = deliveries.arrayValue ?? []
+            if let count = inbox["count"] { out += Matcher.differences(expected: count, actual: .int(items.count), path: "inbox.count") }
+            if let expectedItems = inbox["items"] { out += Matcher.differences(expected: expectedItems, actual: deliveries, path: "inbox.items") }
+            if let first = inbox["first"] { out += Matcher.differences(expected: first, actual: items.first, path: "inbox.first") }
+            if let last = inbox["last"] { out += Matcher.differences(expected: last, actual: items.last, path: "inbox.last") }
+        }
+        if let events = expected["events"] { out += checkEvents(events, path: base + "/events") }
+        return out
+    }
+
+    /// `events: {kind: expired, count: 1, last: {detail: …}}` against the event log.
+    private func checkEvents(_ expected: JSONValue, path: String) -> [String] {
+        let query = ["kind", "topic", "message"].compactMap { key in expected[key]?.stringValue.map { "\(key)=\($0)" } }.joined(separator: "&")
+        let events = (try? JSONParser.parse(control("GET", path + (query.isEmpty ? "" : "?" + query), nil).body))?["events"]?.arrayValue ?? []
+        var out: [String] = []
+        if let count = expected["count"] { out += Matcher.differences(expected: count, actual: .int(events.count), path: "events.count") }
+        if let last = expected["last"] { out += Matcher.differences(expected: last, actual: events.last, path: "events.last") }
+        if let items = expected["items"] { out += Matcher.differences(expected: items, actual: .array(events), path: "events.items") }
+        return out
+    }
+
+    // MARK: - Calls
+
+    private func control(_ method: String, _ path: String, _ body: JSONValue?) -> HTTPResponse {
+        call(method, ControlAPI.prefix + path, body, headers: [])
+    }
+
+    private func deviceCall(_ method: String, _ device: String, _ suffix: String, _ body: JSONValue?) -> HTTPResponse {
+        let project = variables["\(device).project"] ?? DemoProject.id
+        return control(method, "/projects/\(project)/devices/\(variables["\(device).id"] ?? device)\(suffix)", body)
+    }
+
+    private func call(_ method: String, _ path: String, _ body: JSONValue?, headers: [(String, String)]) -> HTTPResponse {
+        raw(method, path, body.map { Array($0.encoded().utf8) } ?? [], headers: [("Content-Type", "application/json")] + headers)
+    }
+
+    private func raw(_ method: String, _ path: String, _ body: [UInt8], headers: [(String, String)]) -> HTTPResponse {
+        responder.respond(HTTPRequest(method: method, target: path, headers: [("Host", "fcm-emu.scenario")] + headers, body: body))
+    }
+
+    // MARK: - Variables and the failure report
+
+    /// Replaces `${name}` with saved values and device fields (`${pixel.token}`).
+    func substitute(_ text: String) -> String {
+        guard text.contains("${") else { return text }
+        var out = ""
+        var rest = Substring(text)
+        while let open = rest.range(of: "${"), let close = rest[open.upperBound...].firstIndex(of: "}") {
+            out += rest[..<open.lowerBound]
+            let name = String(rest[open.upperBound..<close])
+            out += variables[name] ?? "${\(name)}"
+            rest = rest[rest.index(after: close)...]
+        }
+        return out + rest
+    }
+
+    func substitute(_ value: JSONValue) -> JSONValue {
+        switch value {
+        case .string(let s): return .string(substitute(s))
+        case .array(let items): return .array(items.map(substitute))
+        case .object(let pairs): return .object(pairs.map { (substitute($0.0), substitute($0.1)) })
+        default: return value
+        }
+    }
+
+    /// The last events of the device a step names (or of everything), for the report.
+    private func eventLog(_ step: Step) -> [String] {
+        var device: String?
+        switch step.action {
+        case .state(let d, _), .uninstall(let d), .refreshToken(let d), .subscribe(let d, _), .unsubscribe(let d, _): device = d
+        case .check(let expected): device = expected["device"]?.stringValue
+        default: device = nil
+        }
+        let query = EventQuery(deviceId: device.flatMap { variables["\($0).id"] }.flatMap { DeviceID($0) }, limit: 15)
+        return ((try? emulator.events(query)) ?? []).map { event in
+            [event.time.iso8601, event.kind.rawValue, event.device.map { "device \($0)" }, event.message.map { "message \($0.id)" }, event.detail]
+                .compactMap { $0 }.joined(separator: "  ")
+        }
+    }
+}
