@@ -71,7 +71,7 @@ struct DeviceStateTests {
     @Test func iosContentAvailableIsASilentPush() throws {
         let w = Harness()
         let d = try w.device(.ios, state: .background)
-        try w.emu.send(
+        _ = try w.emu.send(
             SendRequest(target: .token(d.token), content: MessageContent(data: [("k", "v")], contentAvailable: true), api: .legacy),
             from: w.project
         )

@@ -66,7 +66,8 @@ final class ServiceAccounts: Sendable {
         if stored.keyId == keyId, let directory {
             try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             let path = directory + "/" + projectId + ".json"
-            FileManager.default.createFile(atPath: path, contents: Data(JSONValue.object(document).encoded(.pretty).utf8), attributes: [.posixPermissions: 0o600])
+            // Best effort: a key that cannot be kept still works for this run.
+            _ = FileManager.default.createFile(atPath: path, contents: Data(JSONValue.object(document).encoded(.pretty).utf8), attributes: [.posixPermissions: 0o600])
         }
         return stored
     }

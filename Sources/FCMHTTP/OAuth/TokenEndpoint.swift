@@ -59,7 +59,7 @@ struct TokenEndpoint: Sendable {
         let keyId = jwt.header["kid"]?.stringValue
         let account = keyId.map(accounts.account(keyId:)) ?? jwt.claims["iss"]?.stringValue.flatMap(accounts.account(email:))
         guard jwt.header["alg"]?.stringValue == "RS256", let account,
-            let signature = try? _RSA.Signing.RSASignature(rawRepresentation: jwt.signature),
+            case let signature = _RSA.Signing.RSASignature(rawRepresentation: jwt.signature),
             account.publicKey.isValidSignature(signature, for: SHA256.hash(data: jwt.signedPart), padding: .insecurePKCS1v1_5)
         else {
             if jwt.header["alg"]?.stringValue == "RS256", account == nil, keyId == nil {

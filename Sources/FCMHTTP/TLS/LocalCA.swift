@@ -52,8 +52,9 @@ struct LocalCA {
         )
         let pem = try certificate.serializeAsPEM().pemString + "\n"
         try files.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        files.createFile(atPath: keyPath, contents: Data(key.pemRepresentation.utf8), attributes: [.posixPermissions: 0o600])
-        files.createFile(atPath: certPath, contents: Data(pem.utf8))
+        try Data(key.pemRepresentation.utf8).write(to: URL(fileURLWithPath: keyPath))
+        try files.setAttributes([.posixPermissions: 0o600], ofItemAtPath: keyPath)
+        try Data(pem.utf8).write(to: URL(fileURLWithPath: certPath))
         return LocalCA(certificatePEM: pem, certificatePath: certPath, certificate: certificate, key: key)
     }
 

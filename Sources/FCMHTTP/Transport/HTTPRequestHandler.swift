@@ -67,10 +67,11 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
             }
             // Injected latency: the pipeline handler holds later requests until this answer is written.
             let version = head.version
+            let delayed = response
             let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-            context.eventLoop.scheduleTask(in: .milliseconds(response.delayMillis)) {
+            context.eventLoop.scheduleTask(in: .milliseconds(delayed.delayMillis)) {
                 let (handler, context) = loopBound.value
-                handler.write(response, version: version, context: context)
+                handler.write(delayed, version: version, context: context)
             }
         }
     }
@@ -100,7 +101,8 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
             context.write(wrapOutboundOut(.body(.byteBuffer(buffer))), promise: nil)
         }
         if response.closeConnection {
-            context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in context.close(promise: nil) }
+            let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
+            context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in loopBound.value.close(promise: nil) }
         } else {
             context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
         }
