@@ -53,4 +53,6 @@ public struct Step: Sendable {
     public let expect: JSONValue?
     /// Variable name → dotted path in the answer's JSON body.
     public let save: [(String, String)]
+    /// Run the step this many times; `${i}` is the iteration, from 1.
+    public let times: Int
 }

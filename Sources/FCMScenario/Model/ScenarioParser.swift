@@ -74,17 +74,21 @@ public enum ScenarioParser {
         var action: (String, Node)?
         var expect: JSONValue?
         var save: [(String, String)] = []
+        var times = 1
         for (k, v) in mapping {
             let key = k.string ?? ""
             switch key {
             case "expect": expect = YAMLJSON.json(v)
+            case "repeat":
+                guard let n = Int(try scalar(v, fail)), (1...100_000).contains(n) else { throw fail(v, "repeat is a count from 1 to 100000") }
+                times = n
             case "save":
                 guard let pairs = v.mapping else { throw fail(v, "save is a mapping of variable: path.in.the.answer") }
                 save = try pairs.map { (pair: (key: Node, value: Node)) throws(ScenarioError) -> (String, String) in (pair.key.string ?? "", try scalar(pair.value, fail)) }
             case "note": break
             default:
                 guard actions.contains(key) else {
-                    throw fail(k, "unknown step '\(key)'; a step is one of: \(actions.joined(separator: ", ")) (with optional expect, save, note)")
+                    throw fail(k, "unknown step '\(key)'; a step is one of: \(actions.joined(separator: ", ")) (with optional expect, save, repeat, note)")
                 }
                 guard action == nil else { throw fail(k, "one action per step: '\(action?.0 ?? "")' and '\(key)'") }
                 action = (key, v)
@@ -134,7 +138,7 @@ public enum ScenarioParser {
             try only(value, ["device", "inbox", "events", "stored", "state", "tokenValid", "topics"], fail)
             parsed = .check(json)
         }
-        return Step(line: line, keyword: keyword, action: parsed, expect: expect, save: save)
+        return Step(line: line, keyword: keyword, action: parsed, expect: expect, save: save, times: times)
     }
 
     private static func scalar(_ node: Node, _ fail: (Node, String) -> ScenarioError) throws(ScenarioError) -> String {

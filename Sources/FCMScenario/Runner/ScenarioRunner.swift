@@ -36,9 +36,13 @@ public struct ScenarioRunner {
     private mutating func execute() -> ScenarioResult.Failure? {
         if let failure = setUp() { return failure }
         for (index, step) in scenario.steps.enumerated() {
-            let differences = perform(step)
-            if !differences.isEmpty {
-                return ScenarioResult.Failure(step: index + 1, line: step.line, action: step.keyword, differences: differences, eventLog: eventLog(step))
+            for i in 1...step.times {
+                variables["i"] = String(i)
+                let differences = perform(step)
+                if !differences.isEmpty {
+                    let action = step.times > 1 ? "\(step.keyword) (repeat \(i) of \(step.times))" : step.keyword
+                    return ScenarioResult.Failure(step: index + 1, line: step.line, action: action, differences: differences, eventLog: eventLog(step))
+                }
             }
         }
         return nil
