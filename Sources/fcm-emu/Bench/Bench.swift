@@ -4,6 +4,7 @@ import ArgumentParser
 import FCMCore
 import FCMHTTP
 import FCMJSON
+import FCMScenario
 import Foundation
 
 extension FCMEmu {
@@ -29,11 +30,15 @@ extension FCMEmu {
         @Flag(help: "Only the in-process request figure.")
         var requestsOnly = false
 
+        @Option(help: "Steps of the scenario for the scenario-runner figure.")
+        var scenarioSteps = 10_000
+
         func run() throws {
             guard devices > 0, subscribers > 0 else { throw ValidationError("--devices and --subscribers must be positive") }
             print("fcm-emu bench \(FCMEmuVersion.current) (\(ProcessInfo.processInfo.activeProcessorCount) cores)")
             try inProcessSends()
             if requestsOnly { return }
+            try scenarioRun()
             try memoryPerDevice()
             try fanOut(state: .foreground, label: "online, delivered")
             try fanOut(state: .offline, label: "offline, stored with TTL timers")
@@ -86,6 +91,26 @@ extension FCMEmu.Bench {
         let elapsed = ContinuousClock.now - start
         print(String(format: "send:    %d v1 messages:send in process in %.2f s = %.0f requests/s on one core (%.1f µs each, %d failed)",
                      requests, elapsed.seconds, Double(requests) / elapsed.seconds, elapsed.seconds / Double(requests) * 1e6, failures))
+    }
+}
+
+extension FCMEmu.Bench {
+    /// A scenario of sends, clock moves, state changes and checks, parsed and run.
+    private func scenarioRun() throws {
+        var yaml = "devices:\n  - {name: pixel, platform: android}\nsteps:\n"
+        let cycle = [
+            "  - send: {message: {token: \"${pixel.token}\", data: {n: \"1\"}}}\n",
+            "  - advance: 1s\n",
+            "  - state: {device: pixel, to: background}\n",
+            "  - check: {device: pixel, stored: 0, state: background}\n",
+            "  - state: {device: pixel, to: foreground}\n",
+        ]
+        for i in 0..<scenarioSteps { yaml += cycle[i % cycle.count] }
+        let start = ContinuousClock.now
+        let result = ScenarioRunner.run(try ScenarioParser.parse(yaml, file: "bench.yaml"))
+        let elapsed = ContinuousClock.now - start
+        guard result.passed else { throw ValidationError(ScenarioReport.line(result)) }
+        print(String(format: "scenario: %d steps parsed and run in %.3f s (target: under 1 s)", scenarioSteps, elapsed.seconds))
     }
 }
 
