@@ -99,3 +99,18 @@ struct ScenarioRunnerTests {
         #expect(try run(yaml).passed)
     }
 }
+
+@Suite("Scenario runner: faults on the clock")
+struct ScenarioLatencyTests {
+    @Test func injectedLatencyAdvancesTheVirtualClock() throws {
+        let result = ScenarioRunner.run(try ScenarioParser.parse("""
+            faults:
+              - {id: slow, match: {api: v1}, action: {latency: 2s}}
+            steps:
+              - send: {message: {topic: news}}
+              - request: {method: GET, path: /emulator/v1/clock}
+                expect: {body: {now: "2026-01-01T00:00:02.000Z"}}
+            """, file: "latency.yaml"))
+        #expect(result.passed, "\(ScenarioReport.line(result))")
+    }
+}

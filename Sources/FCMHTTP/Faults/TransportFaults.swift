@@ -45,8 +45,7 @@ struct TransportFaults: Sendable {
             return response
         case .latency(let millis):
             var response = next(request)
-            let speed = emulator.clockStatus.speed
-            response.delayMillis = speed > 0 ? Int64(Double(millis) / speed) : 0
+            response.delayMillis = millis
             return response
         case .error:
             return next(request)  // the core applies these, in the API's dialect

@@ -77,7 +77,8 @@ public struct HTTPResponse: Sendable {
     public var body: [UInt8]
     /// Close the connection after this response (the peer misbehaved, or asked to).
     public var closeConnection = false
-    /// Hold the response back this long (an injected latency), in wall milliseconds.
+    /// Hold the response back this long (an injected latency), in milliseconds of the emulator's
+    /// clock: the transport waits the wall-time equivalent, the scenario runner advances the clock.
     public var delayMillis: Int64 = 0
     /// Drop the connection instead of answering (an injected reset).
     public var resetConnection = false

@@ -44,9 +44,10 @@ public enum EmulatorRoutes {
         // Transport faults sit between the transport and the fronts (ARCHITECTURE.md).
         let faults = TransportFaults(emulator: emulator)
         let routes = router
-        return HTTPResponder(router: routes, maxBodyBytes: maxBodyBytes, handle: { request in
-            faults.respond(request) { routes.respond(to: $0) }
-        }) { request in
+        return HTTPResponder(
+            router: routes, maxBodyBytes: maxBodyBytes, handle: { request in faults.respond(request) { routes.respond(to: $0) } },
+            clockSpeed: { emulator.clockStatus.paused ? 0 : emulator.clockStatus.speed }
+        ) { request in
             if request.path.hasPrefix("/fcm/") || request.path.hasPrefix("/gcm/") { return LegacyPages.tooLarge() }
             if request.path.hasPrefix("/v1/") {
                 return V1Error(status: 413, statusName: "INVALID_ARGUMENT", message: "Request payload size exceeds the limit: \(maxBodyBytes) bytes.", details: []).response

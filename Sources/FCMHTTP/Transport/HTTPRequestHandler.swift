@@ -61,7 +61,10 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
                 context.close(promise: nil)
                 return
             }
-            guard response.delayMillis > 0 else {
+            // Emulator time to wall time: a paused or virtual clock (speed 0) does not wait.
+            let speed = responder.clockSpeed()
+            let wallDelay = speed > 0 ? Int64(Double(response.delayMillis) / speed) : 0
+            guard wallDelay > 0 else {
                 write(response, version: head.version, context: context)
                 return
             }
@@ -69,7 +72,7 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
             let version = head.version
             let delayed = response
             let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-            context.eventLoop.scheduleTask(in: .milliseconds(delayed.delayMillis)) {
+            context.eventLoop.scheduleTask(in: .milliseconds(wallDelay)) {
                 let (handler, context) = loopBound.value
                 handler.write(delayed, version: version, context: context)
             }

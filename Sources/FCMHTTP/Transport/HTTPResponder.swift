@@ -8,13 +8,16 @@ public struct HTTPResponder: Sendable {
     public let maxBodyBytes: Int
     /// A request that is answered before the router runs (`413`), in the route owner's dialect.
     public let tooLarge: @Sendable (HTTPRequest) -> HTTPResponse
+    /// How fast the emulator's clock runs against the wall, to turn injected latency into waiting.
+    public let clockSpeed: @Sendable () -> Double
     private let handle: @Sendable (HTTPRequest) -> HTTPResponse
 
     /// - Parameter handle: what answers requests; by default the router itself.
     public init(
         router: Router, maxBodyBytes: Int, handle: (@Sendable (HTTPRequest) -> HTTPResponse)? = nil,
-        tooLarge: @escaping @Sendable (HTTPRequest) -> HTTPResponse
+        clockSpeed: @escaping @Sendable () -> Double = { 1 }, tooLarge: @escaping @Sendable (HTTPRequest) -> HTTPResponse
     ) {
+        self.clockSpeed = clockSpeed
         self.router = router
         self.maxBodyBytes = maxBodyBytes
         self.tooLarge = tooLarge

@@ -114,6 +114,8 @@ public struct ScenarioRunner {
         case .clearFaults: response = control("DELETE", "/faults", nil)
         case .check(let expectations): return check(substitute(expectations))
         }
+        // An injected latency takes emulator time: the answer arrives that much later.
+        if response.delayMillis > 0 { try? emulator.advance(byMillis: response.delayMillis) }
         return verify(response, step)
     }
 
