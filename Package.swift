@@ -49,6 +49,7 @@ let package = Package(
                 .product(name: "SwiftASN1", package: "swift-asn1"),
             ]
         ),
+        .target(name: "FCMXMPP", dependencies: ["FCMCore", "FCMJSON"]),
         .target(
             name: "FCMScenario",
             dependencies: ["FCMCore", "FCMHTTP", "FCMJSON", .product(name: "Yams", package: "Yams")]
@@ -70,6 +71,7 @@ let package = Package(
         .testTarget(name: "FCMJSONTests", dependencies: ["FCMJSON"]),
         .testTarget(name: "FCMEmuTests", dependencies: ["fcm-emu", "FCMCore"]),
         .testTarget(name: "FCMScenarioTests", dependencies: ["FCMScenario", "FCMCore", "FCMJSON"]),
+        .testTarget(name: "FCMXMPPTests", dependencies: ["FCMXMPP"]),
         .testTarget(name: "FCMCoreTests", dependencies: ["FCMCore", "FCMJSON"]),
         .testTarget(
             name: "FCMHTTPTests",

@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: Apache-2.0
+
+/// A parsed stanza: an element with attributes, children and text. Names keep their prefix
+/// (`data:gcm`); `localName` drops it, which is how CCS payload elements are found whichever form
+/// a client uses (FCM-WIRE.md §5.3).
+public struct XMLElement: Sendable, Equatable {
+    public var name: String
+    public var attributes: [(String, String)]
+    public var children: [XMLElement]
+    /// The element's own text, entity-decoded, children's text excluded.
+    public var text: String
+
+    public init(name: String, attributes: [(String, String)] = [], children: [XMLElement] = [], text: String = "") {
+        self.name = name
+        self.attributes = attributes
+        self.children = children
+        self.text = text
+    }
+
+    public static func == (a: XMLElement, b: XMLElement) -> Bool {
+        a.name == b.name && a.text == b.text && a.children == b.children
+            && a.attributes.count == b.attributes.count && zip(a.attributes, b.attributes).allSatisfy { $0 == $1 }
+    }
+
+    public var localName: String { name.split(separator: ":").last.map(String.init) ?? name }
+
+    public func attribute(_ name: String) -> String? { attributes.first { $0.0 == name }?.1 }
+
+    /// The first child with this local name.
+    public func child(_ localName: String) -> XMLElement? { children.first { $0.localName == localName } }
+
+    /// The element as XML, attribute values and text escaped.
+    public var xml: String {
+        var out = "<" + name
+        for (key, value) in attributes { out += " \(key)=\"\(XMLEscaping.escape(value, quotes: true))\"" }
+        if children.isEmpty, text.isEmpty { return out + "/>" }
+        out += ">" + XMLEscaping.escape(text, quotes: false)
+        for child in children { out += child.xml }
+        return out + "</\(name)>"
+    }
+}
+
+public enum XMLEscaping {
+    public static func escape(_ s: String, quotes: Bool) -> String {
+        var out = ""
+        for ch in s {
+            switch ch {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"" where quotes: out += "&quot;"
+            case "'" where quotes: out += "&apos;"
+            default: out.append(ch)
+            }
+        }
+        return out
+    }
+
+    /// Decodes the five predefined entities and numeric references; nil on anything else
+    /// (no DTD, so no other entity can be defined: RFC 6120 §11.1).
+    static func unescape(_ bytes: ArraySlice<UInt8>) -> String? {
+        guard bytes.contains(UInt8(ascii: "&")) else { return String(validating: bytes, as: UTF8.self) }
+        var out: [UInt8] = []
+        var i = bytes.startIndex
+        while i < bytes.endIndex {
+            guard bytes[i] == UInt8(ascii: "&") else {
+                out.append(bytes[i])
+                i += 1
+                continue
+            }
+            guard let semicolon = bytes[i...].firstIndex(of: UInt8(ascii: ";")), semicolon - i <= 10 else { return nil }
+            let name = String(decoding: bytes[(i + 1)..<semicolon], as: UTF8.self)
+            switch name {
+            case "lt": out.append(UInt8(ascii: "<"))
+            case "gt": out.append(UInt8(ascii: ">"))
+            case "amp": out.append(UInt8(ascii: "&"))
+            case "quot": out.append(UInt8(ascii: "\""))
+            case "apos": out.append(UInt8(ascii: "'"))
+            default:
+                let value: UInt32?
+                if name.hasPrefix("#x") {
+                    value = UInt32(name.dropFirst(2), radix: 16)
+                } else if name.hasPrefix("#") {
+                    value = UInt32(name.dropFirst())
+                } else {
+                    value = nil
+                }
+                guard let value, let scalar = Unicode.Scalar(value) else { return nil }
+                out.append(contentsOf: String(Character(scalar)).utf8)
+            }
+            i = semicolon + 1
+        }
+        return String(validating: out, as: UTF8.self)
+    }
+}

@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: Apache-2.0
+
+/// Parses one complete, restricted-XML element (a stanza the framer cut out) into an `XMLElement`.
+enum XMLParser {
+    struct Tag {
+        let name: String
+        let attributes: [(String, String)]
+        let selfClosing: Bool
+    }
+
+    static let maxDepth = 32
+
+    /// The name of the tag whose name starts at `from`, up to white space, `/` or `>`.
+    static func name(_ bytes: [UInt8], _ from: Int, _ close: Int) -> String {
+        var end = from
+        while end < close, !isSpace(bytes[end]), bytes[end] != UInt8(ascii: "/") { end += 1 }
+        return String(decoding: bytes[from..<end], as: UTF8.self)
+    }
+
+    /// A start tag from `<` at `open` to `>` at `close`.
+    static func tag(_ bytes: some RandomAccessCollection<UInt8>, _ open: Int, _ close: Int) throws(XMPPStreamError) -> Tag {
+        let b = Array(bytes[bytes.index(bytes.startIndex, offsetBy: open)...bytes.index(bytes.startIndex, offsetBy: close)])
+        var i = 1
+        let selfClosing = b.count >= 2 && b[b.count - 2] == UInt8(ascii: "/")
+        let end = selfClosing ? b.count - 2 : b.count - 1
+        let nameStart = i
+        while i < end, !isSpace(b[i]) { i += 1 }
+        guard i > nameStart else { throw .notWellFormed("tag without a name") }
+        let name = String(decoding: b[nameStart..<i], as: UTF8.self)
+        var attributes: [(String, String)] = []
+        while true {
+            while i < end, isSpace(b[i]) { i += 1 }
+            guard i < end else { break }
+            let keyStart = i
+            while i < end, b[i] != UInt8(ascii: "="), !isSpace(b[i]) { i += 1 }
+            let key = String(decoding: b[keyStart..<i], as: UTF8.self)
+            while i < end, isSpace(b[i]) { i += 1 }
+            guard i < end, b[i] == UInt8(ascii: "=") else { throw .notWellFormed("attribute \(key) has no value") }
+            i += 1
+            while i < end, isSpace(b[i]) { i += 1 }
+            guard i < end, b[i] == UInt8(ascii: "\"") || b[i] == UInt8(ascii: "'") else { throw .notWellFormed("unquoted attribute \(key)") }
+            let quote = b[i]
+            i += 1
+            let valueStart = i
+            while i < end, b[i] != quote { i += 1 }
+            guard i < end, let value = XMLEscaping.unescape(b[valueStart..<i]) else { throw .notWellFormed("bad value of \(key)") }
+            guard !attributes.contains(where: { $0.0 == key }) else { throw .notWellFormed("duplicate attribute \(key)") }
+            attributes.append((key, value))
+            i += 1
+        }
+        return Tag(name: name, attributes: attributes, selfClosing: selfClosing)
+    }
+
+    static func element(_ slice: ArraySlice<UInt8>) throws(XMPPStreamError) -> XMLElement {
+        let bytes = Array(slice)
+        var index = 0
+        let element = try parseElement(bytes, &index, depth: 0)
+        return element
+    }
+
+    private static func parseElement(_ b: [UInt8], _ i: inout Int, depth: Int) throws(XMPPStreamError) -> XMLElement {
+        guard depth < maxDepth else { throw .policyViolation("elements nested deeper than \(maxDepth)") }
+        guard i < b.count, b[i] == UInt8(ascii: "<"), let close = XMPPFramer.tagEnd(b, from: i) else { throw .notWellFormed("expected a tag") }
+        let tag = try tag(b, i, close)
+        i = close + 1
+        var element = XMLElement(name: tag.name, attributes: tag.attributes)
+        if tag.selfClosing { return element }
+        var text: [UInt8] = []
+        while i < b.count {
+            if b[i] != UInt8(ascii: "<") {
+                text.append(b[i])
+                i += 1
+                continue
+            }
+            guard i + 1 < b.count else { break }
+            if b[i + 1] == UInt8(ascii: "/") {
+                guard let end = XMPPFramer.tagEnd(b, from: i) else { break }
+                guard name(b, i + 2, end) == tag.name else { throw .notWellFormed("</\(name(b, i + 2, end))> does not close <\(tag.name)>") }
+                i = end + 1
+                guard let decoded = XMLEscaping.unescape(text[...]) else { throw .notWellFormed("bad character data in <\(tag.name)>") }
+                element.text = decoded
+                return element
+            }
+            if b[i + 1] == UInt8(ascii: "!") || b[i + 1] == UInt8(ascii: "?") { throw .restrictedXML("comments, CDATA and processing instructions are not allowed") }
+            element.children.append(try parseElement(b, &i, depth: depth + 1))
+        }
+        throw .notWellFormed("<\(tag.name)> is not closed")
+    }
+
+    static func isSpace(_ b: UInt8) -> Bool { b == 0x20 || b == 0x09 || b == 0x0A || b == 0x0D }
+}

@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import FCMXMPP
+import Testing
+
+@Suite("XMPP framing")
+struct XMPPFramerTests {
+    /// The client side of a CCS session (FCM-WIRE.md §5.2, §5.3), as go-xmpp and Smack send it.
+    static let clientBytes = Array("""
+        <?xml version='1.0'?><stream:stream to="gcm.googleapis.com" version="1.0" xmlns="jabber:client" xmlns:stream="http://etherx.jabber.org/streams">
+        <auth mechanism="PLAIN" xmlns="urn:ietf:params:xml:ns:xmpp-sasl">ADEyMzQ1Njc4OTAxMgBrZXk=</auth>
+        <stream:stream to="gcm.googleapis.com" version="1.0" xmlns="jabber:client" xmlns:stream="http://etherx.jabber.org/streams">
+        <iq type="set" id="b1"><bind xmlns="urn:ietf:params:xml:ns:xmpp-bind"><resource>r1</resource></bind></iq> \
+        <presence xml:lang='en'><show></show><status></status></presence>
+        <message id=""><gcm xmlns="google:mobile:data">{&quot;to&quot;:&quot;t&quot;,"message_id":"m-1","data":{"a":"&lt;b&gt; &amp; &#233;"}}</gcm></message>
+        <message><data:gcm xmlns:data="google:mobile:data">{"message_type":"ack","message_id":"dr2:m-1"}</data:gcm></message>
+        </stream:stream>
+        """.utf8)
+
+    private func events(_ chunks: [ArraySlice<UInt8>]) throws -> [XMPPStreamEvent] {
+        var framer = XMPPFramer()
+        var out: [XMPPStreamEvent] = []
+        for chunk in chunks { out += try framer.feed(chunk) }
+        return out
+    }
+
+    @Test func readsAWholeSession() throws {
+        let all = try events([Self.clientBytes[...]])
+        #expect(all.count == 8)
+        guard case .streamOpened(let header) = all[0] else { Issue.record("no header"); return }
+        #expect(header["to"] == "gcm.googleapis.com")
+        guard case .stanza(let auth) = all[1], case .stanza(let bind) = all[3], case .stanza(let message) = all[5], case .stanza(let ack) = all[6] else {
+            Issue.record("unexpected events \(all)")
+            return
+        }
+        #expect(auth.attribute("mechanism") == "PLAIN")
+        #expect(auth.text == "ADEyMzQ1Njc4OTAxMgBrZXk=")
+        #expect(bind.child("bind")?.child("resource")?.text == "r1")
+        #expect(message.child("gcm")?.text == #"{"to":"t","message_id":"m-1","data":{"a":"<b> & é"}}"#)
+        #expect(ack.child("gcm")?.name == "data:gcm")
+        #expect(all[7] == .streamClosed)
+    }
+
+    @Test func anySplitGivesTheSameEvents() throws {
+        let whole = try events([Self.clientBytes[...]])
+        for cut in 1..<Self.clientBytes.count {
+            let split = try events([Self.clientBytes[..<cut], Self.clientBytes[cut...]])
+            #expect(split == whole, "split at \(cut)")
+        }
+        #expect(try events(Self.clientBytes.indices.map { Self.clientBytes[$0...$0] }) == whole)
+    }
+
+    @Test(arguments: [
+        ("<!DOCTYPE x [<!ENTITY a 'b'>]><stream:stream>", "restricted-xml"),
+        ("<stream:stream><!-- hi --><iq/>", "restricted-xml"),
+        ("<stream:stream><?php x ?>", "restricted-xml"),
+        ("<stream:stream>garbage", "not-well-formed"),
+        ("<iq/>", "not-well-formed"),
+        ("<stream:stream><iq><a></b></iq>", "not-well-formed"),
+        ("<stream:stream><iq type=set/>", "not-well-formed"),
+        ("<stream:stream><iq a='1' a='2'/>", "not-well-formed"),
+        ("<stream:stream><message>&bogus;</message>", "not-well-formed"),
+    ])
+    func refusesWhatRestrictedXMLForbids(input: String, condition: String) {
+        var framer = XMPPFramer()
+        do {
+            _ = try framer.feed(Array(input.utf8))
+            Issue.record("accepted \(input)")
+        } catch {
+            #expect(error.condition == condition, "\(input): \(error)")
+            #expect(error.xml.contains("<\(condition) xmlns=\"urn:ietf:params:xml:ns:xmpp-streams\"/>"))
+        }
+    }
+
+    @Test func capsStanzaSizeEvenWhileIncomplete() throws {
+        var framer = XMPPFramer(maxStanzaBytes: 1024)
+        _ = try framer.feed(Array("<stream:stream>".utf8))
+        #expect(throws: XMPPStreamError.self) { _ = try framer.feed(Array(("<message>" + String(repeating: "a", count: 2000)).utf8)) }
+        var deep = XMPPFramer()
+        _ = try deep.feed(Array("<stream:stream>".utf8))
+        let nested = String(repeating: "<a>", count: 100) + String(repeating: "</a>", count: 100)
+        #expect(throws: XMPPStreamError.self) { _ = try deep.feed(Array(nested.utf8)) }
+    }
+
+    @Test func whitespaceKeepalivesAreIgnored() throws {
+        var framer = XMPPFramer()
+        #expect(try framer.feed(Array("<stream:stream> \n ".utf8)).count == 1)
+        #expect(try framer.feed(Array("   ".utf8)).isEmpty)
+    }
+
+    @Test func elementsRenderBackToXML() {
+        let element = XMLElement(name: "message", attributes: [("id", "a\"b")], children: [XMLElement(name: "gcm", attributes: [("xmlns", "google:mobile:data")], text: #"{"k":"<v>"}"#)])
+        #expect(element.xml == #"<message id="a&quot;b"><gcm xmlns="google:mobile:data">{"k":"&lt;v&gt;"}</gcm></message>"#)
+    }
+}
