@@ -37,6 +37,7 @@ let package = Package(
             dependencies: [
                 "FCMCore",
                 "FCMJSON",
+                "FCMLegacyFormat",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -49,7 +50,9 @@ let package = Package(
                 .product(name: "SwiftASN1", package: "swift-asn1"),
             ]
         ),
-        .target(name: "FCMXMPP", dependencies: ["FCMCore", "FCMJSON"]),
+        // The legacy message format, shared by legacy HTTP and XMPP (CCS uses the same keys).
+        .target(name: "FCMLegacyFormat", dependencies: ["FCMCore", "FCMJSON"]),
+        .target(name: "FCMXMPP", dependencies: ["FCMCore", "FCMJSON", "FCMLegacyFormat"]),
         .target(
             name: "FCMScenario",
             dependencies: ["FCMCore", "FCMHTTP", "FCMJSON", .product(name: "Yams", package: "Yams")]

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import FCMCore
+import FCMLegacyFormat
 import Foundation
 
 /// How strictly credentials are checked.

@@ -2,6 +2,7 @@
 
 import FCMCore
 import FCMJSON
+import FCMLegacyFormat
 
 /// The control API's error dialect: Google's shape, so one parser reads every error of the
 /// emulator, plus the offending `field` when there is one.

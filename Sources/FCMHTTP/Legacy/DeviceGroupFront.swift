@@ -2,6 +2,7 @@
 
 import FCMCore
 import FCMJSON
+import FCMLegacyFormat
 
 /// Device groups, `/fcm/notification` (FCM-WIRE.md §3.5): create, add, remove and look up by name,
 /// for the sender named in the `project_id` header. Errors are `400 {"error": "<text>"}`.

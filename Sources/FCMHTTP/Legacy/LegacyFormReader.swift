@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import FCMCore
+import FCMLegacyFormat
 
 /// Reads the plain-text variant (FCM-WIRE.md §3.4): `registration_id=…&collapse_key=…&data.k=v`,
 /// one recipient, booleans as `1`/`0`. Refusals are per-result error names (`Error=…` lines).

@@ -2,6 +2,7 @@
 
 import FCMCore
 import FCMJSON
+import FCMLegacyFormat
 
 /// The legacy HTTP API: `POST /fcm/send` (and `/gcm/send`), JSON and plain text (FCM-WIRE.md §3).
 /// Messages go into the same engine as v1 ones; only the request and response shapes differ.
@@ -151,9 +152,3 @@ struct LegacyFront: Sendable {
     }
 }
 
-extension LegacyRequest {
-    var tokensOrEmpty: [String] {
-        if case .tokens(let tokens, _) = recipients { return tokens }
-        return []
-    }
-}

@@ -2,6 +2,7 @@
 
 import FCMCore
 import FCMJSON
+import FCMLegacyFormat
 import Foundation
 
 /// How the fronts check credentials, and where they keep what must survive a restart.

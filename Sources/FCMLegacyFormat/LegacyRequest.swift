@@ -4,8 +4,8 @@ import FCMCore
 import FCMJSON
 
 /// A legacy `/fcm/send` request, read from JSON or from the plain-text form (FCM-WIRE.md §3).
-struct LegacyRequest {
-    enum Recipients {
+public struct LegacyRequest: Sendable {
+    public enum Recipients: Sendable {
         /// `to` a token, or `registration_ids` (results are positional).
         case tokens([String], multicast: Bool)
         case topic(String)
@@ -13,23 +13,36 @@ struct LegacyRequest {
         case notificationKey(String)
     }
 
-    var recipients: Recipients
-    var content: MessageContent
-    var dryRun: Bool
+    public var recipients: Recipients
+    public var content: MessageContent
+    public var dryRun: Bool
+
+    public init(recipients: Recipients, content: MessageContent, dryRun: Bool) {
+        self.recipients = recipients
+        self.content = content
+        self.dryRun = dryRun
+    }
 }
 
 /// A request the legacy service refuses as a whole: HTTP 400 with a plain-text line.
-struct LegacyBadRequest: Error {
-    let text: String
+public struct LegacyBadRequest: Error, Sendable {
+    public let text: String
+
+    public init(text: String) { self.text = text }
 }
 
 /// Reads legacy JSON bodies (§3.2): types are checked per field with the service's wording;
 /// unknown fields are ignored, as the legacy service did.
-enum LegacyJSONReader {
+public enum LegacyJSONReader {
     static let maxRegistrationIds = 1000
     static let maxConditionOperators = 2
 
-    static func read(_ body: [UInt8]) throws(LegacyBadRequest) -> LegacyRequest {
+    public static func read(_ body: [UInt8]) throws(LegacyBadRequest) -> LegacyRequest {
+        try read(body, allowMulticast: true)
+    }
+
+    /// Reads a body; XMPP allows one recipient per stanza (`registration_ids` is not supported).
+    public static func read(_ body: [UInt8], allowMulticast: Bool) throws(LegacyBadRequest) -> LegacyRequest {
         let json: JSONValue
         do {
             json = try JSONParser.parse(body)
@@ -66,12 +79,12 @@ enum LegacyJSONReader {
         }
         if let notification = try f.object("notification") { LegacyPayload.apply(notification: notification, to: &content) }
         let dryRun = try f.bool("dry_run") ?? false
-        return LegacyRequest(recipients: try recipients(f), content: content, dryRun: dryRun)
+        return LegacyRequest(recipients: try recipients(f, allowMulticast: allowMulticast), content: content, dryRun: dryRun)
     }
 
-    private static func recipients(_ f: LegacyFields) throws(LegacyBadRequest) -> LegacyRequest.Recipients {
+    private static func recipients(_ f: LegacyFields, allowMulticast: Bool) throws(LegacyBadRequest) -> LegacyRequest.Recipients {
         let to = try f.string("to")
-        let ids = try f.strings("registration_ids")
+        let ids = allowMulticast ? try f.strings("registration_ids") : nil
         if to != nil, ids != nil { throw LegacyBadRequest(text: "Must use either \"registration_ids\" field or \"to\", not both") }
         if let ids {
             guard ids.count <= maxRegistrationIds else {
@@ -86,10 +99,12 @@ enum LegacyJSONReader {
         }
         if let condition = try f.string("condition") {
             // "Maximum two operators per topic message" (legacy reference).
-            guard let parsed = try? TopicCondition.parse(condition.replacingAll("\"", "'")),
+            // Double quotes read as single ones, as the old Node SDK rewrote them.
+            let normalized = condition.split(separator: "\"", omittingEmptySubsequences: false).joined(separator: "'")
+            guard let parsed = try? TopicCondition.parse(normalized),
                 parsed.binaryOperatorCount <= maxConditionOperators
             else { throw LegacyBadRequest(text: "Invalid \"condition\" field: \(condition)") }
-            return .condition(condition.replacingAll("\"", "'"))
+            return .condition(normalized)
         }
         if let key = try f.string("notification_key") { return .notificationKey(key) }
         throw LegacyBadRequest(text: "Missing \"registration_ids\" field")
@@ -98,10 +113,10 @@ enum LegacyJSONReader {
 
 /// Typed access to a legacy JSON object, refusing wrong types as the service words it
 /// (`Field "to" must be a JSON string: 123`).
-typealias LegacyFields = TypedFields<LegacyBadRequest>
+public typealias LegacyFields = TypedFields<LegacyBadRequest>
 
 extension TypedFields where Failure == LegacyBadRequest {
-    init(_ json: JSONValue) {
+    public init(_ json: JSONValue) {
         self.init(pairs: json.objectValue ?? []) { key, expected, got in
             let what: String = switch expected {
             case .string: "string"
@@ -113,5 +128,13 @@ extension TypedFields where Failure == LegacyBadRequest {
             }
             return LegacyBadRequest(text: "Field \"\(key)\" must be a JSON \(what): \(got.encoded())")
         }
+    }
+}
+
+extension LegacyRequest {
+    /// The tokens of a token send, or none.
+    public var tokensOrEmpty: [String] {
+        if case .tokens(let tokens, _) = recipients { return tokens }
+        return []
     }
 }

@@ -6,9 +6,9 @@ import FCMJSON
 /// How a legacy `notification` object reaches each platform (legacy reference, notification
 /// payload table): the shared title/body/image, Android's fields, the APNs `aps` dictionary, and
 /// the web notification.
-enum LegacyPayload {
+public enum LegacyPayload {
     /// `from`, `message_type`, and keys starting with `google` or `gcm` (DEVICE-RULES.md).
-    static func isReserved(_ key: String) -> Bool {
+    public static func isReserved(_ key: String) -> Bool {
         key == "from" || key == "message_type" || key.hasPrefix("google") || key.hasPrefix("gcm")
     }
 
@@ -19,7 +19,7 @@ enum LegacyPayload {
         "title_loc_key": "titleLocKey", "title_loc_args": "titleLocArgs", "image": "imageUrl", "ticker": "ticker",
     ]
 
-    static func apply(notification: [(String, JSONValue)], to content: inout MessageContent) {
+    public static func apply(notification: [(String, JSONValue)], to content: inout MessageContent) {
         func text(_ key: String) -> String? { notification.first { $0.0 == key }?.1.stringValue }
         content.notification = NotificationContent(title: text("title"), body: text("body"), image: text("image"))
         let android = notification.compactMap { key, value in androidNames[key].map { ($0, value) } }
