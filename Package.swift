@@ -74,7 +74,7 @@ let package = Package(
         .testTarget(name: "FCMJSONTests", dependencies: ["FCMJSON"]),
         .testTarget(name: "FCMEmuTests", dependencies: ["fcm-emu", "FCMCore"]),
         .testTarget(name: "FCMScenarioTests", dependencies: ["FCMScenario", "FCMCore", "FCMJSON"]),
-        .testTarget(name: "FCMXMPPTests", dependencies: ["FCMXMPP"]),
+        .testTarget(name: "FCMXMPPTests", dependencies: ["FCMXMPP", "FCMCore", "FCMJSON"]),
         .testTarget(name: "FCMCoreTests", dependencies: ["FCMCore", "FCMJSON"]),
         .testTarget(
             name: "FCMHTTPTests",

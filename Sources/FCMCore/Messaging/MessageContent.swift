@@ -101,6 +101,8 @@ public struct MessageContent: Sendable {
     public var mutableContent: Bool
     public var restrictedPackageName: String?
     public var deliveryReceiptRequested: Bool
+    /// The app server's own id for the message (CCS `message_id`), echoed in receipts.
+    public var clientMessageId: String?
 
     public init(
         data: StringPairs = [], notification: NotificationContent? = nil, android: AndroidOptions? = nil,

@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import FCMCore
+import FCMJSON
+import FCMXMPP
+import Foundation
+import Testing
+
+@Suite("XMPP session and CCS, as state machines")
+struct XMPPSessionTests {
+    /// Feeds client bytes through a framer and a session; returns everything written, and whether it closed.
+    struct Client {
+        var framer = XMPPFramer()
+        var session: XMPPSession
+        var written = ""
+        var closed = false
+
+        init(_ emulator: Emulator) { session = XMPPSession(emulator: emulator, laxAuth: false) }
+
+        mutating func send(_ text: String) {
+            do {
+                for event in try framer.feed(Array(text.utf8)) { apply(session.handle(event)) }
+            } catch {
+                apply(session.failed(error))
+            }
+        }
+
+        private mutating func apply(_ outputs: [XMPPSession.Output]) {
+            for output in outputs {
+                switch output {
+                case .write(let text): written += text
+                case .close: closed = true
+                case .bound: break
+                }
+            }
+        }
+
+        /// Logs in with SASL PLAIN and binds, as go-xmpp and Smack do (FCM-WIRE.md §5.2).
+        mutating func login(authcid: String, key: String) {
+            send("<?xml version='1.0'?><stream:stream to='fcm.googleapis.com' version='1.0' xmlns='jabber:client' xmlns:stream='http://etherx.jabber.org/streams'>")
+            send("<auth mechanism='PLAIN' xmlns='urn:ietf:params:xml:ns:xmpp-sasl'>\(Data("\0\(authcid)\0\(key)".utf8).base64EncodedString())</auth>")
+            send("<stream:stream to='gcm.googleapis.com' version='1.0' xmlns='jabber:client' xmlns:stream='http://etherx.jabber.org/streams'>")
+            send("<iq type='set' id='b1'><bind xmlns='urn:ietf:params:xml:ns:xmpp-bind'><resource>r1</resource></bind></iq>")
+        }
+
+        /// The JSON payloads of CCS messages written since `mark`.
+        func payloads(after mark: String.Index? = nil) -> [JSONValue] {
+            let text = mark.map { String(written[$0...]) } ?? written
+            return text.components(separatedBy: "google:mobile:data\">").dropFirst().compactMap { chunk in
+                let json = chunk.components(separatedBy: "</").first ?? ""
+                let unescaped = json.replacingOccurrences(of: "&lt;", with: "<").replacingOccurrences(of: "&gt;", with: ">").replacingOccurrences(of: "&amp;", with: "&")
+                return try? JSONParser.parse(unescaped)
+            }
+        }
+    }
+
+    private func setUp() throws -> (Emulator, DeviceInfo, String) {
+        let emulator = Emulator()
+        let project = try emulator.createProject(id: "ccs-app", number: "4242")
+        let device = try emulator.createDevice(DeviceSpec(platform: .android, appId: "com.x"), projectId: project.id)
+        return (emulator, device, try #require(project.serverKeys.first))
+    }
+
+    @Test(arguments: ["4242@fcm.googleapis.com", "4242@gcm.googleapis.com", "4242"])
+    func logsInWithEachAuthcidForm(authcid: String) throws {
+        let (emulator, _, key) = try setUp()
+        var client = Client(emulator)
+        client.login(authcid: authcid, key: key)
+        #expect(client.written.contains("<mechanism>PLAIN</mechanism>"))
+        #expect(client.written.contains("<success xmlns=\"urn:ietf:params:xml:ns:xmpp-sasl\"/>"))
+        #expect(client.written.contains("<jid>4242@gcm.googleapis.com/r1</jid>"))
+        #expect(client.session.state == .established(sender: "4242", jid: "4242@gcm.googleapis.com/r1"))
+        #expect(!client.closed)
+    }
+
+    @Test func wrongKeyIsNotAuthorized() throws {
+        let (emulator, _, _) = try setUp()
+        var client = Client(emulator)
+        client.login(authcid: "4242@gcm.googleapis.com", key: "wrong")
+        #expect(client.written.hasSuffix("<failure xmlns=\"urn:ietf:params:xml:ns:xmpp-sasl\"><not-authorized/></failure></stream:stream>"))
+        #expect(client.closed)
+    }
+
+    @Test func downstreamIsAckedAndDelivered() throws {
+        let (emulator, device, key) = try setUp()
+        var client = Client(emulator)
+        client.login(authcid: "4242", key: key)
+        let mark = client.written.endIndex
+        client.send(#"<message id=""><gcm xmlns="google:mobile:data">{"to":"\#(device.token)","message_id":"m-1","data":{"hello":"world"},"time_to_live":600}</gcm></message>"#)
+        let ack = try #require(client.payloads(after: mark).first)
+        #expect(ack.encoded() == #"{"from":"\#(device.token)","message_id":"m-1","message_type":"ack"}"#)
+        let delivery = try #require(try emulator.inbox(String(device.id), projectId: "ccs-app").1.first)
+        #expect(delivery.message?.api == .xmpp)
+        #expect(delivery.ttlSeconds == 600)
+    }
+
+    @Test func errorsAreNackedWithTheReferenceCodes() throws {
+        let (emulator, device, key) = try setUp()
+        try emulator.deleteDevice(String(device.id), projectId: "ccs-app")
+        var client = Client(emulator)
+        client.login(authcid: "4242", key: key)
+        let mark = client.written.endIndex
+        for (id, to) in [("m-1", device.token), ("m-2", "garbage")] {
+            client.send(#"<message id=""><gcm xmlns="google:mobile:data">{"to":"\#(to)","message_id":"\#(id)"}</gcm></message>"#)
+        }
+        client.send(#"<message><gcm xmlns="google:mobile:data">{"to":"x","message_id":"m-3","time_to_live":-1}</gcm></message>"#)
+        client.send(#"<message><gcm xmlns="google:mobile:data">{"message_type":"ack"}</gcm></message>"#)
+        let errors = client.payloads(after: mark).map { $0["error"]?.stringValue }
+        #expect(errors == ["DEVICE_UNREGISTERED", "BAD_REGISTRATION", "INVALID_JSON", "BAD_ACK"])
+        #expect(client.written[mark...].contains("<data:gcm xmlns:data=\"google:mobile:data\">"))
+    }
+
+    @Test func unidentifiableMessagesGetAStanzaError() throws {
+        let (emulator, _, key) = try setUp()
+        var client = Client(emulator)
+        client.login(authcid: "4242", key: key)
+        client.send(#"<message id="3"><gcm xmlns="google:mobile:data">{"random": "text"}</gcm></message>"#)
+        #expect(client.written.contains(#"<message id="3" type="error" to="4242@gcm.googleapis.com/r1">"#))
+        #expect(client.written.contains("Missing Required Field: message_id"))
+        client.send(#"<iq type="get" id="c2s1"><ping xmlns="urn:xmpp:ping"/></iq>"#)
+        #expect(client.written.hasSuffix(#"<iq type="result" id="c2s1" to="4242@gcm.googleapis.com/r1"/>"#))
+        #expect(!client.closed)
+    }
+
+    @Test func stanzasBeforeAuthenticationAndGarbageCloseTheStream() throws {
+        let (emulator, _, _) = try setUp()
+        var early = Client(emulator)
+        early.send("<stream:stream xmlns:stream='http://etherx.jabber.org/streams'><message><gcm>{}</gcm></message>")
+        #expect(early.written.contains("<not-authorized xmlns=\"urn:ietf:params:xml:ns:xmpp-streams\"/>"))
+        #expect(early.closed)
+        var garbage = Client(emulator)
+        garbage.send("\u{16}\u{03}\u{01} hello")
+        #expect(garbage.written.contains("<not-well-formed"))
+        #expect(garbage.written.hasPrefix("<stream:stream"))
+        #expect(garbage.closed)
+    }
+}
