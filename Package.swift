@@ -52,7 +52,16 @@ let package = Package(
         ),
         // The legacy message format, shared by legacy HTTP and XMPP (CCS uses the same keys).
         .target(name: "FCMLegacyFormat", dependencies: ["FCMCore", "FCMJSON"]),
-        .target(name: "FCMXMPP", dependencies: ["FCMCore", "FCMJSON", "FCMLegacyFormat"]),
+        .target(
+            name: "FCMXMPP",
+            dependencies: [
+                "FCMCore", "FCMJSON", "FCMLegacyFormat",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .target(
             name: "FCMScenario",
             dependencies: ["FCMCore", "FCMHTTP", "FCMJSON", .product(name: "Yams", package: "Yams")]
@@ -62,6 +71,7 @@ let package = Package(
             dependencies: [
                 "FCMCore",
                 "FCMHTTP",
+                "FCMXMPP",
                 "FCMScenario",
                 "FCMJSON",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -74,7 +84,15 @@ let package = Package(
         .testTarget(name: "FCMJSONTests", dependencies: ["FCMJSON"]),
         .testTarget(name: "FCMEmuTests", dependencies: ["fcm-emu", "FCMCore"]),
         .testTarget(name: "FCMScenarioTests", dependencies: ["FCMScenario", "FCMCore", "FCMJSON"]),
-        .testTarget(name: "FCMXMPPTests", dependencies: ["FCMXMPP", "FCMCore", "FCMJSON"]),
+        .testTarget(
+            name: "FCMXMPPTests",
+            dependencies: [
+                "FCMXMPP", "FCMCore", "FCMJSON", "FCMHTTP",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ]
+        ),
         .testTarget(name: "FCMCoreTests", dependencies: ["FCMCore", "FCMJSON"]),
         .testTarget(
             name: "FCMHTTPTests",

@@ -46,7 +46,7 @@ def emulator():
     log = open(os.path.join(workdir, "serve.log"), "w")
     # A paused clock makes the rate-limit window (and so Retry-After) deterministic.
     process = subprocess.Popen(
-        [BINARY, "serve", "--port", "0", "--set", "tlsPort=0", "--ready-file", ready, "--set", "stateDir=none",
+        [BINARY, "serve", "--port", "0", "--set", "tlsPort=0", "--set", "xmppPort=0", "--set", "xmppTestPort=off", "--ready-file", ready, "--set", "stateDir=none",
          "--set", "deviceRateLimit=3/1s", "--set", "clockPaused=true", "--log-level", "warning"],
         stdout=log, stderr=subprocess.STDOUT)
     deadline = time.time() + 30

@@ -42,20 +42,34 @@ public final class EmulatorServer: Sendable {
     public let https: HTTPServer?
     /// The CA certificate clients must trust for `https`, when enabled.
     public let caCertificatePath: String?
+    /// Where the local CA lives, for other TLS listeners (XMPP) to issue from the same CA.
+    public let tlsDirectory: String
     private let tick: Mutex<RepeatedTask?>
     private let infoBox: InfoBox
 
-    private init(emulator: Emulator, http: HTTPServer, https: HTTPServer?, caCertificatePath: String?, tick: RepeatedTask?, info: InfoBox) {
+    private init(
+        emulator: Emulator, http: HTTPServer, https: HTTPServer?, caCertificatePath: String?, tlsDirectory: String, tick: RepeatedTask?,
+        info: InfoBox
+    ) {
         self.emulator = emulator
         self.http = http
         self.https = https
         self.caCertificatePath = caCertificatePath
+        self.tlsDirectory = tlsDirectory
         self.tick = Mutex(tick)
         infoBox = info
     }
 
     /// The bound addresses and the demo project's credentials (what `--ready-file` holds).
     public var info: JSONValue { infoBox.read() }
+
+    /// Adds what other listeners (XMPP) report to the info document.
+    public func addInfo(_ key: String, _ value: JSONValue) {
+        guard case .object(var pairs) = infoBox.read() else { return }
+        pairs.removeAll { $0.0 == key }
+        pairs.append((key, value))
+        infoBox.write(.object(pairs))
+    }
 
     public var baseURL: String { "http://\(Self.urlHost(http.host)):\(http.port)" }
 
@@ -71,25 +85,19 @@ public final class EmulatorServer: Sendable {
         )
         var https: HTTPServer?
         var caPath: String?
+        let tlsDirectory = fronts.stateDirectory ?? (NSTemporaryDirectory() + "fcm-emu-\(getpid())-\(http.port)")
         if let tlsPort = configuration.tlsPort {
-            let directory = fronts.stateDirectory ?? (NSTemporaryDirectory() + "fcm-emu-\(getpid())-\(http.port)")
-            let ca = try LocalCA.loadOrCreate(in: directory)
-            let (chain, key) = try ca.issueServerCertificate()
-            var tls = TLSConfiguration.makeServerConfiguration(
-                certificateChain: try NIOSSLCertificate.fromPEMBytes(Array(chain.utf8)).map { .certificate($0) },
-                privateKey: .privateKey(try NIOSSLPrivateKey(bytes: Array(key.utf8), format: .pem))
-            )
-            tls.applicationProtocols = ["h2", "http/1.1"]
             do {
+                let (tls, path) = try TLSFiles.serverContext(directory: tlsDirectory, alpn: ["h2", "http/1.1"])
                 https = try await HTTPServer.start(
                     host: configuration.host, port: tlsPort, responder: responder, group: group,
-                    idleTimeout: .seconds(configuration.idleTimeoutSeconds), tls: try NIOSSLContext(configuration: tls), logger: logger
+                    idleTimeout: .seconds(configuration.idleTimeoutSeconds), tls: tls, logger: logger
                 )
+                caPath = path
             } catch {
                 await http.close()
                 throw error
             }
-            caPath = ca.certificatePath
         }
         infoBox.write(Self.makeInfo(host: http.host, port: http.port, https: https, caPath: caPath, emulator: emulator))
         var task: RepeatedTask?
@@ -97,7 +105,9 @@ public final class EmulatorServer: Sendable {
             let delay = TimeAmount.milliseconds(configuration.tickMillis)
             task = group.next().scheduleRepeatedTask(initialDelay: delay, delay: delay) { _ in emulator.tick() }
         }
-        return EmulatorServer(emulator: emulator, http: http, https: https, caCertificatePath: caPath, tick: task, info: infoBox)
+        return EmulatorServer(
+            emulator: emulator, http: http, https: https, caCertificatePath: caPath, tlsDirectory: tlsDirectory, tick: task, info: infoBox
+        )
     }
 
     /// Stops the clock tick and closes the listener.

@@ -4,6 +4,7 @@ import ArgumentParser
 import FCMCore
 import FCMHTTP
 import FCMJSON
+import FCMXMPP
 import Foundation
 import Logging
 import NIOCore
@@ -83,15 +84,24 @@ extension FCMEmu {
                 try? await group.shutdownGracefully()
                 throw ValidationError("cannot listen on \(options.server.host):\(options.server.httpPort): \(error)")
             }
+            let xmpp: [XMPPServer]
+            do {
+                xmpp = try await Self.startXMPP(options, server: server, group: group, logger: logger)
+            } catch {
+                await server.shutdown()
+                try? await group.shutdownGracefully()
+                throw ValidationError("cannot start the XMPP server: \(error)")
+            }
             if let path = options.readyFile { try ReadyFile.write(server.info, to: path) }
             // Unbuffered: a harness reading a pipe should see the banner now, not at exit.
-            FileHandle.standardOutput.write(Data(Banner.text(server: server).utf8))
+            FileHandle.standardOutput.write(Data(Banner.text(server: server, xmppPorts: xmpp.map(\.port)).utf8))
             let signals = ShutdownSignals { [logger] in
                 logger.info("Stopping")
                 server.http.channel.close(promise: nil)
             }
             try? await server.http.channel.closeFuture.get()
             signals.cancel()
+            for listener in xmpp { await listener.close() }
             await server.shutdown()
             if let path = options.readyFile { ReadyFile.remove(path) }
             try? await group.shutdownGracefully()
@@ -136,5 +146,22 @@ extension FCMEmu {
         }
 
         @Sendable static func wallMillis() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
+
+        /// The XMPP listeners, with certificates from the HTTP server's CA.
+        static func startXMPP(_ options: ServeOptions, server: EmulatorServer, group: any EventLoopGroup, logger: Logger) async throws -> [XMPPServer] {
+            let ports = [options.xmppPort, options.xmppTestPort].compactMap { $0 }
+            guard !ports.isEmpty else { return [] }
+            let (tls, _) = try TLSFiles.serverContext(directory: server.tlsDirectory, alpn: [])
+            var listeners: [XMPPServer] = []
+            for port in ports {
+                var configuration = XMPPServer.Configuration()
+                configuration.host = options.server.host
+                configuration.port = port
+                configuration.laxAuth = options.fronts.authMode == .lax
+                listeners.append(try await XMPPServer.start(configuration: configuration, tls: tls, emulator: server.emulator, group: group, logger: logger))
+            }
+            server.addInfo("xmpp", .object([("host", .string(options.server.host)), ("ports", .array(listeners.map { .int($0.port) }))]))
+            return listeners
+        }
     }
 }

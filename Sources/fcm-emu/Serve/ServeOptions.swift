@@ -19,6 +19,9 @@ struct ServeOptions: Sendable {
     var preloadFiles: [String] = []
     /// YAML or JSON files of fault rules to apply from the start.
     var faultFiles: [String] = []
+    /// XMPP (CCS) ports: production and testing, as FCM's 5235 and 5236; nil turns one off.
+    var xmppPort: Int? = 5235
+    var xmppTestPort: Int? = 5236
 
     static var defaultStateDirectory: String {
         (ProcessInfo.processInfo.environment["HOME"] ?? ".") + "/.fcm-emu"
@@ -61,6 +64,12 @@ enum Settings {
         },
         Setting(key: "tlsPort", example: "9093", help: "TLS port (HTTP/2 and HTTP/1.1 by ALPN, certificate from the local CA); 0 picks a free one, off disables it") { o, v throws(ConfigError) in
             o.server.tlsPort = v == "off" ? nil : try port(v)
+        },
+        Setting(key: "xmppPort", example: "5235", help: "XMPP connection server port (TLS from the first byte); 0 picks a free one, off disables it") { o, v throws(ConfigError) in
+            o.xmppPort = v == "off" ? nil : try port(v)
+        },
+        Setting(key: "xmppTestPort", example: "5236", help: "Second XMPP port, as FCM's testing endpoint; off disables it") { o, v throws(ConfigError) in
+            o.xmppTestPort = v == "off" ? nil : try port(v)
         },
         Setting(key: "logLevel", example: "info", help: "trace, debug, info, notice, warning, error or critical") { o, v throws(ConfigError) in
             guard let level = Logger.Level(rawValue: v.lowercased()) else { throw ConfigError("expected trace, debug, info, notice, warning, error or critical, got '\(v)'") }

@@ -5,7 +5,7 @@ import FCMHTTP
 
 /// What `serve` prints on standard output once it listens: enough to start using it.
 enum Banner {
-    static func text(server: EmulatorServer) -> String {
+    static func text(server: EmulatorServer, xmppPorts: [Int] = []) -> String {
         let url = server.baseURL
         let demo = try? server.emulator.project(DemoProject.id)
         return """
@@ -14,6 +14,7 @@ enum Banner {
               demo project  \(demo?.id ?? "-")   sender id \(demo?.number ?? "-")
               server key    \(demo?.serverKeys.first ?? "-")
               CA            \(server.caCertificatePath ?? "- (TLS off)")
+              XMPP (CCS)    \(xmppPorts.isEmpty ? "off" : xmppPorts.map { "\(server.http.host):\($0)" }.joined(separator: ", ")) (TLS from the first byte)
             Try:
               curl -s -X POST \(url)\(ControlAPI.prefix)/projects/\(DemoProject.id)/devices -d '{"platform":"android","name":"pixel"}'
             Press Ctrl-C to stop.

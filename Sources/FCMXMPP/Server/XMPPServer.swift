@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import FCMCore
+import Logging
+import NIOCore
+import NIOPosix
+import NIOSSL
+
+/// The XMPP connection server: TLS from the first byte, no STARTTLS, as CCS (FCM-WIRE.md §5.1).
+public final class XMPPServer: Sendable {
+    public let channel: any Channel
+    public let port: Int
+
+    private init(channel: any Channel, port: Int) {
+        self.channel = channel
+        self.port = port
+    }
+
+    public struct Configuration: Sendable {
+        public var host = "127.0.0.1"
+        public var port = 5235
+        public var laxAuth = false
+        public var maxStanzaBytes = XMPPFramer.defaultMaxStanzaBytes
+        /// Whitespace keepalive interval; zero turns it off.
+        public var keepaliveSeconds: Int64 = 30
+
+        public init() {}
+    }
+
+    public static func start(
+        configuration: Configuration, tls: NIOSSLContext, emulator: Emulator, group: any EventLoopGroup, logger: Logger
+    ) async throws -> XMPPServer {
+        let channel = try await ServerBootstrap(group: group)
+            .serverChannelOption(.backlog, value: 256)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls))
+                    try channel.pipeline.syncOperations.addHandler(XMPPConnectionHandler(
+                        emulator: emulator, laxAuth: configuration.laxAuth, maxStanzaBytes: configuration.maxStanzaBytes,
+                        keepaliveInterval: .seconds(configuration.keepaliveSeconds)
+                    ))
+                }
+            }
+            .bind(host: configuration.host, port: configuration.port)
+            .get()
+        let bound = channel.localAddress?.port ?? configuration.port
+        logger.info("XMPP (CCS, TLS) listening", metadata: ["address": "\(configuration.host):\(bound)"])
+        return XMPPServer(channel: channel, port: bound)
+    }
+
+    public func close() async {
+        try? await channel.close()
+    }
+}
