@@ -58,6 +58,7 @@ def emulator():
     emu = Emulator(info["http"]["url"])
     emu.https = info["https"]["url"]
     emu.ca = info["caCertificate"]
+    emu.xmpp_port = info["xmpp"]["ports"][0]
     emu.call("POST", "/projects", {"id": PROJECT, "number": "424242424242"})
     emu.call("POST", "/projects", {"id": "other-app", "number": "777"})
     yield emu

@@ -1,0 +1,81 @@
+"""slixmpp (from PyPI) against fcm-emu's XMPP connection server: direct TLS with the emulator's
+CA, SASL PLAIN with the sender id and server key, downstream messages acked and nacked, and what
+the device received checked through the control API (FCM-WIRE.md §5)."""
+import asyncio
+import json
+import logging
+
+import slixmpp
+from slixmpp.xmlstream.handler import Callback
+from slixmpp.xmlstream.matcher import MatchXPath
+
+from conftest import PROJECT
+
+SENDER = "424242424242"
+
+
+def converse(emulator, password, messages, expect, timeout=10):
+    """Logs in, sends raw CCS stanzas, and returns the CCS payloads received (or 'failed_auth')."""
+    loop = asyncio.new_event_loop()
+    asyncio.set_event_loop(loop)
+    done = loop.create_future()
+    received = []
+
+    class CCSClient(slixmpp.ClientXMPP):
+        def __init__(self):
+            super().__init__(f"{SENDER}@gcm.googleapis.com", password)
+            self.enable_starttls = False
+            self.enable_direct_tls = True
+            self.enable_plaintext = False
+            self.ca_certs = emulator.ca
+            self.add_event_handler("session_start", self.started)
+            # slixmpp's "message" event needs a <body>; CCS clients match the gcm payload instead.
+            self.register_handler(Callback("CCS", MatchXPath("{jabber:client}message/{google:mobile:data}gcm"), self.on_message))
+            self.add_event_handler("failed_auth", lambda _: done.done() or done.set_result("failed_auth"))
+
+        async def started(self, _):
+            for stanza in messages:
+                self.send_raw(stanza)
+
+        def on_message(self, message):
+            payload = message.xml.find("{google:mobile:data}gcm")
+            if payload is not None:
+                received.append(json.loads(payload.text))
+            if len(received) >= expect and not done.done():
+                done.set_result(received)
+
+    client = CCSClient()
+    client.connect(host="127.0.0.1", port=emulator.xmpp_port)
+    try:
+        return loop.run_until_complete(asyncio.wait_for(done, timeout))
+    finally:
+        client.disconnect()
+        loop.run_until_complete(asyncio.sleep(0.1))
+        loop.close()
+
+
+def downstream(payload):
+    return f'<message id=""><gcm xmlns="google:mobile:data">{json.dumps(payload)}</gcm></message>'
+
+
+def test_downstream_messages_are_acked_and_delivered(emulator):
+    key = emulator.call("GET", f"/projects/{PROJECT}")["serverKeys"][0]
+    device = emulator.device("android")
+    gone = emulator.device("android")
+    emulator.call("DELETE", f"/projects/{PROJECT}/devices/{gone['id']}")
+    replies = converse(emulator, key, [
+        downstream({"to": device["token"], "message_id": "m-1", "data": {"hello": "world"}, "time_to_live": 600}),
+        downstream({"to": gone["token"], "message_id": "m-2"}),
+        downstream({"to": "garbage", "message_id": "m-3"}),
+    ], expect=3)
+    by_id = {reply["message_id"]: reply for reply in replies}
+    assert by_id["m-1"] == {"from": device["token"], "message_id": "m-1", "message_type": "ack"}
+    assert by_id["m-2"]["message_type"] == "nack" and by_id["m-2"]["error"] == "DEVICE_UNREGISTERED"
+    assert by_id["m-3"]["error"] == "BAD_REGISTRATION"
+    [delivery] = emulator.inbox(device)
+    assert delivery["api"] == "xmpp" and delivery["payload"]["data"] == {"hello": "world"}
+
+
+def test_wrong_server_key_fails_authentication(emulator):
+    logging.getLogger("slixmpp").setLevel(logging.CRITICAL)
+    assert converse(emulator, "not-the-key", [], expect=1) == "failed_auth"
