@@ -249,3 +249,51 @@ extension Emulator {
         }
     }
 }
+
+// MARK: - XMPP (CCS)
+
+extension Emulator {
+    /// A device sends an upstream message; the sender's XMPP connections get it.
+    @discardableResult
+    public func sendUpstream(_ reference: String, projectId: String, data: StringPairs, messageId: String? = nil, ttlSeconds: Int64 = 86_400) throws(FCMError) -> CCSItem {
+        try withWorld { (w: inout World) throws(FCMError) -> CCSItem in
+            let id = try w.findDevice(reference, projectIndex: w.projectIndex(id: projectId)).id
+            return try w.sendUpstream(id, data: data, messageId: messageId, ttlSeconds: ttlSeconds)
+        }
+    }
+
+    /// Registers a bound XMPP connection of a sender (id or number); returns its handle.
+    public func ccsConnect(sender: String) throws(FCMError) -> (connection: Int, projectId: String) {
+        try withWorld { (w: inout World) throws(FCMError) -> (connection: Int, projectId: String) in
+            let project = try w.projectState(w.projectIndex(idOrNumber: sender)).project
+            return (w.ccs.connect(project: project.id), project.id)
+        }
+    }
+
+    /// The connection closed: what it held un-acked is sent again on the next one.
+    public func ccsDisconnect(_ connection: Int) {
+        withWorld { w in
+            let project = w.ccs.project(of: connection)
+            w.ccs.disconnect(connection)
+            if let project { w.ccsWork.insert(project) }
+        }
+    }
+
+    /// What the connection should send now (at most 100 un-acked at a time).
+    public func ccsTake(_ connection: Int) -> [CCSItem] { withWorld { $0.ccsTake(connection) } }
+
+    /// The app server acked an upstream message or receipt on this connection.
+    public func ccsAck(_ connection: Int, messageId: String) -> Bool { withWorld { $0.ccsAck(connection, messageId: messageId) } }
+
+    /// Asks every XMPP connection of the project to drain (CONNECTION_DRAINING).
+    public func requestDrain(projectId: String) throws(FCMError) {
+        try withWorld { (w: inout World) throws(FCMError) in
+            let project = try w.projectState(w.projectIndex(idOrNumber: projectId)).project
+            w.ccs.requestDrain(project: project.id)
+            w.ccsWork.insert(project.id)
+        }
+    }
+
+    /// How many drains were requested for the project so far.
+    public func drainRequests(projectId: String) -> Int { withWorld { $0.ccs.drainRequests[projectId] ?? 0 } }
+}

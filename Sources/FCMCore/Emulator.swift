@@ -23,6 +23,8 @@ public final class Emulator: Sendable {
     let transportRuleCount = Atomic<Int>(0)
     private let driver: Mutex<ClockDriver?>
     private let wallMillis: (@Sendable () -> Int64)?
+    /// Told (outside the lock) which projects' XMPP connections have CCS work.
+    private let ccsListener = Mutex<(@Sendable (String) -> Void)?>(nil)
 
     /// A new emulator. With `demoProject`, the project of `DemoProject` exists from the start.
     public init(settings: EmulatorSettings = EmulatorSettings(), clock: ClockMode = .virtual(start: .virtualEpoch), demoProject: Bool = true) {
@@ -48,10 +50,28 @@ public final class Emulator: Sendable {
     /// Runs `body` on the world after bringing a wall-driven clock up to date.
     func withWorld<R: Sendable, E: Error>(_ body: (inout World) throws(E) -> R) throws(E) -> R {
         let target = clockTarget()
+        var work: Set<String> = []
+        defer { notifyCCS(work) }
         return try state.withLock { (world: inout World) throws(E) -> R in
             if let target { world.advance(to: target) }
+            defer {
+                work = world.ccsWork
+                world.ccsWork = []
+            }
             return try body(&world)
         }
+    }
+
+    /// Wakes the XMPP connections of these projects; called with no lock held, so the listener
+    /// may call back into the emulator.
+    private func notifyCCS(_ projects: Set<String>) {
+        guard !projects.isEmpty, let listener = ccsListener.withLock({ $0 }) else { return }
+        for project in projects { listener(project) }
+    }
+
+    /// Sets who is told that a project's XMPP connections have work (the XMPP server).
+    public func setCCSListener(_ listener: @escaping @Sendable (_ projectId: String) -> Void) {
+        ccsListener.withLock { $0 = listener }
     }
 
     private func clockTarget() -> Instant? {

@@ -110,6 +110,20 @@ struct XMPPSessionTests {
         #expect(client.written[mark...].contains("<data:gcm xmlns:data=\"google:mobile:data\">"))
     }
 
+    @Test func drainingSendsControlThenNacksNewMessages() throws {
+        let (emulator, device, key) = try setUp()
+        var client = Client(emulator)
+        client.login(authcid: "4242", key: key)
+        var outputs = client.session.drain()
+        #expect(outputs == [.write(#"<message><data:gcm xmlns:data="google:mobile:data">{"message_type":"control","control_type":"CONNECTION_DRAINING"}</data:gcm></message>"#)])
+        #expect(client.session.drain().isEmpty)
+        let mark = client.written.endIndex
+        client.send(#"<message id=""><gcm xmlns="google:mobile:data">{"to":"\#(device.token)","message_id":"m-9"}</gcm></message>"#)
+        #expect(client.payloads(after: mark).first?["error"] == .string("CONNECTION_DRAINING"))
+        #expect(try emulator.inbox(String(device.id), projectId: "ccs-app").1.isEmpty)
+        outputs = []
+    }
+
     @Test func unidentifiableMessagesGetAStanzaError() throws {
         let (emulator, _, key) = try setUp()
         var client = Client(emulator)

@@ -27,6 +27,14 @@ public struct Event: Sendable {
         case clockAdvanced
         /// A fault rule fired; `detail` names it and what it did.
         case faultInjected
+        /// A device sent an upstream message to its app server (XMPP).
+        case upstream
+        /// A delivery receipt was queued for the app server (XMPP).
+        case receiptQueued
+        /// The app server acked an upstream message or receipt.
+        case ccsAcked
+        /// An upstream message or receipt expired before the app server took it.
+        case ccsExpired
     }
 
     public let sequence: Int

@@ -133,6 +133,7 @@ extension World {
         )
         record(delivery, for: id)
         log(.delivered, device: id, message: message, detail: handling.rawValue)
+        if message.api == .xmpp, let device = devices[Int(id)] { queueReceipt(for: message, device: device) }
     }
 
     private mutating func record(_ delivery: Delivery, for id: DeviceID) {

@@ -29,6 +29,9 @@ struct World: Sendable {
     var nextStoreSequence: UInt64 = 0
     var rateWindows: [String: RateWindow] = [:]
     var faults = FaultInjector()
+    var ccs = CCSOutbox()
+    /// Projects whose CCS connections have work, to be told once the lock is released.
+    var ccsWork: Set<String> = []
 
     init(settings: EmulatorSettings, start: Instant) {
         self.settings = settings

@@ -52,6 +52,20 @@ extension ControlAPI {
             let info = try emulator.refreshToken(params["device"], projectId: params["project"], newToken: try body.string("token"))
             return ControlJSON.response(ControlJSON.device(info))
         })
+        router.add("POST", base + "/{device}:upstream", handle { request, params throws(FCMError) in
+            // A device sends to its app server over XMPP (FCM-WIRE.md §5.3, upstream).
+            let body = try ControlBody(request, allowed: ["data", "messageId", "ttl"])
+            var data: StringPairs = []
+            if let object = body.value("data") {
+                guard let pairs = object.objectValue, pairs.allSatisfy({ $0.1.stringValue != nil }) else {
+                    throw FCMError(.invalidArgument, "Field 'data' must be an object of strings", field: "data")
+                }
+                data = pairs.map { ($0.0, $0.1.stringValue ?? "") }
+            }
+            let ttl = try body.durationMillis("ttl").map { $0 / 1000 } ?? 86_400
+            let item = try emulator.sendUpstream(params["device"], projectId: params["project"], data: data, messageId: try body.string("messageId"), ttlSeconds: ttl)
+            return ControlJSON.response(status: 201, .object([("messageId", .string(item.messageId)), ("payload", item.payload)]))
+        })
         router.add("PUT", base + "/{device}/topics/{topic}", handle { _, params throws(FCMError) in
             ControlJSON.response(ControlJSON.device(try emulator.subscribe(params["device"], projectId: params["project"], topic: params["topic"])))
         })

@@ -176,6 +176,10 @@ public struct ControlAPI: Sendable {
                 throw FCMError(.internalError, "Could not make a service-account key: \(error)")
             }
         })
+        router.add("POST", "\(p)/projects/{project}/xmpp:drain", handle { _, params throws(FCMError) in
+            try emulator.requestDrain(projectId: params["project"])
+            return ControlJSON.response(.object([]))
+        })
         router.add("GET", "\(p)/projects/{project}/topics", handle { _, params throws(FCMError) in
             let topics = try emulator.topics(projectId: params["project"])
             return ControlJSON.response(.object([

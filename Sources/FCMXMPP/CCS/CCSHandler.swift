@@ -10,7 +10,7 @@ import FCMLegacyFormat
 struct CCSHandler: Sendable {
     let emulator: Emulator
 
-    func handle(_ stanza: XMLElement, sender: String, jid: String) -> [String] {
+    func handle(_ stanza: XMLElement, sender: String, jid: String, connection: Int?, draining: Bool) -> [String] {
         guard let payload = stanza.child("gcm") else {
             return [Self.stanzaError(stanza, jid: jid, "InvalidJson: JSON_PARSING_ERROR : the message has no gcm payload\n")]
         }
@@ -18,12 +18,15 @@ struct CCSHandler: Sendable {
             return [Self.stanzaError(stanza, jid: jid, "InvalidJson: JSON_PARSING_ERROR : Unexpected character in the payload\n")]
         }
         if let type = json["message_type"]?.stringValue {
-            return acknowledgement(json, type: type)
+            return acknowledgement(json, type: type, connection: connection)
         }
         guard let messageId = json["message_id"]?.stringValue, !messageId.isEmpty else {
             return [Self.stanzaError(stanza, jid: jid, "InvalidJson: JSON_PARSING_ERROR : Missing Required Field: message_id\n")]
         }
         let to = json["to"]?.stringValue ?? json["condition"]?.stringValue ?? ""
+        if draining {
+            return [Self.nack(messageId: messageId, from: to, error: "CONNECTION_DRAINING", description: "Connection is draining; send on another connection")]
+        }
         let request: LegacyRequest
         do {
             request = try LegacyJSONReader.read(Array(payload.text.utf8), allowMulticast: false)
@@ -54,11 +57,13 @@ struct CCSHandler: Sendable {
 
     /// Acks and nacks from the app server, for upstream messages and receipts; a malformed one
     /// is nacked BAD_ACK (§5.5).
-    private func acknowledgement(_ json: JSONValue, type: String) -> [String] {
+    private func acknowledgement(_ json: JSONValue, type: String, connection: Int?) -> [String] {
         let messageId = json["message_id"]?.stringValue ?? ""
         guard type == "ack" || type == "nack", !messageId.isEmpty, json["to"]?.stringValue != nil else {
             return [Self.nack(messageId: messageId, from: json["to"]?.stringValue ?? "", error: "BAD_ACK", description: "Invalid ack: message_id, to and message_type ack are required")]
         }
+        // An ack is valid only on the connection that delivered the message; others change nothing.
+        if let connection { _ = emulator.ccsAck(connection, messageId: messageId) }
         return []
     }
 

@@ -23,12 +23,16 @@ public final class XMPPServer: Sendable {
         public var maxStanzaBytes = XMPPFramer.defaultMaxStanzaBytes
         /// Whitespace keepalive interval; zero turns it off.
         public var keepaliveSeconds: Int64 = 30
+        /// After CONNECTION_DRAINING, how long in-flight traffic may finish before the server closes.
+        public var drainGraceMillis: Int64 = 2000
+        /// Drain every connection this long after it binds (CCS's periodic load balancing); nil: never.
+        public var drainAfterSeconds: Int64?
 
         public init() {}
     }
 
     public static func start(
-        configuration: Configuration, tls: NIOSSLContext, emulator: Emulator, group: any EventLoopGroup, logger: Logger
+        configuration: Configuration, tls: NIOSSLContext, emulator: Emulator, router: CCSRouter, group: any EventLoopGroup, logger: Logger
     ) async throws -> XMPPServer {
         let channel = try await ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 256)
@@ -37,10 +41,7 @@ public final class XMPPServer: Sendable {
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls))
-                    try channel.pipeline.syncOperations.addHandler(XMPPConnectionHandler(
-                        emulator: emulator, laxAuth: configuration.laxAuth, maxStanzaBytes: configuration.maxStanzaBytes,
-                        keepaliveInterval: .seconds(configuration.keepaliveSeconds)
-                    ))
+                    try channel.pipeline.syncOperations.addHandler(XMPPConnectionHandler(emulator: emulator, router: router, configuration: configuration))
                 }
             }
             .bind(host: configuration.host, port: configuration.port)

@@ -26,6 +26,10 @@ public struct XMPPSession {
 
     public static let domain = "gcm.googleapis.com"
     public private(set) var state = State.awaitingStream
+    /// The core's handle for this connection's CCS traffic, once bound.
+    public var connection: Int?
+    /// After CONNECTION_DRAINING, new downstream messages are nacked (FCM-WIRE.md §5.3, control).
+    public private(set) var draining = false
     /// Finds the project (by number) whose server key this is; nil refuses the login.
     private let authenticate: @Sendable (_ senderId: String, _ serverKey: String) -> String?
     private let ccs: CCSHandler
@@ -71,6 +75,20 @@ public struct XMPPSession {
             state = .closed
             return [.write(XMPPStreamError(condition: "invalid-xml", text: "unexpected stream header").xml), .close]
         }
+    }
+
+    /// Starts draining: the control message to send; the transport closes the stream later.
+    public mutating func drain() -> [Output] {
+        guard case .established = state, !draining else { return [] }
+        draining = true
+        return [.write(CCSHandler.message(.object([("message_type", .string("control")), ("control_type", .string("CONNECTION_DRAINING"))]), prefixed: true))]
+    }
+
+    /// An upstream message or receipt for the app server, in the form CCS sends them (§5.3).
+    public func deliver(_ item: CCSItem) -> Output {
+        guard case .established(let sender, _) = state else { return .write("") }
+        let text = XMLEscaping.escape(item.payload.encoded(), quotes: false)
+        return .write("<message to=\"\(sender)@\(Self.domain)\" from=\"devices@\(Self.domain)\" type=\"normal\"><gcm xmlns=\"google:mobile:data\">\(text)</gcm></message>")
     }
 
     /// The reply to a stream error found while framing.
@@ -120,7 +138,7 @@ public struct XMPPSession {
             }
             return [.write("<iq type=\"error\" id=\"\(id)\"><error type=\"cancel\"><service-unavailable xmlns=\"urn:ietf:params:xml:ns:xmpp-stanzas\"/></error></iq>")]
         case "message":
-            return ccs.handle(stanza, sender: sender, jid: jid).map { .write($0) }
+            return ccs.handle(stanza, sender: sender, jid: jid, connection: connection, draining: draining).map { .write($0) }
         default:
             return []
         }

@@ -152,13 +152,15 @@ extension FCMEmu {
             let ports = [options.xmppPort, options.xmppTestPort].compactMap { $0 }
             guard !ports.isEmpty else { return [] }
             let (tls, _) = try TLSFiles.serverContext(directory: server.tlsDirectory, alpn: [])
+            let router = CCSRouter(emulator: server.emulator)
             var listeners: [XMPPServer] = []
             for port in ports {
                 var configuration = XMPPServer.Configuration()
                 configuration.host = options.server.host
                 configuration.port = port
                 configuration.laxAuth = options.fronts.authMode == .lax
-                listeners.append(try await XMPPServer.start(configuration: configuration, tls: tls, emulator: server.emulator, group: group, logger: logger))
+                configuration.drainAfterSeconds = options.xmppDrainAfterSeconds
+                listeners.append(try await XMPPServer.start(configuration: configuration, tls: tls, emulator: server.emulator, router: router, group: group, logger: logger))
             }
             server.addInfo("xmpp", .object([("host", .string(options.server.host)), ("ports", .array(listeners.map { .int($0.port) }))]))
             return listeners

@@ -22,6 +22,8 @@ struct ServeOptions: Sendable {
     /// XMPP (CCS) ports: production and testing, as FCM's 5235 and 5236; nil turns one off.
     var xmppPort: Int? = 5235
     var xmppTestPort: Int? = 5236
+    /// Drain each XMPP connection this long after it binds; nil never.
+    var xmppDrainAfterSeconds: Int64?
 
     static var defaultStateDirectory: String {
         (ProcessInfo.processInfo.environment["HOME"] ?? ".") + "/.fcm-emu"
@@ -70,6 +72,9 @@ enum Settings {
         },
         Setting(key: "xmppTestPort", example: "5236", help: "Second XMPP port, as FCM's testing endpoint; off disables it") { o, v throws(ConfigError) in
             o.xmppTestPort = v == "off" ? nil : try port(v)
+        },
+        Setting(key: "xmppDrainAfter", example: "off", help: "Send CONNECTION_DRAINING to each XMPP connection this long after it binds, then close it; off by default") { o, v throws(ConfigError) in
+            if v == "off" { o.xmppDrainAfterSeconds = nil } else { o.xmppDrainAfterSeconds = try duration(v) / 1000 }
         },
         Setting(key: "logLevel", example: "info", help: "trace, debug, info, notice, warning, error or critical") { o, v throws(ConfigError) in
             guard let level = Logger.Level(rawValue: v.lowercased()) else { throw ConfigError("expected trace, debug, info, notice, warning, error or critical, got '\(v)'") }

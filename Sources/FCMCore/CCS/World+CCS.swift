@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import FCMJSON
+
+extension World {
+    /// A device sends an upstream message to its app server (FCM-WIRE.md §5.3, upstream).
+    mutating func sendUpstream(_ id: DeviceID, data: StringPairs, messageId: String?, ttlSeconds: Int64) throws(FCMError) -> CCSItem {
+        let device = try device(id)
+        guard device.tokenValid, device.state != .uninstalled else { throw FCMError(.conflict, "An uninstalled app sends nothing", field: "device") }
+        guard (0...EmulatorSettings.maxTTLSeconds).contains(ttlSeconds) else { throw FCMError(.invalidArgument, "ttl must be 0…2419200 seconds", field: "ttl") }
+        let project = try projectState(device.projectIndex).project
+        let upstreamId = messageId ?? "m-\(ids.random.next() % 1_000_000_000_000)"
+        let payload = JSONValue.object([
+            ("category", .string(device.appId)), ("data", .object(data.map { ($0.0, .string($0.1)) })),
+            ("time_to_live", .int(ttlSeconds)), ("message_id", .string(upstreamId)), ("from", .string(device.token)),
+        ])
+        let item = CCSItem(kind: .upstream, messageId: upstreamId, payload: payload, expiresAt: now.adding(seconds: max(ttlSeconds, 1)))
+        ccs.enqueue(item, project: project.id)
+        ccsWork.insert(project.id)
+        log(.upstream, device: device.id, detail: upstreamId)
+        return item
+    }
+
+    /// A delivered XMPP message that asked for it gets a delivery receipt, except on iOS
+    /// (DEVICE-RULES.md: not supported for messages to iOS devices).
+    mutating func queueReceipt(for message: Message, device: Device) {
+        guard message.api == .xmpp, message.content.deliveryReceiptRequested, device.platform != .ios,
+            let original = message.content.clientMessageId
+        else { return }
+        let payload = JSONValue.object([
+            ("category", .string(device.appId)),
+            (
+                "data",
+                .object([
+                    ("message_status", .string("MESSAGE_SENT_TO_DEVICE")), ("original_message_id", .string(original)),
+                    ("device_registration_id", .string(device.token)), ("message_sent_timestamp", .string(String(now.millis))),
+                ])
+            ),
+            ("message_id", .string("dr2:" + original)), ("message_type", .string("receipt")),
+            ("from", .string("gcm.googleapis.com")), ("time_to_live", .int(0)),
+        ])
+        let item = CCSItem(kind: .receipt, messageId: "dr2:" + original, payload: payload, expiresAt: now.adding(seconds: EmulatorSettings.maxTTLSeconds))
+        ccs.enqueue(item, project: message.projectId)
+        ccsWork.insert(message.projectId)
+        log(.receiptQueued, device: device.id, message: message, detail: item.messageId)
+    }
+
+    mutating func ccsTake(_ connection: Int) -> [CCSItem] {
+        let (send, expired) = ccs.take(connection, now: now)
+        for item in expired { log(.ccsExpired, detail: item.messageId) }
+        return send
+    }
+
+    mutating func ccsAck(_ connection: Int, messageId: String) -> Bool {
+        guard let item = ccs.ack(connection, messageId: messageId) else { return false }
+        log(.ccsAcked, detail: item.messageId)
+        return true
+    }
+}
