@@ -14,8 +14,10 @@ from conftest import PROJECT
 SENDER = "424242424242"
 
 
-def converse(emulator, password, messages, expect, timeout=10):
-    """Logs in, sends raw CCS stanzas, and returns the CCS payloads received (or 'failed_auth')."""
+def converse(emulator, password, messages, expect, timeout=10, ack=False, on_start=None):
+    """Logs in, sends raw CCS stanzas, and returns the CCS payloads received (or 'failed_auth').
+    With ack, acks every upstream message and receipt as an app server must; on_start runs once
+    the session is up (to make devices send upstream)."""
     loop = asyncio.new_event_loop()
     asyncio.set_event_loop(loop)
     done = loop.create_future()
@@ -36,11 +38,16 @@ def converse(emulator, password, messages, expect, timeout=10):
         async def started(self, _):
             for stanza in messages:
                 self.send_raw(stanza)
+            if on_start:
+                on_start()
 
         def on_message(self, message):
             payload = message.xml.find("{google:mobile:data}gcm")
             if payload is not None:
-                received.append(json.loads(payload.text))
+                body = json.loads(payload.text)
+                received.append(body)
+                if ack and body.get("message_type") in (None, "receipt"):
+                    self.send_raw(downstream({"to": body.get("from"), "message_id": body["message_id"], "message_type": "ack"}))
             if len(received) >= expect and not done.done():
                 done.set_result(received)
 
@@ -79,3 +86,40 @@ def test_downstream_messages_are_acked_and_delivered(emulator):
 def test_wrong_server_key_fails_authentication(emulator):
     logging.getLogger("slixmpp").setLevel(logging.CRITICAL)
     assert converse(emulator, "not-the-key", [], expect=1) == "failed_auth"
+
+
+def test_upstream_is_acked_and_unacked_ones_come_again(emulator):
+    key = emulator.call("GET", f"/projects/{PROJECT}")["serverKeys"][0]
+    device = emulator.device("android")
+    upstream = lambda mid: emulator.call("POST", f"/projects/{PROJECT}/devices/{device['id']}:upstream",
+                                         {"data": {"hello": "world"}, "messageId": mid})
+    [first] = converse(emulator, key, [], expect=1, on_start=lambda: upstream("u-1"))
+    assert first["message_id"] == "u-1" and first["from"] == device["token"] and first["data"] == {"hello": "world"}
+    # Not acked: the next connection gets it again (FCM-WIRE.md §5.3); this time it is acked.
+    [again] = converse(emulator, key, [], expect=1, ack=True)
+    assert again["message_id"] == "u-1"
+    acked = [e for e in emulator.events(project=None, kind="ccsAcked") if e.get("detail") == "u-1"]
+    assert len(acked) == 1
+
+
+def test_delivery_receipt_is_sent_and_acked(emulator):
+    key = emulator.call("GET", f"/projects/{PROJECT}")["serverKeys"][0]
+    device = emulator.device("android")
+    replies = converse(emulator, key, [downstream({"to": device["token"], "message_id": "m-r", "delivery_receipt_requested": True})],
+                       expect=2, ack=True)
+    receipt = next(r for r in replies if r.get("message_type") == "receipt")
+    assert receipt["message_id"] == "dr2:m-r"
+    assert receipt["data"]["original_message_id"] == "m-r"
+    assert receipt["data"]["device_registration_id"] == device["token"]
+
+
+def test_drain_sends_connection_draining(emulator):
+    key = emulator.call("GET", f"/projects/{PROJECT}")["serverKeys"][0]
+    device = emulator.device("android")
+
+    def drain():
+        emulator.call("POST", f"/projects/{PROJECT}/xmpp:drain")
+
+    replies = converse(emulator, key, [], expect=1, on_start=drain)
+    assert replies[0] == {"message_type": "control", "control_type": "CONNECTION_DRAINING"}
+    assert emulator.inbox(device) == []
