@@ -151,7 +151,7 @@ extension FCMEmu {
         static func startXMPP(_ options: ServeOptions, server: EmulatorServer, group: any EventLoopGroup, logger: Logger) async throws -> [XMPPServer] {
             let ports = [options.xmppPort, options.xmppTestPort].compactMap { $0 }
             guard !ports.isEmpty else { return [] }
-            let (tls, _) = try TLSFiles.serverContext(directory: server.tlsDirectory, alpn: [])
+            let (tls, caPath) = try TLSFiles.serverContext(directory: server.tlsDirectory, alpn: [])
             let router = CCSRouter(emulator: server.emulator)
             var listeners: [XMPPServer] = []
             for port in ports {
@@ -162,7 +162,9 @@ extension FCMEmu {
                 configuration.drainAfterSeconds = options.xmppDrainAfterSeconds
                 listeners.append(try await XMPPServer.start(configuration: configuration, tls: tls, emulator: server.emulator, router: router, group: group, logger: logger))
             }
-            server.addInfo("xmpp", .object([("host", .string(options.server.host)), ("ports", .array(listeners.map { .int($0.port) }))]))
+            server.addInfo("xmpp", .object([
+                ("host", .string(options.server.host)), ("ports", .array(listeners.map { .int($0.port) })), ("caCertificate", .string(caPath)),
+            ]))
             return listeners
         }
     }
