@@ -15,7 +15,7 @@ COPY --from=build /fcm-emu /usr/local/bin/fcm-emu
 USER fcm
 # Service-account keys and the local CA live here (the state directory).
 ENV HOME=/home/fcm
-EXPOSE 9092 9093
+EXPOSE 9092 9093 5235 5236
 # Inside the container the emulator must listen on all interfaces to be reachable.
 ENTRYPOINT ["fcm-emu"]
 CMD ["serve", "--host", "0.0.0.0", "--port", "9092", "--set", "tlsPort=9093"]
