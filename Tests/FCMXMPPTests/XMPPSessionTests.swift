@@ -15,7 +15,7 @@ struct XMPPSessionTests {
         var written = ""
         var closed = false
 
-        init(_ emulator: Emulator) { session = XMPPSession(emulator: emulator, laxAuth: false) }
+        init(_ emulator: Emulator, prefixedForm: Bool = true) { session = XMPPSession(emulator: emulator, laxAuth: false, prefixedForm: prefixedForm) }
 
         mutating func send(_ text: String) {
             do {
@@ -122,6 +122,16 @@ struct XMPPSessionTests {
         #expect(client.payloads(after: mark).first?["error"] == .string("CONNECTION_DRAINING"))
         #expect(try emulator.inbox(String(device.id), projectId: "ccs-app").1.isEmpty)
         outputs = []
+    }
+
+    @Test func thePlainFormSwitchPutsNacksInGcm() throws {
+        let (emulator, _, key) = try setUp()
+        var client = Client(emulator, prefixedForm: false)
+        client.login(authcid: "4242", key: key)
+        let mark = client.written.endIndex
+        client.send(#"<message><gcm xmlns="google:mobile:data">{"to":"garbage","message_id":"m-1"}</gcm></message>"#)
+        #expect(client.written[mark...].hasPrefix(#"<message id=""><gcm xmlns="google:mobile:data">"#))
+        #expect(client.payloads(after: mark).first?["error"] == .string("BAD_REGISTRATION"))
     }
 
     @Test func unidentifiableMessagesGetAStanzaError() throws {

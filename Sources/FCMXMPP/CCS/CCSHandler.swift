@@ -9,6 +9,9 @@ import FCMLegacyFormat
 /// that cannot be identified gets a stanza error.
 struct CCSHandler: Sendable {
     let emulator: Emulator
+    /// Nacks and control messages in the prefixed `<data:gcm>` form, as the reference shows them;
+    /// off, everything uses `<gcm xmlns=…>` (xmpppy-based clients look for `gcm` only, §5.3).
+    let prefixedForm: Bool
 
     func handle(_ stanza: XMLElement, sender: String, jid: String, connection: Int?, draining: Bool) -> [String] {
         guard let payload = stanza.child("gcm") else {
@@ -25,13 +28,13 @@ struct CCSHandler: Sendable {
         }
         let to = json["to"]?.stringValue ?? json["condition"]?.stringValue ?? ""
         if draining {
-            return [Self.nack(messageId: messageId, from: to, error: "CONNECTION_DRAINING", description: "Connection is draining; send on another connection")]
+            return [nack(messageId: messageId, from: to, error: "CONNECTION_DRAINING", description: "Connection is draining; send on another connection")]
         }
         let request: LegacyRequest
         do {
             request = try LegacyJSONReader.read(Array(payload.text.utf8), allowMulticast: false)
         } catch {
-            return [Self.nack(messageId: messageId, from: to, error: "INVALID_JSON", description: error.text)]
+            return [nack(messageId: messageId, from: to, error: "INVALID_JSON", description: error.text)]
         }
         var content = request.content
         content.clientMessageId = messageId
@@ -51,7 +54,7 @@ struct CCSHandler: Sendable {
             if let canonical = outcome.canonicalToken { ack.append(("registration_id", .string(canonical))) }
             return [Self.message(.object(ack), prefixed: false)]
         } catch {
-            return [Self.nack(messageId: messageId, from: to, error: Self.nackCode(error.code), description: error.message)]
+            return [nack(messageId: messageId, from: to, error: Self.nackCode(error.code), description: error.message)]
         }
     }
 
@@ -60,7 +63,7 @@ struct CCSHandler: Sendable {
     private func acknowledgement(_ json: JSONValue, type: String, connection: Int?) -> [String] {
         let messageId = json["message_id"]?.stringValue ?? ""
         guard type == "ack" || type == "nack", !messageId.isEmpty, json["to"]?.stringValue != nil else {
-            return [Self.nack(messageId: messageId, from: json["to"]?.stringValue ?? "", error: "BAD_ACK", description: "Invalid ack: message_id, to and message_type ack are required")]
+            return [nack(messageId: messageId, from: json["to"]?.stringValue ?? "", error: "BAD_ACK", description: "Invalid ack: message_id, to and message_type ack are required")]
         }
         // An ack is valid only on the connection that delivered the message; others change nothing.
         if let connection { _ = emulator.ccsAck(connection, messageId: messageId) }
@@ -81,11 +84,11 @@ struct CCSHandler: Sendable {
         }
     }
 
-    static func nack(messageId: String, from: String, error: String, description: String) -> String {
-        message(.object([
+    func nack(messageId: String, from: String, error: String, description: String) -> String {
+        Self.message(.object([
             ("message_type", .string("nack")), ("message_id", .string(messageId)), ("from", .string(from)),
             ("error", .string(error)), ("error_description", .string(description)),
-        ]), prefixed: true)
+        ]), prefixed: prefixedForm)
     }
 
     /// A CCS message: `<gcm xmlns=…>` for acks, upstream and receipts; the prefixed

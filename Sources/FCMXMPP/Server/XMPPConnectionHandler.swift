@@ -21,7 +21,7 @@ final class XMPPConnectionHandler: ChannelInboundHandler {
 
     init(emulator: Emulator, router: CCSRouter, configuration: XMPPServer.Configuration) {
         framer = XMPPFramer(maxStanzaBytes: configuration.maxStanzaBytes)
-        session = XMPPSession(emulator: emulator, laxAuth: configuration.laxAuth)
+        session = XMPPSession(emulator: emulator, laxAuth: configuration.laxAuth, prefixedForm: configuration.prefixedForm)
         self.emulator = emulator
         self.router = router
         self.configuration = configuration

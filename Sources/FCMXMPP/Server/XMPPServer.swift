@@ -27,6 +27,8 @@ public final class XMPPServer: Sendable {
         public var drainGraceMillis: Int64 = 2000
         /// Drain every connection this long after it binds (CCS's periodic load balancing); nil: never.
         public var drainAfterSeconds: Int64?
+        /// Nacks and control messages as `<data:gcm xmlns:data=…>` (the reference's form); off, `<gcm>`.
+        public var prefixedForm = true
 
         public init() {}
     }

@@ -35,8 +35,8 @@ public struct XMPPSession {
     private let ccs: CCSHandler
     private var streamCount = 0
 
-    public init(emulator: Emulator, laxAuth: Bool) {
-        ccs = CCSHandler(emulator: emulator)
+    public init(emulator: Emulator, laxAuth: Bool, prefixedForm: Bool = true) {
+        ccs = CCSHandler(emulator: emulator, prefixedForm: prefixedForm)
         authenticate = { sender, key in
             guard let project = try? emulator.project(sender) else { return nil }
             return laxAuth || project.id.hasPrefix("demo-") || project.serverKeys.contains(key) ? project.id : nil
@@ -81,7 +81,7 @@ public struct XMPPSession {
     public mutating func drain() -> [Output] {
         guard case .established = state, !draining else { return [] }
         draining = true
-        return [.write(CCSHandler.message(.object([("message_type", .string("control")), ("control_type", .string("CONNECTION_DRAINING"))]), prefixed: true))]
+        return [.write(CCSHandler.message(.object([("message_type", .string("control")), ("control_type", .string("CONNECTION_DRAINING"))]), prefixed: ccs.prefixedForm))]
     }
 
     /// An upstream message or receipt for the app server, in the form CCS sends them (§5.3).

@@ -160,6 +160,7 @@ extension FCMEmu {
                 configuration.port = port
                 configuration.laxAuth = options.fronts.authMode == .lax
                 configuration.drainAfterSeconds = options.xmppDrainAfterSeconds
+                configuration.prefixedForm = options.xmppPrefixedForm
                 listeners.append(try await XMPPServer.start(configuration: configuration, tls: tls, emulator: server.emulator, router: router, group: group, logger: logger))
             }
             server.addInfo("xmpp", .object([

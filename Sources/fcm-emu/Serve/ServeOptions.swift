@@ -24,6 +24,7 @@ struct ServeOptions: Sendable {
     var xmppTestPort: Int? = 5236
     /// Drain each XMPP connection this long after it binds; nil never.
     var xmppDrainAfterSeconds: Int64?
+    var xmppPrefixedForm = true
 
     static var defaultStateDirectory: String {
         (ProcessInfo.processInfo.environment["HOME"] ?? ".") + "/.fcm-emu"
@@ -75,6 +76,9 @@ enum Settings {
         },
         Setting(key: "xmppDrainAfter", example: "off", help: "Send CONNECTION_DRAINING to each XMPP connection this long after it binds, then close it; off by default") { o, v throws(ConfigError) in
             if v == "off" { o.xmppDrainAfterSeconds = nil } else { o.xmppDrainAfterSeconds = try duration(v) / 1000 }
+        },
+        Setting(key: "xmppPrefixedForm", example: "true", help: "Nacks and control messages as <data:gcm xmlns:data=…>, as the reference shows; false puts every payload in <gcm>") { o, v throws(ConfigError) in
+            o.xmppPrefixedForm = try bool(v)
         },
         Setting(key: "logLevel", example: "info", help: "trace, debug, info, notice, warning, error or critical") { o, v throws(ConfigError) in
             guard let level = Logger.Level(rawValue: v.lowercased()) else { throw ConfigError("expected trace, debug, info, notice, warning, error or critical, got '\(v)'") }
