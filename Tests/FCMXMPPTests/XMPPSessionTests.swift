@@ -30,7 +30,7 @@ struct XMPPSessionTests {
                 switch output {
                 case .write(let text): written += text
                 case .close: closed = true
-                case .bound: break
+                case .bound, .drainStarted: break
                 }
             }
         }
@@ -115,13 +115,28 @@ struct XMPPSessionTests {
         var client = Client(emulator)
         client.login(authcid: "4242", key: key)
         var outputs = client.session.drain()
-        #expect(outputs == [.write(#"<message><data:gcm xmlns:data="google:mobile:data">{"message_type":"control","control_type":"CONNECTION_DRAINING"}</data:gcm></message>"#)])
+        #expect(outputs == [.write(#"<message><data:gcm xmlns:data="google:mobile:data">{"message_type":"control","control_type":"CONNECTION_DRAINING"}</data:gcm></message>"#), .drainStarted])
         #expect(client.session.drain().isEmpty)
         let mark = client.written.endIndex
         client.send(#"<message id=""><gcm xmlns="google:mobile:data">{"to":"\#(device.token)","message_id":"m-9"}</gcm></message>"#)
         #expect(client.payloads(after: mark).first?["error"] == .string("CONNECTION_DRAINING"))
         #expect(try emulator.inbox(String(device.id), projectId: "ccs-app").1.isEmpty)
         outputs = []
+    }
+
+    @Test func aDrainFaultDrainsTheConnectionOnTheMatchingMessage() throws {
+        let (emulator, device, key) = try setUp()
+        emulator.addFaultRule(FaultRule(id: "lb", match: .init(api: .xmpp, nth: 2), action: .drain))
+        var client = Client(emulator)
+        client.login(authcid: "4242", key: key)
+        let mark = client.written.endIndex
+        for id in ["m-1", "m-2", "m-3"] {
+            client.send(#"<message id=""><gcm xmlns="google:mobile:data">{"to":"\#(device.token)","message_id":"\#(id)"}</gcm></message>"#)
+        }
+        let replies = client.payloads(after: mark)
+        #expect(replies.map { $0["message_type"]?.stringValue } == ["ack", "control", "nack", "nack"])
+        #expect(replies.last?["error"] == .string("CONNECTION_DRAINING"))
+        #expect(try emulator.inbox(String(device.id), projectId: "ccs-app").1.count == 1)
     }
 
     @Test func thePlainFormSwitchPutsNacksInGcm() throws {

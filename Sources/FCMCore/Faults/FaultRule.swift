@@ -72,6 +72,8 @@ public struct FaultRule: Sendable, Equatable {
         case reset
         /// Google's front end answers with its HTML 502 page.
         case html502
+        /// An XMPP connection gets CONNECTION_DRAINING (and the message that matched is nacked so).
+        case drain
 
         /// Whether the transport applies it (the rest are the core's).
         public var isTransport: Bool {

@@ -9,7 +9,8 @@ import FCMJSON
 ///      "action": {"status": 503, "retryAfter": "10s"}}
 ///
 /// Actions: `{"error": "UNREGISTERED"}` (FCM v1, legacy or emulator names), `{"status": 503,
-/// "retryAfter": 10}`, `{"latency": "2s"}`, `{"reset": true}`, `{"html502": true}`.
+/// "retryAfter": 10}`, `{"latency": "2s"}`, `{"reset": true}`, `{"html502": true}`, `{"drain": true}`
+/// (XMPP: CONNECTION_DRAINING).
 public enum FaultRuleCodec {
     /// Error names users write, from every API's vocabulary, to the core's codes.
     static let errorNames: [String: FCMError.Code] = [
@@ -56,7 +57,7 @@ public enum FaultRuleCodec {
             match.until = try instant(m, "until")
         }
         guard let a = json["action"] else { throw FCMError(.invalidArgument, "A fault rule needs an action", field: "action") }
-        try only(a, ["error", "status", "retryAfter", "latency", "reset", "html502"], at: "action")
+        try only(a, ["error", "status", "retryAfter", "latency", "reset", "html502", "drain"], at: "action")
         let retryAfter = try seconds(a, "retryAfter")
         let action: FaultRule.Action
         if let name = try string(a, "error") {
@@ -78,8 +79,10 @@ public enum FaultRuleCodec {
             action = .reset
         } else if a["html502"]?.boolValue == true {
             action = .html502
+        } else if a["drain"]?.boolValue == true {
+            action = .drain
         } else {
-            throw FCMError(.invalidArgument, "action must give one of: error, status, latency, reset, html502", field: "action")
+            throw FCMError(.invalidArgument, "action must give one of: error, status, latency, reset, html502, drain", field: "action")
         }
         return FaultRule(id: id, match: match, action: action)
     }
@@ -100,6 +103,7 @@ public enum FaultRuleCodec {
         case .latency(let millis): action = .object([("latency", .string("\(millis)ms"))])
         case .reset: action = .object([("reset", .bool(true))])
         case .html502: action = .object([("html502", .bool(true))])
+        case .drain: action = .object([("drain", .bool(true))])
         }
         return .object([("id", .string(rule.id)), ("match", match), ("action", action)])
     }

@@ -47,8 +47,8 @@ struct TransportFaults: Sendable {
             var response = next(request)
             response.delayMillis = millis
             return response
-        case .error:
-            return next(request)  // the core applies these, in the API's dialect
+        case .error, .drain:
+            return next(request)  // the core applies errors in the API's dialect; drains are XMPP's
         }
     }
 

@@ -58,6 +58,13 @@ struct CCSHandler: Sendable {
         }
     }
 
+    /// Whether a drain fault rule fires for this downstream stanza.
+    func drainFault(_ stanza: XMLElement, sender: String) -> Bool {
+        guard emulator.hasTransportFaults, let project = try? emulator.project(sender) else { return false }
+        let context = FaultContext(api: .xmpp, route: "message", projects: [project.id, project.number], text: stanza.child("gcm")?.text ?? "")
+        return emulator.transportFault(context) == .drain
+    }
+
     /// Acks and nacks from the app server, for upstream messages and receipts; a malformed one
     /// is nacked BAD_ACK (§5.5).
     private func acknowledgement(_ json: JSONValue, type: String, connection: Int?) -> [String] {

@@ -45,6 +45,8 @@ final class XMPPConnectionHandler: ChannelInboundHandler {
             case .bound(let sender, _):
                 startKeepalive(context: context)
                 bind(sender: sender, context: context)
+            case .drainStarted:
+                scheduleDrainClose(context: context)
             case .close:
                 keepalive?.cancel()
                 context.close(promise: nil)
@@ -85,9 +87,10 @@ final class XMPPConnectionHandler: ChannelInboundHandler {
 
     /// CONNECTION_DRAINING, then the server closes the stream after the grace period (§5.3).
     private func startDraining(context: ChannelHandlerContext) {
-        let outputs = session.drain()
-        guard !outputs.isEmpty else { return }
-        perform(outputs, context: context)
+        perform(session.drain(), context: context)
+    }
+
+    private func scheduleDrainClose(context: ChannelHandlerContext) {
         let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
         context.eventLoop.scheduleTask(in: .milliseconds(configuration.drainGraceMillis)) {
             let (handler, context) = loopBound.value

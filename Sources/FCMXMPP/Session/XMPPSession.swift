@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import FCMCore
+import FCMJSON
 import Foundation
 
 /// One CCS connection's negotiation and stanza routing, as a state machine: each stream event
@@ -21,6 +22,8 @@ public struct XMPPSession {
         case write(String)
         /// The sender's connection is bound: CCS traffic can flow.
         case bound(sender: String, jid: String)
+        /// CONNECTION_DRAINING was sent: the transport closes the stream after the grace period.
+        case drainStarted
         case close
     }
 
@@ -81,7 +84,8 @@ public struct XMPPSession {
     public mutating func drain() -> [Output] {
         guard case .established = state, !draining else { return [] }
         draining = true
-        return [.write(CCSHandler.message(.object([("message_type", .string("control")), ("control_type", .string("CONNECTION_DRAINING"))]), prefixed: ccs.prefixedForm))]
+        let control = JSONValue.object([("message_type", .string("control")), ("control_type", .string("CONNECTION_DRAINING"))])
+        return [.write(CCSHandler.message(control, prefixed: ccs.prefixedForm)), .drainStarted]
     }
 
     /// An upstream message or receipt for the app server, in the form CCS sends them (§5.3).
@@ -138,7 +142,9 @@ public struct XMPPSession {
             }
             return [.write("<iq type=\"error\" id=\"\(id)\"><error type=\"cancel\"><service-unavailable xmlns=\"urn:ietf:params:xml:ns:xmpp-stanzas\"/></error></iq>")]
         case "message":
-            return ccs.handle(stanza, sender: sender, jid: jid, connection: connection, draining: draining).map { .write($0) }
+            // A drain fault fires on the message that matches it, which is then nacked as draining.
+            let drained = ccs.drainFault(stanza, sender: sender) ? drain() : []
+            return drained + ccs.handle(stanza, sender: sender, jid: jid, connection: connection, draining: draining).map { .write($0) }
         default:
             return []
         }
