@@ -123,3 +123,39 @@ def test_drain_sends_connection_draining(emulator):
     replies = converse(emulator, key, [], expect=1, on_start=drain)
     assert replies[0] == {"message_type": "control", "control_type": "CONNECTION_DRAINING"}
     assert emulator.inbox(device) == []
+
+
+def test_garbage_truncated_tls_and_vanishing_clients_leave_others_working(emulator):
+    import socket
+    import ssl
+    # Plain bytes at the TLS port: a failed handshake, that connection only.
+    with socket.create_connection(("127.0.0.1", emulator.xmpp_port)) as raw:
+        raw.sendall(b"<stream:stream>garbage")
+        raw.settimeout(5)
+        # The server answers (a TLS alert) or closes within the timeout; a hang raises here.
+        raw.recv(100)
+    # A TLS client that vanishes mid-handshake, and one that vanishes mid-stanza.
+    context = ssl.create_default_context(cafile=emulator.ca)
+    with socket.create_connection(("127.0.0.1", emulator.xmpp_port)) as raw:
+        raw.sendall(b"\x16\x03\x01\x00")
+    with context.wrap_socket(socket.create_connection(("127.0.0.1", emulator.xmpp_port)), server_hostname="gcm.googleapis.com") as tls:
+        tls.sendall(b"<stream:stream to='gcm.googleapis.com' xmlns='jabber:client' xmlns:stream='http://etherx.jabber.org/streams'><auth mech")
+    # An oversized stanza is refused with a stream error.
+    with context.wrap_socket(socket.create_connection(("127.0.0.1", emulator.xmpp_port)), server_hostname="gcm.googleapis.com") as tls:
+        tls.sendall(b"<stream:stream to='gcm.googleapis.com' xmlns='jabber:client' xmlns:stream='http://etherx.jabber.org/streams'><message>" + b"a" * (2 << 20))
+        tls.settimeout(5)
+        answer = b""
+        try:
+            while b"</stream:stream>" not in answer:
+                chunk = tls.recv(65536)
+                if not chunk:
+                    break
+                answer += chunk
+        except (ConnectionError, ssl.SSLError):
+            pass
+        assert b"policy-violation" in answer
+    # Everyone else is still served.
+    key = emulator.call("GET", f"/projects/{PROJECT}")["serverKeys"][0]
+    device = emulator.device("android")
+    [ack] = converse(emulator, key, [downstream({"to": device["token"], "message_id": "after-garbage"})], expect=1)
+    assert ack["message_type"] == "ack"
