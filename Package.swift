@@ -64,7 +64,7 @@ let package = Package(
         ),
         .target(
             name: "FCMScenario",
-            dependencies: ["FCMCore", "FCMHTTP", "FCMJSON", .product(name: "Yams", package: "Yams")]
+            dependencies: ["FCMCore", "FCMHTTP", "FCMXMPP", "FCMJSON", .product(name: "Yams", package: "Yams")]
         ),
         .executableTarget(
             name: "fcm-emu",

@@ -114,3 +114,19 @@ struct ScenarioLatencyTests {
         #expect(result.passed, "\(ScenarioReport.line(result))")
     }
 }
+
+@Suite("Scenario runner: XMPP steps")
+struct ScenarioXMPPTests {
+    @Test func aWrongXMPPExpectationIsReported() throws {
+        let result = ScenarioRunner.run(try ScenarioParser.parse("""
+            devices:
+              - {name: pixel, platform: android}
+            steps:
+              - xmpp: {message: {to: "${pixel.token}", message_id: m-1}}
+                expect: {error: DEVICE_UNREGISTERED}
+            """, file: "xmpp.yaml"))
+        let failure = try #require(result.failure)
+        #expect(failure.line == 4)
+        #expect(failure.differences.first?.hasPrefix("error: expected DEVICE_UNREGISTERED, got {\"from\"") == true)
+    }
+}

@@ -42,8 +42,17 @@ public struct Step: Sendable {
         case advance(by: String?, to: String?)
         case fault(JSONValue)
         case clearFaults
-        /// Expectations on the world: a device's inbox, state, store, events.
+        /// Expectations on the world: a device's inbox, state, store, events, and what the
+        /// scenario's XMPP connection received.
         case check(JSONValue)
+        /// A downstream CCS message on the scenario's XMPP connection (logged in on first use).
+        case xmpp(sender: String?, payload: JSONValue)
+        /// The app server acks an upstream message or receipt on that connection.
+        case xmppAck(messageId: String)
+        /// A device sends an upstream message to its app server.
+        case upstream(device: String, data: JSONValue?, messageId: String?)
+        /// CONNECTION_DRAINING for the project's XMPP connections.
+        case drain(project: String)
     }
 
     public let line: Int

@@ -9,7 +9,10 @@ import Yams
 /// line and a hint, before anything runs.
 public enum ScenarioParser {
     static let topKeys = ["name", "settings", "start", "auth", "projects", "devices", "faults", "steps"]
-    static let actions = ["send", "legacy", "request", "state", "uninstall", "refreshToken", "subscribe", "unsubscribe", "advance", "fault", "clearFaults", "check"]
+    static let actions = [
+        "send", "legacy", "request", "state", "uninstall", "refreshToken", "subscribe", "unsubscribe", "advance", "fault", "clearFaults",
+        "check", "xmpp", "xmppAck", "upstream", "drain",
+    ]
 
     public static func parse(_ text: String, file: String) throws(ScenarioError) -> Scenario {
         let root: Node?
@@ -134,8 +137,17 @@ public enum ScenarioParser {
             }
         case "fault": parsed = .fault(json)
         case "clearFaults": parsed = .clearFaults
+        case "xmpp":
+            try only(value, ["sender", "message"], fail)
+            guard let message = json["message"], case .object = message else { throw fail(value, "xmpp needs 'message' (the CCS JSON: to, message_id, data…)") }
+            parsed = .xmpp(sender: json["sender"]?.stringValue, payload: message)
+        case "xmppAck": parsed = .xmppAck(messageId: try scalar(value, fail))
+        case "upstream":
+            try only(value, ["device", "data", "messageId"], fail)
+            parsed = .upstream(device: try field("device"), data: json["data"], messageId: json["messageId"]?.stringValue)
+        case "drain": parsed = .drain(project: value.scalar?.string ?? DemoProject.id)
         default:
-            try only(value, ["device", "inbox", "events", "stored", "state", "tokenValid", "topics"], fail)
+            try only(value, ["device", "inbox", "events", "stored", "state", "tokenValid", "topics", "xmpp"], fail)
             parsed = .check(json)
         }
         return Step(line: line, keyword: keyword, action: parsed, expect: expect, save: save, times: times)

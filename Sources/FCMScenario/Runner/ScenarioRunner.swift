@@ -12,6 +12,8 @@ public struct ScenarioRunner {
     private let responder: HTTPResponder
     private let emulator: Emulator
     private var variables: [String: String] = [:]
+    /// The scenario's app-server XMPP connection, once a step uses it.
+    private var xmppClient: ScenarioXMPP?
 
     public static func run(_ scenario: Scenario, seed: UInt64? = nil) -> ScenarioResult {
         let clock = ContinuousClock()
@@ -38,7 +40,9 @@ public struct ScenarioRunner {
         for (index, step) in scenario.steps.enumerated() {
             for i in 1...step.times {
                 variables["i"] = String(i)
-                let differences = perform(step)
+                var differences = perform(step)
+                if differences.isEmpty { xmppClient?.pump() }  // receipts, upstream and drains reach the connection
+                if case .check(let expected) = step.action, let xmpp = substitute(expected)["xmpp"] { differences += checkXMPP(xmpp) }
                 if !differences.isEmpty {
                     let action = step.times > 1 ? "\(step.keyword) (repeat \(i) of \(step.times))" : step.keyword
                     return ScenarioResult.Failure(step: index + 1, line: step.line, action: action, differences: differences, eventLog: eventLog(step))
@@ -112,7 +116,21 @@ public struct ScenarioRunner {
             response = control("POST", "/clock:advance", .object(omittingNils: [("by", by.map(JSONValue.string)), ("to", to.map(JSONValue.string))]))
         case .fault(let rule): response = control("POST", "/faults", substitute(rule))
         case .clearFaults: response = control("DELETE", "/faults", nil)
-        case .check(let expectations): return check(substitute(expectations))
+        case .check(let expectations):
+            let expected = substitute(expectations)
+            guard expected["device"] != nil || expected["events"] != nil else { return [] }  // xmpp-only checks run after the pump
+            return check(expected)
+        case .xmpp(let sender, let payload): return xmpp(sender: sender, payload: substitute(payload), step: step)
+        case .xmppAck(let messageId):
+            let id = substitute(messageId)
+            let to = xmppClient?.received.last { $0["message_id"]?.stringValue == id }?["from"]?.stringValue ?? "gcm.googleapis.com"
+            let replies = xmppClient?.send(.object([("to", .string(to)), ("message_id", .string(id)), ("message_type", .string("ack"))])) ?? []
+            return replies.isEmpty ? [] : ["xmppAck: the ack was refused: \(Matcher.describe(replies.first))"]
+        case .upstream(let device, let data, let messageId):
+            response = deviceCall("POST", device, ":upstream", .object(omittingNils: [
+                ("data", data.map(substitute)), ("messageId", messageId.map { .string(substitute($0)) }),
+            ]))
+        case .drain(let project): response = control("POST", "/projects/\(project)/xmpp:drain", nil)
         }
         // An injected latency takes emulator time: the answer arrives that much later.
         if response.delayMillis > 0 { try? emulator.advance(byMillis: response.delayMillis) }
@@ -196,6 +214,45 @@ public struct ScenarioRunner {
         if let count = expected["count"] { out += Matcher.differences(expected: count, actual: .int(events.count), path: "events.count") }
         if let last = expected["last"] { out += Matcher.differences(expected: last, actual: events.last, path: "events.last") }
         if let items = expected["items"] { out += Matcher.differences(expected: items, actual: .array(events), path: "events.items") }
+        return out
+    }
+
+    // MARK: - XMPP
+
+    /// A downstream CCS message; by default it must be acked.
+    private mutating func xmpp(sender: String?, payload: JSONValue, step: Step) -> [String] {
+        let sender = substitute(sender ?? DemoProject.id)
+        if xmppClient?.sender != sender { xmppClient = ScenarioXMPP(emulator: emulator, sender: sender, laxAuth: scenario.authMode == .lax) }
+        guard var client = xmppClient else { return ["xmpp: no connection"] }
+        if !client.isLoggedIn, !client.login() { return ["xmpp: the login of sender \(sender) was refused"] }
+        let reply = client.send(payload).first
+        xmppClient = client
+        var out: [String] = []
+        let expect = step.expect.map(substitute)
+        if let error = expect?["error"]?.stringValue {
+            if reply?["error"]?.stringValue != error { out.append("error: expected \(error), got \(Matcher.describe(reply))") }
+        } else if expect?["body"] == nil, reply?["message_type"]?.stringValue != "ack" {
+            out.append("expected an ack, got \(Matcher.describe(reply))")
+        }
+        if let body = expect?["body"] { out += Matcher.differences(expected: body, actual: reply, path: "reply") }
+        for (name, path) in step.save {
+            guard let value = Matcher.lookup(reply, path) else {
+                out.append("save \(name): the reply has no \(path)")
+                continue
+            }
+            variables[name] = value.stringValue ?? value.encoded()
+        }
+        return out
+    }
+
+    /// `check: {xmpp: {received: {count, items, last}}}`: what CCS sent the scenario's connection.
+    private func checkXMPP(_ expected: JSONValue) -> [String] {
+        let received = xmppClient?.received ?? []
+        guard let want = expected["received"] else { return [] }
+        var out: [String] = []
+        if let count = want["count"] { out += Matcher.differences(expected: count, actual: .int(received.count), path: "xmpp.received.count") }
+        if let items = want["items"] { out += Matcher.differences(expected: items, actual: .array(received), path: "xmpp.received.items") }
+        if let last = want["last"] { out += Matcher.differences(expected: last, actual: received.last, path: "xmpp.received.last") }
         return out
     }
 
