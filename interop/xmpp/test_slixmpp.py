@@ -113,7 +113,7 @@ def test_delivery_receipt_is_sent_and_acked(emulator):
     assert receipt["data"]["device_registration_id"] == device["token"]
 
 
-def test_drain_sends_connection_draining(emulator):
+def test_drain_then_reconnect(emulator):
     key = emulator.call("GET", f"/projects/{PROJECT}")["serverKeys"][0]
     device = emulator.device("android")
 
@@ -123,6 +123,10 @@ def test_drain_sends_connection_draining(emulator):
     replies = converse(emulator, key, [], expect=1, on_start=drain)
     assert replies[0] == {"message_type": "control", "control_type": "CONNECTION_DRAINING"}
     assert emulator.inbox(device) == []
+    # The client survives the drain by reconnecting: the new connection sends as usual.
+    [ack] = converse(emulator, key, [downstream({"to": device["token"], "message_id": "after-drain"})], expect=1)
+    assert ack["message_type"] == "ack"
+    assert len(emulator.inbox(device)) == 1
 
 
 def test_garbage_truncated_tls_and_vanishing_clients_leave_others_working(emulator):
