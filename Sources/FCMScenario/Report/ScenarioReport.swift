@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
+import FCMXMPP
+
 /// What `fcm-emu run` prints: a line per scenario, and for a failure the step, its YAML line,
 /// each difference, and the recent event log.
 public enum ScenarioReport {
@@ -46,17 +48,5 @@ public enum JUnitReport {
         return out + "</testsuites>\n"
     }
 
-    static func escape(_ s: String) -> String {
-        var out = ""
-        for ch in s {
-            switch ch {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            default: out.append(ch)
-            }
-        }
-        return out
-    }
+    static func escape(_ s: String) -> String { XMLEscaping.escape(s, quotes: true) }
 }

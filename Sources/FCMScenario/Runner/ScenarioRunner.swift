@@ -160,14 +160,21 @@ public struct ScenarioRunner {
         for (name, value) in expect?["headers"]?.objectValue ?? [] where response.header(name) != value.stringValue {
             out.append("headers.\(name): expected \(value.encoded()), got \(response.header(name) ?? "nothing")")
         }
-        for (name, path) in step.save {
-            guard let value = Matcher.lookup(body, path) else {
-                out.append("save \(name): the answer has no \(path)")
+        out += save(step.save, from: body)
+        return out
+    }
+
+    /// Keeps fields of an answer as variables for later steps.
+    private mutating func save(_ fields: [(String, String)], from answer: JSONValue?) -> [String] {
+        var missing: [String] = []
+        for (name, path) in fields {
+            guard let value = Matcher.lookup(answer, path) else {
+                missing.append("save \(name): the answer has no \(path)")
                 continue
             }
             variables[name] = value.stringValue ?? value.encoded()
         }
-        return out
+        return missing
     }
 
     /// Every error name an answer carries: v1 FcmError code and status, legacy results, IID errors,
@@ -235,14 +242,7 @@ public struct ScenarioRunner {
             out.append("expected an ack, got \(Matcher.describe(reply))")
         }
         if let body = expect?["body"] { out += Matcher.differences(expected: body, actual: reply, path: "reply") }
-        for (name, path) in step.save {
-            guard let value = Matcher.lookup(reply, path) else {
-                out.append("save \(name): the reply has no \(path)")
-                continue
-            }
-            variables[name] = value.stringValue ?? value.encoded()
-        }
-        return out
+        return out + save(step.save, from: reply)
     }
 
     /// `check: {xmpp: {received: {count, items, last}}}`: what CCS sent the scenario's connection.
