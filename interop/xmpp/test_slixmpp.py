@@ -11,6 +11,9 @@ from slixmpp.xmlstream.matcher import MatchXPath
 
 from conftest import PROJECT
 
+# slixmpp leaves filter tasks pending when each test's loop closes; asyncio reports them at exit.
+logging.getLogger("asyncio").setLevel(logging.CRITICAL)
+
 SENDER = "424242424242"
 
 
