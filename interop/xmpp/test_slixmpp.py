@@ -17,7 +17,7 @@ logging.getLogger("asyncio").setLevel(logging.CRITICAL)
 SENDER = "424242424242"
 
 
-def converse(emulator, password, messages, expect, timeout=10, ack=False, on_start=None):
+def converse(emulator, password, messages, expect, timeout=10, ack=False, on_start=None, sender=SENDER):
     """Logs in, sends raw CCS stanzas, and returns the CCS payloads received (or 'failed_auth').
     With ack, acks every upstream message and receipt as an app server must; on_start runs once
     the session is up (to make devices send upstream)."""
@@ -28,7 +28,7 @@ def converse(emulator, password, messages, expect, timeout=10, ack=False, on_sta
 
     class CCSClient(slixmpp.ClientXMPP):
         def __init__(self):
-            super().__init__(f"{SENDER}@gcm.googleapis.com", password)
+            super().__init__(f"{sender}@gcm.googleapis.com", password)
             self.enable_starttls = False
             self.enable_direct_tls = True
             self.enable_plaintext = False
@@ -166,3 +166,33 @@ def test_garbage_truncated_tls_and_vanishing_clients_leave_others_working(emulat
     device = emulator.device("android")
     [ack] = converse(emulator, key, [downstream({"to": device["token"], "message_id": "after-garbage"})], expect=1)
     assert ack["message_type"] == "ack"
+
+
+def test_scheduled_drain(tmp_path):
+    """`--set xmppDrainAfter=1s`: every connection gets CONNECTION_DRAINING a second after binding."""
+    import os
+    import subprocess
+    import time
+
+    from conftest import BINARY, Emulator
+
+    ready = tmp_path / "ready.json"
+    process = subprocess.Popen([BINARY, "serve", "--port", "0", "--set", "tlsPort=0", "--set", "xmppPort=0", "--set", "xmppTestPort=off",
+                                "--set", "xmppDrainAfter=1s", "--set", "stateDir=none", "--ready-file", str(ready), "--log-level", "error"])
+    try:
+        deadline = time.time() + 30
+        while not ready.exists():
+            assert process.poll() is None and time.time() < deadline, "fcm-emu did not start"
+            time.sleep(0.05)
+        info = json.loads(ready.read_text())
+        emulator = Emulator(info["http"]["url"])
+        emulator.ca = info["caCertificate"]
+        emulator.xmpp_port = info["xmpp"]["ports"][0]
+        key = info["demoProject"]["serverKey"]
+        started = time.time()
+        [control] = converse(emulator, key, [], expect=1, timeout=10, sender=info["demoProject"]["senderId"])
+        assert control == {"message_type": "control", "control_type": "CONNECTION_DRAINING"}
+        assert 0.8 <= time.time() - started < 8
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
