@@ -5,13 +5,15 @@ COPY Package.swift ./
 COPY Sources ./Sources
 COPY Tests ./Tests
 RUN swift build -c release --product fcm-emu --static-swift-stdlib \
-    && cp "$(swift build -c release --show-bin-path)/fcm-emu" /fcm-emu
+    && mkdir /out && cp -R "$(swift build -c release --show-bin-path)/fcm-emu" \
+        "$(swift build -c release --show-bin-path)/fcm-emu_FCMHTTP.resources" /out/
 
 FROM ubuntu:24.04
 RUN apt-get update && apt-get install -y --no-install-recommends ca-certificates \
     && rm -rf /var/lib/apt/lists/* \
     && useradd --system --create-home --uid 10001 fcm
-COPY --from=build /fcm-emu /usr/local/bin/fcm-emu
+# The binary and, beside it, its resource bundle (the control API's OpenAPI document).
+COPY --from=build /out/ /usr/local/bin/
 USER fcm
 # Service-account keys and the local CA live here (the state directory).
 ENV HOME=/home/fcm

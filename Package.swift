@@ -1,7 +1,10 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// Layers point one way: fcm-emu → FCMHTTP → FCMCore → FCMJSON (ARCHITECTURE.md, "Package layout").
+// Layers point one way (ARCHITECTURE.md, "Package layout"; Sources/README.md draws them):
+//   fcm-emu → FCMScenario → FCMHTTP, FCMXMPP → FCMLegacyFormat → FCMCoreJSON → FCMCore, FCMJSON
+// FCMCore (the engine) and FCMJSON (JSON values) know nothing of each other; FCMCoreJSON is the one
+// bridge between them; the fronts (FCMHTTP, FCMXMPP) never import each other.
 let package = Package(
     name: "fcm-emu",
     platforms: [.macOS(.v15)],
@@ -27,16 +30,17 @@ let package = Package(
         .target(
             name: "FCMCore",
             dependencies: [
-                "FCMJSON",
                 .product(name: "OrderedCollections", package: "swift-collections"),
                 .product(name: "HeapModule", package: "swift-collections"),
             ]
         ),
+        .target(name: "FCMCoreJSON", dependencies: ["FCMCore", "FCMJSON"]),
         .target(
             name: "FCMHTTP",
             dependencies: [
                 "FCMCore",
                 "FCMJSON",
+                "FCMCoreJSON",
                 "FCMLegacyFormat",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -48,14 +52,15 @@ let package = Package(
                 .product(name: "NIOHTTP2", package: "swift-nio-http2"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
-            ]
+            ],
+            resources: [.copy("Resources/openapi.json")]
         ),
         // The legacy message format, shared by legacy HTTP and XMPP (CCS uses the same keys).
-        .target(name: "FCMLegacyFormat", dependencies: ["FCMCore", "FCMJSON"]),
+        .target(name: "FCMLegacyFormat", dependencies: ["FCMCore", "FCMJSON", "FCMCoreJSON"]),
         .target(
             name: "FCMXMPP",
             dependencies: [
-                "FCMCore", "FCMJSON", "FCMLegacyFormat",
+                "FCMCore", "FCMJSON", "FCMCoreJSON", "FCMLegacyFormat",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),

@@ -189,6 +189,15 @@ extension Emulator {
         }
     }
 
+    /// Whether `key` is the notification key of one of the project's device groups: the legacy
+    /// `to` field takes either a token or a group's key (FCM-WIRE.md §3.5).
+    public func isDeviceGroup(_ key: String, projectIdOrNumber: String) -> Bool {
+        withWorld { w in
+            guard let index = try? w.projectIndex(idOrNumber: projectIdOrNumber), let state = try? w.projectState(index) else { return false }
+            return state.groups[key] != nil
+        }
+    }
+
     public func groups(projectId: String) throws(FCMError) -> [DeviceGroup] {
         try withWorld { (w: inout World) throws(FCMError) -> [DeviceGroup] in
             try w.projectState(w.projectIndex(id: projectId)).groups.values.sorted { $0.createdAt < $1.createdAt || ($0.createdAt == $1.createdAt && $0.name < $1.name) }

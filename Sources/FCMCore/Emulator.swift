@@ -89,8 +89,14 @@ extension Emulator {
     /// A reading of the emulator's clock and how it moves.
     public struct ClockStatus: Sendable, Equatable {
         public let now: Instant
-        /// `virtual` or `wall`.
-        public let mode: String
+        public enum Mode: String, Sendable {
+            /// Moves only when told to (tests, scenarios).
+            case virtual
+            /// Follows wall time, paused or sped up on request (`serve`).
+            case wall
+        }
+
+        public let mode: Mode
         public let paused: Bool
         public let speed: Double
         /// The next instant at which something is scheduled to happen.
@@ -104,7 +110,7 @@ extension Emulator {
         let d = driver.withLock { $0 }
         return withWorld { world in
             ClockStatus(
-                now: world.now, mode: d == nil ? "virtual" : "wall", paused: d?.paused ?? true, speed: d?.speed ?? 0,
+                now: world.now, mode: d == nil ? .virtual : .wall, paused: d?.paused ?? true, speed: d?.speed ?? 0,
                 nextTimer: world.timers.nextDeadline, pendingTimers: world.timers.count
             )
         }

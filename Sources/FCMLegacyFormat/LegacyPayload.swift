@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import FCMCore
+import FCMCoreJSON
 import FCMJSON
 
 /// How a legacy `notification` object reaches each platform (legacy reference, notification
@@ -19,20 +20,21 @@ public enum LegacyPayload {
         "title_loc_key": "titleLocKey", "title_loc_args": "titleLocArgs", "image": "imageUrl", "ticker": "ticker",
     ]
 
-    public static func apply(notification: [(String, JSONValue)], to content: inout MessageContent) {
+    public static func apply(notification json: [(String, JSONValue)], to content: inout MessageContent) {
+        let notification = json.payloadPairs
         func text(_ key: String) -> String? { notification.first { $0.0 == key }?.1.stringValue }
         content.notification = NotificationContent(title: text("title"), body: text("body"), image: text("image"))
         let android = notification.compactMap { key, value in androidNames[key].map { ($0, value) } }
         if !android.isEmpty { content.android = AndroidOptions(notification: android) }
 
-        var alert: [(String, JSONValue)] = []
+        var alert: [(String, PayloadValue)] = []
         for (legacy, apns) in [("title", "title"), ("body", "body"), ("subtitle", "subtitle"), ("body_loc_key", "loc-key"),
                                ("body_loc_args", "loc-args"), ("title_loc_key", "title-loc-key"), ("title_loc_args", "title-loc-args")] {
             if let value = notification.first(where: { $0.0 == legacy })?.1 { alert.append((apns, value)) }
         }
-        var aps: [(String, JSONValue)] = []
+        var aps: [(String, PayloadValue)] = []
         if !alert.isEmpty { aps.append(("alert", .object(alert))) }
-        if let badge = text("badge") { aps.append(("badge", Int64(badge).map(JSONValue.int) ?? .string(badge))) }
+        if let badge = text("badge") { aps.append(("badge", Int64(badge).map(PayloadValue.int) ?? .string(badge))) }
         if let sound = text("sound") { aps.append(("sound", .string(sound))) }
         if let category = text("click_action") { aps.append(("category", .string(category))) }
         if !aps.isEmpty { content.apns = APNsOptions(payload: [("aps", .object(aps))]) }

@@ -9,7 +9,7 @@ public struct LegacyRequest: Sendable {
         /// `to` a token, or `registration_ids` (results are positional).
         case tokens([String], multicast: Bool)
         case topic(String)
-        case condition(String)
+        case condition(TopicCondition)
         case notificationKey(String)
     }
 
@@ -35,7 +35,6 @@ public struct LegacyBadRequest: Error, Sendable {
 /// unknown fields are ignored, as the legacy service did.
 public enum LegacyJSONReader {
     static let maxRegistrationIds = 1000
-    static let maxConditionOperators = 2
 
     public static func read(_ body: [UInt8]) throws(LegacyBadRequest) -> LegacyRequest {
         try read(body, allowMulticast: true)
@@ -51,6 +50,11 @@ public enum LegacyJSONReader {
             throw LegacyBadRequest(text: "JSON_PARSING_ERROR: Unexpected character (\(character)) at position \(error.offset).")
         }
         guard case .object = json else { throw LegacyBadRequest(text: "JSON_PARSING_ERROR: Unexpected character (\(String(decoding: body.prefix(1), as: UTF8.self))) at position 0.") }
+        return try read(json, allowMulticast: allowMulticast)
+    }
+
+    /// Reads a request already parsed as a JSON object (CCS parses its payload once, §5.3).
+    public static func read(_ json: JSONValue, allowMulticast: Bool) throws(LegacyBadRequest) -> LegacyRequest {
         let f = LegacyFields(json)
         var content = MessageContent()
         content.collapseKey = try f.string("collapse_key")
@@ -101,10 +105,10 @@ public enum LegacyJSONReader {
             // "Maximum two operators per topic message" (legacy reference).
             // Double quotes read as single ones, as the old Node SDK rewrote them.
             let normalized = condition.split(separator: "\"", omittingEmptySubsequences: false).joined(separator: "'")
-            guard let parsed = try? TopicCondition.parse(normalized),
-                parsed.binaryOperatorCount <= maxConditionOperators
-            else { throw LegacyBadRequest(text: "Invalid \"condition\" field: \(condition)") }
-            return .condition(normalized)
+            guard let parsed = try? TopicCondition.parse(normalized, limits: .legacy) else {
+                throw LegacyBadRequest(text: "Invalid \"condition\" field: \(condition)")
+            }
+            return .condition(parsed)
         }
         if let key = try f.string("notification_key") { return .notificationKey(key) }
         throw LegacyBadRequest(text: "Missing \"registration_ids\" field")

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import FCMCore
-import FCMJSON
 import Testing
 
 @Suite("CCS outbox: upstream messages and receipts for XMPP connections")
@@ -13,8 +12,7 @@ struct CCSOutboxTests {
         let first = try w.emu.ccsConnect(sender: DemoProject.number).connection
         let sent = w.emu.ccsTake(first)
         #expect(sent.map(\.messageId) == ["u-1"])
-        #expect(sent.first?.payload["from"] == .string(d.token))
-        #expect(sent.first?.payload["category"] == .string("com.example.app"))
+        #expect(sent.first?.body == .upstream(UpstreamMessage(messageId: "u-1", from: d.token, category: "com.example.app", data: [("hello", "world")], ttlSeconds: 86_400)))
         #expect(w.emu.ccsTake(first).isEmpty)
         w.emu.ccsDisconnect(first)  // closed without acking
         let second = try w.emu.ccsConnect(sender: DemoProject.id).connection
@@ -55,12 +53,8 @@ struct CCSOutboxTests {
         }
         let receipts = w.emu.ccsTake(try w.emu.ccsConnect(sender: DemoProject.number).connection)
         #expect(receipts.map(\.messageId) == ["dr2:m-\(android.id)"])
-        let data = try #require(receipts.first?.payload["data"])
-        #expect(data["message_status"] == .string("MESSAGE_SENT_TO_DEVICE"))
-        #expect(data["original_message_id"] == .string("m-\(android.id)"))
-        #expect(data["device_registration_id"] == .string(android.token))
-        #expect(data["message_sent_timestamp"] == .string(String(Instant.virtualEpoch.millis)))
-        #expect(receipts.first?.payload["message_type"] == .string("receipt"))
+        let receipt = DeliveryReceipt(originalMessageId: "m-\(android.id)", deviceToken: android.token, category: android.appId, sentAt: .virtualEpoch)
+        #expect(receipts.first?.body == .receipt(receipt))
     }
 
     @Test func drainRequestsAreCounted() throws {

@@ -128,7 +128,7 @@ struct SendChecksTests {
         let a = try w.device(topics: ["a"])
         let none = try w.device()
         let send = { (condition: String) in
-            _ = try w.emu.send(SendRequest(target: .condition(condition), content: MessageContent(data: [("k", condition)]), api: .v1), from: w.project)
+            _ = try w.emu.send(SendRequest(target: .condition(try TopicCondition.parse(condition)), content: MessageContent(data: [("k", condition)]), api: .v1), from: w.project)
         }
         try send("'a' in topics && 'b' in topics")
         try send("!('a' in topics)")

@@ -6,31 +6,26 @@ import FCMXMPP
 import Foundation
 import Testing
 
-@Suite("XMPP session and CCS, as state machines")
+@Suite("XMPP session and CCS, through one CCS connection")
 struct XMPPSessionTests {
-    /// Feeds client bytes through a framer and a session; returns everything written, and whether it closed.
+    /// Feeds client bytes to a CCS connection; keeps everything written, and whether it closed.
     struct Client {
-        var framer = XMPPFramer()
-        var session: XMPPSession
+        var connection: CCSConnection
         var written = ""
         var closed = false
 
-        init(_ emulator: Emulator, prefixedForm: Bool = true) { session = XMPPSession(emulator: emulator, laxAuth: false, prefixedForm: prefixedForm) }
-
-        mutating func send(_ text: String) {
-            do {
-                for event in try framer.feed(Array(text.utf8)) { apply(session.handle(event)) }
-            } catch {
-                apply(session.failed(error))
-            }
+        init(_ emulator: Emulator, prefixedForm: Bool = true) {
+            connection = CCSConnection(emulator: emulator, configuration: CCSConnection.Configuration(prefixedForm: prefixedForm))
         }
 
-        private mutating func apply(_ outputs: [XMPPSession.Output]) {
-            for output in outputs {
-                switch output {
+        mutating func send(_ text: String) { apply(connection.receive(Array(text.utf8))) }
+
+        private mutating func apply(_ effects: [CCSConnection.Effect]) {
+            for effect in effects {
+                switch effect {
                 case .write(let text): written += text
                 case .close: closed = true
-                case .bound, .drainStarted: break
+                case .joined, .drainStarted: break
                 }
             }
         }
@@ -69,7 +64,7 @@ struct XMPPSessionTests {
         #expect(client.written.contains("<mechanism>PLAIN</mechanism>"))
         #expect(client.written.contains("<success xmlns=\"urn:ietf:params:xml:ns:xmpp-sasl\"/>"))
         #expect(client.written.contains("<jid>4242@gcm.googleapis.com/r1</jid>"))
-        #expect(client.session.state == .established(sender: "4242", jid: "4242@gcm.googleapis.com/r1"))
+        #expect(client.connection.state == .established(XMPPSession.Established(sender: "4242", jid: "4242@gcm.googleapis.com/r1")))
         #expect(!client.closed)
     }
 
@@ -114,9 +109,9 @@ struct XMPPSessionTests {
         let (emulator, device, key) = try setUp()
         var client = Client(emulator)
         client.login(authcid: "4242", key: key)
-        var outputs = client.session.drain()
+        var outputs = client.connection.drain()
         #expect(outputs == [.write(#"<message><data:gcm xmlns:data="google:mobile:data">{"message_type":"control","control_type":"CONNECTION_DRAINING"}</data:gcm></message>"#), .drainStarted])
-        #expect(client.session.drain().isEmpty)
+        #expect(client.connection.drain().isEmpty)
         let mark = client.written.endIndex
         client.send(#"<message id=""><gcm xmlns="google:mobile:data">{"to":"\#(device.token)","message_id":"m-9"}</gcm></message>"#)
         #expect(client.payloads(after: mark).first?["error"] == .string("CONNECTION_DRAINING"))

@@ -1,18 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
 
-import FCMJSON
-
-/// A message CCS sends to an app server: an upstream message from a device, or a delivery receipt.
-public struct CCSItem: Sendable, Equatable {
-    public enum Kind: String, Sendable { case upstream, receipt }
-
-    public let kind: Kind
-    public let messageId: String
-    /// The JSON inside `<gcm>` (FCM-WIRE.md §5.3).
-    public let payload: JSONValue
-    public let expiresAt: Instant?
-}
-
 /// What CCS owes each sender's XMPP connections: items wait until a connection takes them, stay
 /// in flight until that connection acks them, and go back to waiting when it closes without acking
 /// ("sent again on the next connection unless expired", FCM-WIRE.md §5.3). At most
@@ -47,8 +34,8 @@ struct CCSOutbox: Sendable {
     mutating func take(_ connection: Int, now: Instant) -> (send: [CCSItem], expired: [CCSItem]) {
         guard var held = inFlight[connection] else { return ([], []) }
         var queue = waiting[held.project] ?? []
-        let expired = queue.filter { $0.expiresAt.map { $0 <= now } ?? false }
-        queue.removeAll { $0.expiresAt.map { $0 <= now } ?? false }
+        let expired = queue.filter { $0.expiresAt <= now }
+        queue.removeAll { $0.expiresAt <= now }
         let room = max(0, Self.maxInFlight - held.items.count)
         let send = Array(queue.prefix(room))
         queue.removeFirst(send.count)

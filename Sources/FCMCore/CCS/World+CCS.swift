@@ -1,7 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
 
-import FCMJSON
-
 extension World {
     /// A device sends an upstream message to its app server (FCM-WIRE.md §5.3, upstream).
     mutating func sendUpstream(_ id: DeviceID, data: StringPairs, messageId: String?, ttlSeconds: Int64) throws(FCMError) -> CCSItem {
@@ -10,11 +8,8 @@ extension World {
         guard (0...EmulatorSettings.maxTTLSeconds).contains(ttlSeconds) else { throw FCMError(.invalidArgument, "ttl must be 0…2419200 seconds", field: "ttl") }
         let project = try projectState(device.projectIndex).project
         let upstreamId = messageId ?? "m-\(ids.random.next() % 1_000_000_000_000)"
-        let payload = JSONValue.object([
-            ("category", .string(device.appId)), ("data", .object(data.map { ($0.0, .string($0.1)) })),
-            ("time_to_live", .int(ttlSeconds)), ("message_id", .string(upstreamId)), ("from", .string(device.token)),
-        ])
-        let item = CCSItem(kind: .upstream, messageId: upstreamId, payload: payload, expiresAt: now.adding(seconds: max(ttlSeconds, 1)))
+        let message = UpstreamMessage(messageId: upstreamId, from: device.token, category: device.appId, data: data, ttlSeconds: ttlSeconds)
+        let item = CCSItem(.upstream(message), expiresAt: now.adding(seconds: max(ttlSeconds, 1)))
         ccs.enqueue(item, project: project.id)
         ccsWork.insert(project.id)
         log(.upstream, device: device.id, detail: upstreamId)
@@ -27,19 +22,8 @@ extension World {
         guard message.api == .xmpp, message.content.deliveryReceiptRequested, device.platform != .ios,
             let original = message.content.clientMessageId
         else { return }
-        let payload = JSONValue.object([
-            ("category", .string(device.appId)),
-            (
-                "data",
-                .object([
-                    ("message_status", .string("MESSAGE_SENT_TO_DEVICE")), ("original_message_id", .string(original)),
-                    ("device_registration_id", .string(device.token)), ("message_sent_timestamp", .string(String(now.millis))),
-                ])
-            ),
-            ("message_id", .string("dr2:" + original)), ("message_type", .string("receipt")),
-            ("from", .string("gcm.googleapis.com")), ("time_to_live", .int(0)),
-        ])
-        let item = CCSItem(kind: .receipt, messageId: "dr2:" + original, payload: payload, expiresAt: now.adding(seconds: EmulatorSettings.maxTTLSeconds))
+        let receipt = DeliveryReceipt(originalMessageId: original, deviceToken: device.token, category: device.appId, sentAt: now)
+        let item = CCSItem(.receipt(receipt), expiresAt: now.adding(seconds: EmulatorSettings.maxTTLSeconds))
         ccs.enqueue(item, project: message.projectId)
         ccsWork.insert(message.projectId)
         log(.receiptQueued, device: device.id, message: message, detail: item.messageId)

@@ -42,7 +42,6 @@ struct PendingMessage: Sendable {
     let profile: DeliveryProfile
     /// Unique per stored copy, so that an expiry timer finds exactly the copy it was set for.
     let storeSequence: UInt64
-    let storedAt: Instant
     /// Not deliverable before this instant (configured per-priority latency).
     let availableAt: Instant
     /// Dropped at this instant; nil for TTL 0 copies that only wait out a latency.

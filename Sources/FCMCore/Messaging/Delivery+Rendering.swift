@@ -1,7 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
 
-import FCMJSON
-
 /// What the app sees, per platform (DEVICE-RULES.md, "what the device receives").
 extension Delivery {
     /// The app-side entry point that got the delivery.
@@ -21,7 +19,7 @@ extension Delivery {
 
     /// The payload as the platform hands it to the app: Android `RemoteMessage`, the iOS
     /// `userInfo` dictionary, or the web `MessagePayload`.
-    public func payload(on platform: Platform) -> JSONValue {
+    public func payload(on platform: Platform) -> PayloadValue {
         guard let message else { return .object([]) }
         switch platform {
         case .android: return androidPayload(message)
@@ -30,9 +28,9 @@ extension Delivery {
         }
     }
 
-    private func androidPayload(_ message: Message) -> JSONValue {
+    private func androidPayload(_ message: Message) -> PayloadValue {
         let content = message.content
-        var notification: [(String, JSONValue)] = []
+        var notification: [(String, PayloadValue)] = []
         if let n = content.notification {
             notification.append(contentsOf: [("title", n.title), ("body", n.body), ("imageUrl", n.image)].compactMap { k, v in v.map { (k, .string($0)) } })
         }
@@ -55,19 +53,19 @@ extension Delivery {
         ])
     }
 
-    private func iosPayload(_ message: Message) -> JSONValue {
+    private func iosPayload(_ message: Message) -> PayloadValue {
         let content = message.content
         var aps = content.apns?.aps ?? []
-        func setDefault(_ key: String, _ value: JSONValue) {
+        func setDefault(_ key: String, _ value: PayloadValue) {
             if !aps.contains(where: { $0.0 == key }) { aps.append((key, value)) }
         }
         if let n = content.notification, n.title != nil || n.body != nil {
-            setDefault("alert", .object(omittingNils: [("title", n.title.map(JSONValue.string)), ("body", n.body.map(JSONValue.string))]))
+            setDefault("alert", .object(omittingNils: [("title", n.title.map(PayloadValue.string)), ("body", n.body.map(PayloadValue.string))]))
         }
         if content.contentAvailable { setDefault("content-available", .int(1)) }
         let image = content.apns?.image ?? content.notification?.image
         if content.mutableContent || image != nil { setDefault("mutable-content", .int(1)) }
-        var userInfo: [(String, JSONValue)] = []
+        var userInfo: [(String, PayloadValue)] = []
         if !aps.isEmpty { userInfo.append(("aps", .object(aps))) }
         for (key, value) in content.apns?.payload ?? [] where key != "aps" { userInfo.append((key, value)) }
         for (key, value) in content.data where !userInfo.contains(where: { $0.0 == key }) { userInfo.append((key, .string(value))) }
@@ -78,9 +76,9 @@ extension Delivery {
         return .object(userInfo)
     }
 
-    private func webPayload(_ message: Message) -> JSONValue {
+    private func webPayload(_ message: Message) -> PayloadValue {
         let content = message.content
-        var notification: [(String, JSONValue)] = []
+        var notification: [(String, PayloadValue)] = []
         if let n = content.notification {
             notification.append(contentsOf: [("title", n.title), ("body", n.body), ("image", n.image)].compactMap { k, v in v.map { (k, .string($0)) } })
         }
@@ -92,7 +90,7 @@ extension Delivery {
         return .object(omittingNils: [
             ("from", .string(message.from)),
             ("messageId", .string(message.id)),
-            ("collapseKey", collapseKey.map(JSONValue.string)),
+            ("collapseKey", collapseKey.map(PayloadValue.string)),
             ("data", data.isEmpty ? nil : .object(data.map { ($0.0, .string($0.1)) })),
             ("notification", notification.isEmpty ? nil : .object(notification)),
             ("fcmOptions", content.webpush?.link.map { .object([("link", .string($0))]) }),

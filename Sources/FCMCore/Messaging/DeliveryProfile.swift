@@ -1,7 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
 
-import FCMJSON
-
 /// How one message behaves on one platform: its priority, lifetime and collapse key once the
 /// platform's own block (android / apns headers / webpush headers) has overridden the shared options.
 struct DeliveryProfile: Sendable {
@@ -109,8 +107,7 @@ enum AcceptanceChecks {
         if let n = content.notification {
             for field in [n.title, n.body, n.image] { size += field?.utf8.count ?? 0 }
         }
-        for (k, v) in content.android?.notification ?? [] { size += k.utf8.count + v.encoded().utf8.count }
-        for (k, v) in content.apns?.payload ?? [] { size += k.utf8.count + v.encoded().utf8.count }
+        for (k, v) in (content.android?.notification ?? []) + (content.apns?.payload ?? []) { size += k.utf8.count + v.measuredSize }
         return size
     }
 }

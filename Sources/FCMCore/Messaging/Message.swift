@@ -5,7 +5,7 @@ public enum MessageTarget: Sendable, Equatable {
     case token(String)
     case fid(String)
     case topic(String)
-    case condition(String)
+    case condition(TopicCondition)
     case notificationKey(String)
 
     /// The target as the legacy `to` field writes it.
@@ -14,7 +14,7 @@ public enum MessageTarget: Sendable, Equatable {
         case .token(let t): return t
         case .fid(let f): return "fid:" + f
         case .topic(let t): return "/topics/" + t
-        case .condition(let c): return c
+        case .condition(let c): return c.text
         case .notificationKey(let k): return k
         }
     }

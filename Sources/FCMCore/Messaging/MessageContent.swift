@@ -1,7 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
 
-import FCMJSON
-
 /// Ordered string pairs, as `data` maps are written (order is kept for rendering and error paths).
 public typealias StringPairs = [(String, String)]
 
@@ -28,13 +26,12 @@ public struct AndroidOptions: Sendable {
     public var data: StringPairs?
     /// Notification fields as the app's `RemoteMessage.Notification` exposes them
     /// (`title`, `body`, `icon`, `channelId`, `clickAction`, …), in request order.
-    public var notification: [(String, JSONValue)]
-    public var directBootOK: Bool
+    public var notification: [(String, PayloadValue)]
 
     public init(
         collapseKey: String? = nil, priority: Priority? = nil, ttlSeconds: Int64? = nil,
         restrictedPackageName: String? = nil, data: StringPairs? = nil,
-        notification: [(String, JSONValue)] = [], directBootOK: Bool = false
+        notification: [(String, PayloadValue)] = []
     ) {
         self.collapseKey = collapseKey
         self.priority = priority
@@ -42,7 +39,6 @@ public struct AndroidOptions: Sendable {
         self.restrictedPackageName = restrictedPackageName
         self.data = data
         self.notification = notification
-        self.directBootOK = directBootOK
     }
 }
 
@@ -50,10 +46,10 @@ public struct AndroidOptions: Sendable {
 public struct APNsOptions: Sendable {
     public var headers: StringPairs
     /// The `payload` object: `aps` plus custom keys.
-    public var payload: [(String, JSONValue)]
+    public var payload: [(String, PayloadValue)]
     public var image: String?
 
-    public init(headers: StringPairs = [], payload: [(String, JSONValue)] = [], image: String? = nil) {
+    public init(headers: StringPairs = [], payload: [(String, PayloadValue)] = [], image: String? = nil) {
         self.headers = headers
         self.payload = payload
         self.image = image
@@ -63,17 +59,17 @@ public struct APNsOptions: Sendable {
         headers.first { $0.0.lowercased() == name }?.1
     }
 
-    var aps: [(String, JSONValue)]? { payload.first { $0.0 == "aps" }?.1.objectValue }
+    var aps: [(String, PayloadValue)]? { payload.first { $0.0 == "aps" }?.1.objectValue }
 }
 
 /// Web push options (v1 `webpush`).
 public struct WebpushOptions: Sendable {
     public var headers: StringPairs
     public var data: StringPairs?
-    public var notification: [(String, JSONValue)]?
+    public var notification: [(String, PayloadValue)]?
     public var link: String?
 
-    public init(headers: StringPairs = [], data: StringPairs? = nil, notification: [(String, JSONValue)]? = nil, link: String? = nil) {
+    public init(headers: StringPairs = [], data: StringPairs? = nil, notification: [(String, PayloadValue)]? = nil, link: String? = nil) {
         self.headers = headers
         self.data = data
         self.notification = notification

@@ -39,7 +39,15 @@ public struct FCMError: Error, Sendable, Equatable, CustomStringConvertible {
         case conflict
     }
 
+    /// A finer cause within a code, where a dialect words the causes differently
+    /// (the device-group errors of FCM-WIRE.md §3.5).
+    public enum Reason: Sendable, Equatable {
+        case groupNameMismatch
+        case groupMemberLimit
+    }
+
     public let code: Code
+    public let reason: Reason?
     /// A human-readable explanation, written for the control API and logs.
     public let message: String
     /// The request field at fault, when one is, in dotted form (`message.android.ttl`).
@@ -47,8 +55,9 @@ public struct FCMError: Error, Sendable, Equatable, CustomStringConvertible {
     /// When retrying could succeed, in seconds of the emulator's clock (rate limits).
     public var retryAfterSeconds: Int64?
 
-    public init(_ code: Code, _ message: String, field: String? = nil, retryAfterSeconds: Int64? = nil) {
+    public init(_ code: Code, _ message: String, field: String? = nil, reason: Reason? = nil, retryAfterSeconds: Int64? = nil) {
         self.code = code
+        self.reason = reason
         self.message = message
         self.field = field
         self.retryAfterSeconds = retryAfterSeconds

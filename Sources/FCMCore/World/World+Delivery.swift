@@ -57,7 +57,7 @@ extension World {
         }
         let availableAt = now.adding(millis: max(0, latency))
         let pending = PendingMessage(
-            message: message, profile: profile, storeSequence: nextSequence(), storedAt: now, availableAt: availableAt,
+            message: message, profile: profile, storeSequence: nextSequence(), availableAt: availableAt,
             expiresAt: profile.ttlSeconds == 0 ? availableAt : now.adding(seconds: profile.ttlSeconds)
         )
         store(pending, for: id, reason: handling == nil ? state.rawValue : "latency")
@@ -169,12 +169,13 @@ extension World {
         scheduleMaintenance(id)
     }
 
-    /// Drops everything stored for a device (uninstall: the attempt finds the app gone).
-    mutating func discardAll(_ id: DeviceID, reason: String) {
+    /// Drops everything stored for an uninstalled app: the delivery attempt finds the app gone,
+    /// and that is when FCM learns that the token is dead (DEVICE-RULES.md, uninstall).
+    mutating func discardStoreOfUninstalledApp(_ id: DeviceID) {
         guard var store = devices[Int(id)]?.store else { return }
         let dropped = store.removeAll()
         devices[Int(id)]?.store = nil
-        for pending in dropped { log(.discarded, device: id, message: pending.message, detail: reason) }
-        if reason == "uninstalled", !dropped.isEmpty { invalidateToken(id) }
+        for pending in dropped { log(.discarded, device: id, message: pending.message, detail: DeviceState.uninstalled.rawValue) }
+        if !dropped.isEmpty { invalidateToken(id) }
     }
 }

@@ -124,7 +124,7 @@ extension World {
         case .foreground, .background:
             flush(device: id, maintenance: false)
         case .uninstalled:
-            discardAll(id, reason: "uninstalled")
+            discardStoreOfUninstalledApp(id)
         case .offline:
             break
         }

@@ -13,7 +13,7 @@ extension World {
         }
         let members = try validMembers(tokens, project: state.project)
         guard members.count <= settings.maxGroupMembers else {
-            throw FCMError(.invalidArgument, "A device group has at most \(settings.maxGroupMembers) members", field: "registration_ids")
+            throw FCMError(.invalidArgument, "A device group has at most \(settings.maxGroupMembers) members", field: "registration_ids", reason: .groupMemberLimit)
         }
         let group = DeviceGroup(name: name, notificationKey: ids.notificationKey(), tokens: members, createdAt: now)
         try modifyProject(projectIndex) { (state: inout ProjectState) throws(FCMError) in
@@ -31,7 +31,7 @@ extension World {
             throw FCMError(.notFound, "notification_key not found", field: "notification_key")
         }
         if let name, name != group.name {
-            throw FCMError(.invalidArgument, "notification_key_name does not match the notification_key", field: "notification_key_name")
+            throw FCMError(.invalidArgument, "notification_key_name does not match the notification_key", field: "notification_key_name", reason: .groupNameMismatch)
         }
         guard !add.isEmpty || !remove.isEmpty else {
             throw FCMError(.invalidArgument, "registration_ids must not be empty", field: "registration_ids")
@@ -40,7 +40,7 @@ extension World {
         var tokens = group.tokens
         for token in added where !tokens.contains(token) { tokens.append(token) }
         guard tokens.count <= settings.maxGroupMembers else {
-            throw FCMError(.invalidArgument, "A device group has at most \(settings.maxGroupMembers) members", field: "registration_ids")
+            throw FCMError(.invalidArgument, "A device group has at most \(settings.maxGroupMembers) members", field: "registration_ids", reason: .groupMemberLimit)
         }
         let removing = Set(remove)
         tokens.removeAll { removing.contains($0) }

@@ -29,8 +29,7 @@ extension World {
             guard !request.validateOnly else { return Self.validated }
             let recipients = Array(state.topics[name] ?? [])
             return fanOut(request, project: project, recipients: recipients)
-        case .condition(let text):
-            let condition = try TopicCondition.parse(text)
+        case .condition(let condition):
             guard !request.validateOnly else { return Self.validated }
             return fanOut(request, project: project, recipients: matching(condition, in: state))
         case .notificationKey(let key):

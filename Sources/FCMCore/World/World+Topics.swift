@@ -48,7 +48,7 @@ extension World {
         do throws(FCMError) {
             try checkSender(device, project: project)
         } catch {
-            return .failure(FCMError(.invalidArgument, "The token is not valid for this sender", field: "registration_tokens"))
+            return .failure(FCMError(.senderIdMismatch, "The token is not valid for this sender", field: "registration_tokens"))
         }
         return .success(id)
     }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import FCMCore
+import FCMCoreJSON
 import FCMJSON
 
 extension ControlAPI {
@@ -16,40 +17,40 @@ extension ControlAPI {
             guard offset >= 0, (1...100_000).contains(limit) else {
                 throw FCMError(.invalidArgument, "offset must be ≥ 0 and limit 1–100000", field: "limit")
             }
-            let (total, page) = try emulator.devices(projectId: params["project"], offset: offset, limit: limit)
+            let (total, page) = try emulator.devices(projectId: try params.require("project"), offset: offset, limit: limit)
             return ControlJSON.response(.object([("total", .int(total)), ("devices", .array(page.map(ControlJSON.device)))]))
         })
         router.add("POST", base, handle { request, params throws(FCMError) in
-            try createDevices(request, projectId: params["project"])
+            try createDevices(request, projectId: try params.require("project"))
         })
         router.add("GET", base + "/{device}", handle { _, params throws(FCMError) in
-            ControlJSON.response(ControlJSON.device(try emulator.device(params["device"], projectId: params["project"])))
+            ControlJSON.response(ControlJSON.device(try emulator.device(try params.require("device"), projectId: try params.require("project"))))
         })
         router.add("PATCH", base + "/{device}", handle { request, params throws(FCMError) in
             let body = try ControlBody(request, allowed: ["state", "senders"])
-            var info = try emulator.device(params["device"], projectId: params["project"])
+            var info = try emulator.device(try params.require("device"), projectId: try params.require("project"))
             let reference = String(info.id)
             // Read and check everything before changing anything.
             let state = try body.choice("state", DeviceState.self)
-            let own = try emulator.project(params["project"]).number
+            let own = try emulator.project(try params.require("project")).number
             let senders = try body.strings("senders")?.filter { $0 != own }
             if let senders, !senders.allSatisfy(Project.isValidNumber) {
                 throw FCMError(.invalidArgument, "Sender ids are project numbers (decimal digits)", field: "senders")
             }
-            if let state { info = try emulator.setState(reference, projectId: params["project"], to: state) }
-            if let senders { info = try emulator.setSenders(reference, projectId: params["project"], extra: senders) }
+            if let state { info = try emulator.setState(reference, projectId: try params.require("project"), to: state) }
+            if let senders { info = try emulator.setSenders(reference, projectId: try params.require("project"), extra: senders) }
             return ControlJSON.response(ControlJSON.device(info))
         })
         router.add("DELETE", base + "/{device}", handle { _, params throws(FCMError) in
-            try emulator.deleteDevice(params["device"], projectId: params["project"])
+            try emulator.deleteDevice(try params.require("device"), projectId: try params.require("project"))
             return ControlJSON.response(.object([]))
         })
         router.add("POST", base + "/{device}:uninstall", handle { _, params throws(FCMError) in
-            ControlJSON.response(ControlJSON.device(try emulator.uninstall(params["device"], projectId: params["project"])))
+            ControlJSON.response(ControlJSON.device(try emulator.uninstall(try params.require("device"), projectId: try params.require("project"))))
         })
         router.add("POST", base + "/{device}:refreshToken", handle { request, params throws(FCMError) in
             let body = try ControlBody(request, allowed: ["token"])
-            let info = try emulator.refreshToken(params["device"], projectId: params["project"], newToken: try body.string("token"))
+            let info = try emulator.refreshToken(try params.require("device"), projectId: try params.require("project"), newToken: try body.string("token"))
             return ControlJSON.response(ControlJSON.device(info))
         })
         router.add("POST", base + "/{device}:upstream", handle { request, params throws(FCMError) in
@@ -63,29 +64,29 @@ extension ControlAPI {
                 data = pairs.map { ($0.0, $0.1.stringValue ?? "") }
             }
             let ttl = try body.durationMillis("ttl").map { $0 / 1000 } ?? 86_400
-            let item = try emulator.sendUpstream(params["device"], projectId: params["project"], data: data, messageId: try body.string("messageId"), ttlSeconds: ttl)
-            return ControlJSON.response(status: 201, .object([("messageId", .string(item.messageId)), ("payload", item.payload)]))
+            let item = try emulator.sendUpstream(try params.require("device"), projectId: try params.require("project"), data: data, messageId: try body.string("messageId"), ttlSeconds: ttl)
+            return ControlJSON.response(status: 201, .object([("messageId", .string(item.messageId)), ("payload", item.json)]))
         })
         router.add("PUT", base + "/{device}/topics/{topic}", handle { _, params throws(FCMError) in
-            ControlJSON.response(ControlJSON.device(try emulator.subscribe(params["device"], projectId: params["project"], topic: params["topic"])))
+            ControlJSON.response(ControlJSON.device(try emulator.subscribe(try params.require("device"), projectId: try params.require("project"), topic: try params.require("topic"))))
         })
         router.add("DELETE", base + "/{device}/topics/{topic}", handle { _, params throws(FCMError) in
-            ControlJSON.response(ControlJSON.device(try emulator.unsubscribe(params["device"], projectId: params["project"], topic: params["topic"])))
+            ControlJSON.response(ControlJSON.device(try emulator.unsubscribe(try params.require("device"), projectId: try params.require("project"), topic: try params.require("topic"))))
         })
         router.add("GET", base + "/{device}/inbox", handle { _, params throws(FCMError) in
-            let (info, deliveries) = try emulator.inbox(params["device"], projectId: params["project"])
+            let (info, deliveries) = try emulator.inbox(try params.require("device"), projectId: try params.require("project"))
             return ControlJSON.response(.object([
                 ("device", ControlJSON.device(info)),
                 ("deliveries", .array(deliveries.map { ControlJSON.delivery($0, platform: info.platform) })),
             ]))
         })
         router.add("DELETE", base + "/{device}/inbox", handle { _, params throws(FCMError) in
-            try emulator.clearInbox(params["device"], projectId: params["project"])
+            try emulator.clearInbox(try params.require("device"), projectId: try params.require("project"))
             return ControlJSON.response(.object([]))
         })
         router.add("GET", base + "/{device}/events", handle { request, params throws(FCMError) in
-            let id = try emulator.device(params["device"], projectId: params["project"]).id
-            return try events(request, projectId: params["project"], device: id)
+            let id = try emulator.device(try params.require("device"), projectId: try params.require("project")).id
+            return try events(request, projectId: try params.require("project"), device: id)
         })
     }
 

@@ -24,9 +24,12 @@ public struct ControlAPI: Sendable {
         let p = Self.prefix
         router.add("GET", "\(p)/health") { _, _ in ControlJSON.response(.object([("status", .string("ok"))])) }
         router.add("GET", "\(p)/info") { _, _ in ControlJSON.response(info()) }
-        router.add("GET", "\(p)/openapi.json") { _, _ in
-            HTTPResponse(status: 200, contentType: "application/json; charset=UTF-8", body: OpenAPIDocument.json)
-        }
+        router.add("GET", "\(p)/openapi.json", handle { _, _ throws(FCMError) in
+            guard let document = OpenAPIDocument.json else {
+                throw FCMError(.notFound, "The OpenAPI document (fcm-emu_FCMHTTP.resources) is not installed beside the binary")
+            }
+            return HTTPResponse(status: 200, contentType: "application/json; charset=UTF-8", body: document)
+        })
         router.add("POST", "\(p)/reset", handle { _, _ throws(FCMError) in
             try emulator.reset()
             return ControlJSON.response(.object([]))
@@ -129,7 +132,7 @@ public struct ControlAPI: Sendable {
             return list()
         }
         router.add("DELETE", "\(p)/faults/{id}", handle { _, params throws(FCMError) in
-            try emulator.removeFaultRule(id: params["id"])
+            try emulator.removeFaultRule(id: try params.require("id"))
             return list()
         })
     }
@@ -156,19 +159,19 @@ public struct ControlAPI: Sendable {
             return ControlJSON.response(status: 201, ControlJSON.project(project))
         })
         router.add("GET", "\(p)/projects/{project}", handle { _, params throws(FCMError) in
-            ControlJSON.response(ControlJSON.project(try emulator.project(params["project"])))
+            ControlJSON.response(ControlJSON.project(try emulator.project(try params.require("project"))))
         })
         router.add("DELETE", "\(p)/projects/{project}", handle { _, params throws(FCMError) in
-            try emulator.deleteProject(id: params["project"])
+            try emulator.deleteProject(id: try params.require("project"))
             return ControlJSON.response(.object([]))
         })
         router.add("POST", "\(p)/projects/{project}:reset", handle { _, params throws(FCMError) in
-            try emulator.reset(projectId: params["project"])
+            try emulator.reset(projectId: try params.require("project"))
             return ControlJSON.response(.object([]))
         })
         router.add("GET", "\(p)/projects/{project}/serviceAccount", handle { request, params throws(FCMError) in
             // A key file whose token_uri points back here, as the client reached us.
-            let project = try emulator.project(params["project"])
+            let project = try emulator.project(try params.require("project"))
             let host = request.header("Host") ?? "127.0.0.1"
             do {
                 return ControlJSON.response(try accounts.keyFile(forProject: project.id, tokenURI: "http://\(host)/token"))
@@ -177,23 +180,23 @@ public struct ControlAPI: Sendable {
             }
         })
         router.add("POST", "\(p)/projects/{project}/xmpp:drain", handle { _, params throws(FCMError) in
-            try emulator.requestDrain(projectId: params["project"])
+            try emulator.requestDrain(projectId: try params.require("project"))
             return ControlJSON.response(.object([]))
         })
         router.add("GET", "\(p)/projects/{project}/topics", handle { _, params throws(FCMError) in
-            let topics = try emulator.topics(projectId: params["project"])
+            let topics = try emulator.topics(projectId: try params.require("project"))
             return ControlJSON.response(.object([
                 ("topics", .array(topics.map { .object([("name", .string($0.name)), ("subscribers", .int($0.subscribers))]) }))
             ]))
         })
         router.add("GET", "\(p)/projects/{project}/groups", handle { _, params throws(FCMError) in
-            ControlJSON.response(.object([("groups", .array(try emulator.groups(projectId: params["project"]).map(ControlJSON.group)))]))
+            ControlJSON.response(.object([("groups", .array(try emulator.groups(projectId: try params.require("project")).map(ControlJSON.group)))]))
         })
         router.add("GET", "\(p)/events", handle { request, _ throws(FCMError) in
             try events(request, projectId: nil, device: nil)
         })
         router.add("GET", "\(p)/projects/{project}/events", handle { request, params throws(FCMError) in
-            try events(request, projectId: params["project"], device: nil)
+            try events(request, projectId: try params.require("project"), device: nil)
         })
     }
 

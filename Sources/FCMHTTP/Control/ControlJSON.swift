@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import FCMCore
+import FCMCoreJSON
 import FCMJSON
 
 /// How the control API writes the core's values.
@@ -50,7 +51,7 @@ enum ControlJSON {
             ("collapseKey", d.collapseKey.map(JSONValue.string)),
             ("ttl", d.message == nil ? nil : .string("\(d.ttlSeconds)s")),
             ("api", d.message.map { .string($0.api.rawValue) }),
-            ("payload", d.message == nil ? nil : d.payload(on: platform)),
+            ("payload", d.message == nil ? nil : JSONValue(d.payload(on: platform))),
         ])
     }
 
@@ -78,7 +79,7 @@ enum ControlJSON {
         .object(omittingNils: [
             ("now", .string(c.now.iso8601)),
             ("nowMillis", .int(c.now.millis)),
-            ("mode", .string(c.mode)),
+            ("mode", .string(c.mode.rawValue)),
             ("paused", .bool(c.paused)),
             ("speed", .double(c.speed)),
             ("nextTimer", c.nextTimer.map { .string($0.iso8601) }),

@@ -15,9 +15,13 @@ struct IIDFront: Sendable {
     func register(into router: inout Router) {
         router.add("POST", "/iid/v1:batchAdd") { request, _ in batch(request, subscribe: true) }
         router.add("POST", "/iid/v1:batchRemove") { request, _ in batch(request, subscribe: false) }
-        router.add("GET", "/iid/info/{token}") { request, params in info(request, token: params["token"]) }
+        router.add("GET", "/iid/info/{token}") { request, params in
+            guard let token = params["token"] else { return Self.error(500, "InternalError") }
+            return info(request, token: token)
+        }
         router.add("POST", "/iid/v1/{token}/rel/topics/{topic}") { request, params in
-            relate(request, token: params["token"], topic: params["topic"])
+            guard let token = params["token"], let topic = params["topic"] else { return Self.error(500, "InternalError") }
+            return relate(request, token: token, topic: topic)
         }
     }
 

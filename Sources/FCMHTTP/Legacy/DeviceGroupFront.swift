@@ -99,9 +99,9 @@ struct DeviceGroupFront: Sendable {
         switch error.code {
         case .conflict: return "notification_key already exists"
         case .notFound: return "notification_key not found"
-        case .invalidArgument where error.field == "notification_key_name" && error.message.contains("match"):
+        case _ where error.reason == .groupNameMismatch:
             return "notification_key_name doesn't match the group name of the notification_key"
-        case .invalidArgument where error.message.contains("at most"): return "maximum number of members exceeded"
+        case _ where error.reason == .groupMemberLimit: return "maximum number of members exceeded"
         default: return "no valid registration ids"
         }
     }

@@ -51,20 +51,25 @@ struct LegacyFront: Sendable {
                 ("failure", .int(outcome.failure)), ("canonical_ids", .int(outcome.canonical)),
                 ("results", .array(outcome.results.map(\.json))),
             ]))
-        case .topic, .condition:
-            let target: MessageTarget
-            if case .topic(let name) = parsed.recipients { target = .topic(name) } else if case .condition(let c) = parsed.recipients { target = .condition(c) } else { target = .topic("") }
-            let project = sender ?? DemoProject.id
-            do {
-                let outcome = try emulator.send(SendRequest(target: target, content: parsed.content, validateOnly: parsed.dryRun, api: .legacy), from: project)
-                let id: JSONValue = Int64(outcome.messageId).map { .int($0) } ?? .string(outcome.messageId)
-                return Self.json(.object([("message_id", id)]))
-            } catch {
-                return Self.json(.object([("error", .string(Self.errorName(error)))]))
-            }
+        case .topic(let name):
+            return sendToTopics(.topic(name), request: parsed, sender: sender)
+        case .condition(let condition):
+            return sendToTopics(.condition(condition), request: parsed, sender: sender)
         case .notificationKey(let key):
             return groupSend(key: key, request: parsed, sender: sender)
                 ?? Self.json(.object([("success", .int(0)), ("failure", .int(0))]))
+        }
+    }
+
+    /// A topic or condition send: one `message_id`, or one error (§3.3).
+    private func sendToTopics(_ target: MessageTarget, request: LegacyRequest, sender: String?) -> HTTPResponse {
+        let project = sender ?? DemoProject.id
+        do {
+            let outcome = try emulator.send(SendRequest(target: target, content: request.content, validateOnly: request.dryRun, api: .legacy), from: project)
+            let id: JSONValue = Int64(outcome.messageId).map { .int($0) } ?? .string(outcome.messageId)
+            return Self.json(.object([("message_id", id)]))
+        } catch {
+            return Self.json(.object([("error", .string(Self.errorName(error)))]))
         }
     }
 
@@ -106,9 +111,7 @@ struct LegacyFront: Sendable {
 
     private func groupSend(key: String, request: LegacyRequest, sender: String?) -> HTTPResponse? {
         let project = sender ?? DemoProject.id
-        guard let groups = try? emulator.groups(projectId: (try? emulator.project(project).id) ?? project),
-            groups.contains(where: { $0.notificationKey == key })
-        else { return nil }
+        guard emulator.isDeviceGroup(key, projectIdOrNumber: project) else { return nil }
         do {
             let outcome = try emulator.send(SendRequest(target: .notificationKey(key), content: request.content, validateOnly: request.dryRun, api: .legacy), from: project)
             return Self.json(.object(omittingNils: [

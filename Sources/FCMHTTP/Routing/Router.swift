@@ -1,10 +1,20 @@
 // SPDX-License-Identifier: Apache-2.0
 
-/// Captured path parameters, percent-decoded.
+import FCMCore
+
+/// Captured path parameters, percent-decoded. A route's handler reads only the names its own
+/// pattern captures, so a nil here is a mistake in the route table, never in the request.
 public struct PathParameters: Sendable {
     private var values: [String: String] = [:]
 
-    public subscript(_ name: String) -> String { values[name] ?? "" }
+    public subscript(_ name: String) -> String? { values[name] }
+
+    /// The value of `name`, or the internal error that a route reading a name it does not
+    /// capture deserves (the request itself is fine).
+    public func require(_ name: String) throws(FCMError) -> String {
+        guard let value = values[name] else { throw FCMError(.internalError, "The route captures no '\(name)'") }
+        return value
+    }
 
     mutating func set(_ name: String, _ value: String) { values[name] = value }
 }

@@ -41,6 +41,9 @@ struct V1Error: Error, Sendable {
         return V1Error(status: 400, statusName: "INVALID_ARGUMENT", message: message, details: details)
     }
 
+    /// A route read a parameter its pattern does not capture: the emulator's mistake, not the client's.
+    static let routeMismatch = V1Error(FCMError(.internalError, "The route captures no such parameter"))
+
     /// The body bytes FCM answers with for each core error (§1.5 canonical examples).
     init(_ error: FCMError) {
         switch error.code {

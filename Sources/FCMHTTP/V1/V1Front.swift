@@ -10,7 +10,8 @@ struct V1Front: Sendable {
 
     func register(into router: inout Router) {
         router.add("POST", "/v1/projects/{project}/messages:send") { request, params in
-            send(request, project: params["project"])
+            guard let project = params["project"] else { return V1Error.routeMismatch.response }
+            return send(request, project: project)
         }
     }
 

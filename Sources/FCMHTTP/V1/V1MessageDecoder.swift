@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import FCMCore
+import FCMCoreJSON
 import FCMJSON
 
 /// Turns a v1 `SendMessageRequest` into the core's `SendRequest`, refusing what FCM refuses
 /// before the message is accepted (FCM-WIRE.md §1.2, §1.3, §1.7).
 enum V1MessageDecoder {
-    static let maxConditionTopics = 5
 
     static func decode(_ body: [UInt8]) throws(V1Error) -> SendRequest {
         let json: JSONValue
@@ -34,7 +34,7 @@ enum V1MessageDecoder {
         if let a = m.object("android").map(Fields.init) { content.android = try android(a) }
         if let a = m.object("apns").map(Fields.init) {
             let options = a.object("fcm_options").map(Fields.init)
-            content.apns = APNsOptions(headers: a.stringMap("headers") ?? [], payload: a.object("payload") ?? [], image: options?.string("image"))
+            content.apns = APNsOptions(headers: a.stringMap("headers") ?? [], payload: a.object("payload")?.payloadPairs ?? [], image: options?.string("image"))
         }
         if let w = m.object("webpush").map(Fields.init) {
             let options = w.object("fcm_options").map(Fields.init)
@@ -42,7 +42,7 @@ enum V1MessageDecoder {
                 throw V1Error.invalidArgument(field: "message.webpush.fcm_options.link")
             }
             try checkLabel(options?.string("analytics_label"), field: "message.webpush.fcm_options.analytics_label")
-            content.webpush = WebpushOptions(headers: w.stringMap("headers") ?? [], data: w.stringMap("data"), notification: w.object("notification"), link: options?.string("link"))
+            content.webpush = WebpushOptions(headers: w.stringMap("headers") ?? [], data: w.stringMap("data"), notification: w.object("notification")?.payloadPairs, link: options?.string("link"))
         }
         try checkLabel(m.object("fcm_options").map(Fields.init)?.string("analytics_label"), field: "message.fcm_options.analytics_label")
         return SendRequest(target: target, content: content, validateOnly: fields.bool("validate_only") ?? false, api: .v1)
@@ -57,14 +57,11 @@ enum V1MessageDecoder {
             return .topic(topic)
         }
         if let condition = m.string("condition") {
-            let parsed: TopicCondition
             do {
-                parsed = try TopicCondition.parse(condition)
+                return .condition(try TopicCondition.parse(condition, limits: .v1))
             } catch {
                 throw V1Error.invalidArgument(field: "message.condition")
             }
-            guard parsed.topics.count <= maxConditionTopics else { throw V1Error.invalidArgument(field: "message.condition") }
-            return .condition(condition)
         }
         throw V1Error(
             status: 400, statusName: "INVALID_ARGUMENT", message: "Recipient of the message is not set.",
@@ -82,7 +79,6 @@ enum V1MessageDecoder {
             }
             options.ttlSeconds = millis / 1000
         }
-        options.directBootOK = a.bool("direct_boot_ok") ?? false
         if let n = a.object("notification") {
             let fields = Fields(n)
             if let color = fields.string("color"), !isHexColor(color, alpha: false) {
@@ -95,7 +91,7 @@ enum V1MessageDecoder {
                 throw V1Error.invalidArgument(field: "message.android.notification.title_loc_key")
             }
             // The app reads these through RemoteMessage.Notification's getters.
-            options.notification = n.map { key, value in (key == "image" ? "imageUrl" : ProtoNames.camel(key), value) }
+            options.notification = n.map { key, value in (key == "image" ? "imageUrl" : ProtoNames.camel(key), PayloadValue(value)) }
         }
         try checkLabel(a.object("fcm_options").map(Fields.init)?.string("analytics_label"), field: "message.android.fcm_options.analytics_label")
         return options

@@ -19,10 +19,14 @@ struct V1TopicSubscriptions: Sendable {
     func register(into router: inout Router) {
         let base = "/v1/projects/{project}/registrations/{token}/topicSubscriptions"
         router.add("POST", base) { request, params in
-            subscribe(request, project: params["project"], token: params["token"])
+            guard let project = params["project"], let token = params["token"] else { return V1Error.routeMismatch.response }
+            return subscribe(request, project: project, token: token)
         }
         router.add("DELETE", base + "/{topic}") { request, params in
-            unsubscribe(request, project: params["project"], token: params["token"], topic: params["topic"])
+            guard let project = params["project"], let token = params["token"], let topic = params["topic"] else {
+                return V1Error.routeMismatch.response
+            }
+            return unsubscribe(request, project: project, token: token, topic: topic)
         }
     }
 
@@ -63,8 +67,7 @@ struct V1TopicSubscriptions: Sendable {
         case .notFound, .unregistered: return V1Error(.unregistered)
         case .tooManyTopics:
             return V1Error(status: 400, statusName: "INVALID_ARGUMENT", message: error.message, details: [.fcmError("INVALID_ARGUMENT")])
-        case .invalidArgument where error.message.contains("sender"):
-            return V1Error(FCMError(.senderIdMismatch, error.message))
+        case .senderIdMismatch: return V1Error(error)
         default: return V1Error.invalidArgument("The registration token is not a valid FCM registration token")
         }
     }

@@ -2,7 +2,8 @@
 
 /// Splits a client's bytes into stream events, whatever the chunking: a stanza split across reads
 /// is held until it is complete. Restricted XML only (RFC 6120 §11.1): no DTD, comments or
-/// processing instructions (but the XML declaration before the stream header); text between
+/// processing instructions (but the XML declaration before each stream header: RFC 6120 §11.5
+/// allows it at the start of every stream, and clients send it at the restart after SASL); text between
 /// stanzas must be white space (keepalives); stanzas are capped in size.
 public struct XMPPFramer: Sendable {
     public static let defaultMaxStanzaBytes = 1 << 20
@@ -15,6 +16,8 @@ public struct XMPPFramer: Sendable {
     /// Where the stanza being read starts in `buffer`, and how deep its elements are nested.
     private var stanzaStart: Int?
     private var depth = 0
+    /// An XML declaration was read: the next tag must open a stream.
+    private var declared = false
     private let maxStanzaBytes: Int
 
     public init(maxStanzaBytes: Int = defaultMaxStanzaBytes) {
@@ -60,11 +63,14 @@ public struct XMPPFramer: Sendable {
         guard open + 1 < close else { throw .notWellFormed("empty tag") }
         switch buffer[open + 1] {
         case UInt8(ascii: "?"):
-            let isDeclaration = phase == .header && buffer[open...].starts(with: Array("<?xml ".utf8))
+            let isDeclaration = stanzaStart == nil && !declared && buffer[open...].starts(with: Array("<?xml ".utf8))
             guard isDeclaration else { throw .restrictedXML("processing instructions are not allowed") }
+            declared = true
+            return
         case UInt8(ascii: "!"):
             throw .restrictedXML("comments, CDATA and DTDs are not allowed")
         case UInt8(ascii: "/"):
+            guard !declared else { throw .restrictedXML("processing instructions are not allowed") }
             if stanzaStart != nil {
                 depth -= 1
                 if depth == 0 { try emitStanza(upTo: close, into: &events) }
@@ -77,6 +83,12 @@ public struct XMPPFramer: Sendable {
             }
         default:
             let tag = try XMLParser.tag(buffer, open, close)
+            let opensStream = stanzaStart == nil && tag.name.split(separator: ":").last == "stream" && !tag.selfClosing
+            if declared {
+                // Only a stream header may follow the declaration; anywhere else it is a PI.
+                guard opensStream else { throw .restrictedXML("processing instructions are not allowed") }
+                declared = false
+            }
             switch phase {
             case .header:
                 guard tag.name.split(separator: ":").last == "stream", !tag.selfClosing else {

@@ -31,6 +31,11 @@ public final class XMPPServer: Sendable {
         public var prefixedForm = true
 
         public init() {}
+
+        /// What each connection needs to know of it.
+        var connection: CCSConnection.Configuration {
+            CCSConnection.Configuration(laxAuth: laxAuth, maxStanzaBytes: maxStanzaBytes, prefixedForm: prefixedForm)
+        }
     }
 
     public static func start(

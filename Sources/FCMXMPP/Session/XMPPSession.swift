@@ -1,150 +1,152 @@
 // SPDX-License-Identifier: Apache-2.0
 
-import FCMCore
-import FCMJSON
 import Foundation
 
-/// One CCS connection's negotiation and stanza routing, as a state machine: each stream event
-/// returns what to write and whether to close (STYLE-ANCHORS.md: state machines apart from I/O).
-/// Byte-level exchange: FCM-WIRE.md §5.2.
-public struct XMPPSession {
+/// One CCS stream's negotiation and stanza routing, as a pure state machine: each stream event
+/// returns the actions to carry out, and the machine never touches the core, a channel or a
+/// clock (STYLE-ANCHORS.md §2, NIO's `ProtocolNegotiationHandlerStateMachine`: the data valid in
+/// a state lives in that state). Credential lookup is injected, as Prosody injects it into its
+/// SASL mechanisms. Byte-level exchange: FCM-WIRE.md §5.2.
+public struct XMPPSession: Sendable {
     public enum State: Equatable, Sendable {
         case awaitingStream
         case awaitingAuth
+        /// SASL succeeded; the client must restart the stream (RFC 6120 §6.4.6).
         case awaitingRestart(sender: String)
         case awaitingBind(sender: String)
-        case established(sender: String, jid: String)
+        case established(Established)
         case closed
     }
 
-    /// What the transport must do.
-    public enum Output: Equatable, Sendable {
-        case write(String)
-        /// The sender's connection is bound: CCS traffic can flow.
+    /// A bound connection: CCS traffic flows.
+    public struct Established: Equatable, Sendable {
+        public let sender: String
+        public let jid: String
+        /// After CONNECTION_DRAINING, new downstream messages are nacked (FCM-WIRE.md §5.3, control).
+        public var draining = false
+
+        public init(sender: String, jid: String, draining: Bool = false) {
+            self.sender = sender
+            self.jid = jid
+            self.draining = draining
+        }
+    }
+
+    public enum Action: Equatable, Sendable {
+        case write(XMPPOutput)
+        /// The stream is bound to `sender`: join its CCS traffic.
         case bound(sender: String, jid: String)
-        /// CONNECTION_DRAINING was sent: the transport closes the stream after the grace period.
+        /// A `<message>` on the established stream, for CCS to answer.
+        case message(XMLElement)
+        /// CONNECTION_DRAINING was written: close the stream after the grace period.
         case drainStarted
         case close
     }
 
-    public static let domain = "gcm.googleapis.com"
-    public private(set) var state = State.awaitingStream
-    /// The core's handle for this connection's CCS traffic, once bound.
-    public var connection: Int?
-    /// After CONNECTION_DRAINING, new downstream messages are nacked (FCM-WIRE.md §5.3, control).
-    public private(set) var draining = false
-    /// Finds the project (by number) whose server key this is; nil refuses the login.
-    private let authenticate: @Sendable (_ senderId: String, _ serverKey: String) -> String?
-    private let ccs: CCSHandler
-    private var streamCount = 0
+    /// Whether `serverKey` logs `senderId` in (a project number, from any authcid form).
+    public typealias Credentials = @Sendable (_ senderId: String, _ serverKey: String) -> Bool
 
-    public init(emulator: Emulator, laxAuth: Bool, prefixedForm: Bool = true) {
-        ccs = CCSHandler(emulator: emulator, prefixedForm: prefixedForm)
-        authenticate = { sender, key in
-            guard let project = try? emulator.project(sender) else { return nil }
-            return laxAuth || project.id.hasPrefix("demo-") || project.serverKeys.contains(key) ? project.id : nil
-        }
+    public private(set) var state = State.awaitingStream
+    private let credentials: Credentials
+    private let streamId: @Sendable () -> String
+
+    public init(
+        credentials: @escaping Credentials,
+        streamId: @escaping @Sendable () -> String = { String(format: "%016llX", UInt64.random(in: 0...UInt64.max)) }
+    ) {
+        self.credentials = credentials
+        self.streamId = streamId
     }
 
-    public mutating func handle(_ event: XMPPStreamEvent) -> [Output] {
-        if state == .closed { return [] }  // whatever still arrives after the close is ignored
+    public var isDraining: Bool {
+        if case .established(let established) = state { return established.draining }
+        return false
+    }
+
+    public mutating func handle(_ event: XMPPStreamEvent) -> [Action] {
         switch (event, state) {
+        case (_, .closed):
+            return []  // whatever still arrives after the close is ignored
         case (.streamOpened, .awaitingStream):
             state = .awaitingAuth
-            return [.write(header() + "<stream:features><mechanisms xmlns=\"urn:ietf:params:xml:ns:xmpp-sasl\"><mechanism>X-OAUTH2</mechanism><mechanism>X-GOOGLE-TOKEN</mechanism><mechanism>PLAIN</mechanism></mechanisms></stream:features>")]
+            return [.write(.streamHeader(id: streamId())), .write(.features(.mechanisms))]
         case (.streamOpened, .awaitingRestart(let sender)):
             state = .awaitingBind(sender: sender)
-            return [.write(header() + "<stream:features><bind xmlns=\"urn:ietf:params:xml:ns:xmpp-bind\"/><session xmlns=\"urn:ietf:params:xml:ns:xmpp-session\"/></stream:features>")]
+            return [.write(.streamHeader(id: streamId())), .write(.features(.bind))]
         case (.stanza(let stanza), .awaitingAuth) where stanza.localName == "auth":
             return authenticate(stanza)
         case (.stanza(let stanza), .awaitingBind(let sender)) where stanza.localName == "iq" && stanza.child("bind") != nil:
             let resource = stanza.child("bind")?.child("resource")?.text ?? ""
-            let jid = "\(sender)@\(Self.domain)/\(resource.isEmpty ? "fcm-emu-" + String(UInt32.random(in: 0...UInt32.max), radix: 16) : resource)"
-            state = .established(sender: sender, jid: jid)
-            let result = "<iq type=\"result\" id=\"\(XMLEscaping.escape(stanza.attribute("id") ?? "", quotes: true))\"><bind xmlns=\"urn:ietf:params:xml:ns:xmpp-bind\"><jid>\(XMLEscaping.escape(jid, quotes: false))</jid></bind></iq>"
-            return [.write(result), .bound(sender: sender, jid: jid)]
-        case (.stanza(let stanza), .established(let sender, let jid)):
-            return established(stanza, sender: sender, jid: jid)
+            let jid = "\(sender)@\(XMPPOutput.domain)/\(resource.isEmpty ? "fcm-emu-" + streamId().lowercased() : resource)"
+            state = .established(Established(sender: sender, jid: jid))
+            return [.write(.bindResult(id: stanza.attribute("id") ?? "", jid: jid)), .bound(sender: sender, jid: jid)]
+        case (.stanza(let stanza), .established(let established)):
+            return routeEstablished(stanza, jid: established.jid)
         case (.stanza(let stanza), _) where stanza.localName == "presence":
             return []
         case (.streamClosed, _):
             state = .closed
-            return [.write("</stream:stream>"), .close]
+            return [.write(.streamClose), .close]
         case (.stanza(let stanza), _):
             // Anything else before the session is established (RFC 6120 §6.3.10, §7.2).
-            state = .closed
-            return [.write(XMPPStreamError(condition: "not-authorized", text: "<\(stanza.localName)> before authentication").xml), .close]
+            return fail(XMPPStreamError(condition: "not-authorized", text: "<\(stanza.localName)> before authentication"))
         case (.streamOpened, _):
-            state = .closed
-            return [.write(XMPPStreamError(condition: "invalid-xml", text: "unexpected stream header").xml), .close]
+            return fail(XMPPStreamError(condition: "invalid-xml", text: "unexpected stream header"))
         }
     }
 
-    /// Starts draining: the control message to send; the transport closes the stream later.
-    public mutating func drain() -> [Output] {
-        guard case .established = state, !draining else { return [] }
-        draining = true
-        let control = JSONValue.object([("message_type", .string("control")), ("control_type", .string("CONNECTION_DRAINING"))])
-        return [.write(CCSHandler.message(control, prefixed: ccs.prefixedForm)), .drainStarted]
+    /// Starts draining: CONNECTION_DRAINING in the configured form; the transport closes later.
+    public mutating func drain(prefixedForm: Bool) -> [Action] {
+        guard case .established(var established) = state, !established.draining else { return [] }
+        established.draining = true
+        state = .established(established)
+        return [.write(.ccs(CCSPayloads.connectionDraining, prefixed: prefixedForm)), .drainStarted]
     }
 
-    /// An upstream message or receipt for the app server, in the form CCS sends them (§5.3).
-    public func deliver(_ item: CCSItem) -> Output {
-        guard case .established(let sender, _) = state else { return .write("") }
-        let text = XMLEscaping.escape(item.payload.encoded(), quotes: false)
-        return .write("<message to=\"\(sender)@\(Self.domain)\" from=\"devices@\(Self.domain)\" type=\"normal\"><gcm xmlns=\"google:mobile:data\">\(text)</gcm></message>")
-    }
-
-    /// The reply to a stream error found while framing.
-    public mutating func failed(_ error: XMPPStreamError) -> [Output] {
-        if state == .closed { return [] }
-        let needsHeader = state == .awaitingStream
+    /// The reply to a stream error found while framing, or to one found here.
+    public mutating func fail(_ error: XMPPStreamError) -> [Action] {
+        // RFC 6120 §4.9.1.1: a stream error before the server's header for this stream follows
+        // a header of its own. After SASL success the client's restart opens a new stream that
+        // the server has not answered yet, so that state needs one too.
+        let needsHeader: Bool
+        switch state {
+        case .closed: return []
+        case .awaitingStream, .awaitingRestart: needsHeader = true
+        case .awaitingAuth, .awaitingBind, .established: needsHeader = false
+        }
         state = .closed
-        return [.write((needsHeader ? header() : "") + error.xml), .close]
-    }
-
-    private mutating func header() -> String {
-        streamCount += 1
-        let id = String(format: "%016llX", UInt64.random(in: 0...UInt64.max))
-        return "<stream:stream from=\"\(Self.domain)\" id=\"\(id)\" version=\"1.0\" xmlns:stream=\"http://etherx.jabber.org/streams\" xmlns=\"jabber:client\">"
+        return (needsHeader ? [.write(.streamHeader(id: streamId()))] : []) + [.write(.streamError(error)), .close]
     }
 
     /// SASL PLAIN: `\0authcid\0password`, with the sender id as `SENDER@fcm.googleapis.com`,
     /// `SENDER@gcm.googleapis.com` or bare, and the project's server key (§5.2).
-    private mutating func authenticate(_ stanza: XMLElement) -> [Output] {
-        let failure = { (condition: String) -> [Output] in
-            [.write("<failure xmlns=\"urn:ietf:params:xml:ns:xmpp-sasl\"><\(condition)/></failure></stream:stream>"), .close]
-        }
-        guard stanza.attribute("mechanism") == "PLAIN" else {
-            state = .closed
-            return failure("invalid-mechanism")
-        }
+    private mutating func authenticate(_ stanza: XMLElement) -> [Action] {
+        guard stanza.attribute("mechanism") == "PLAIN" else { return refuse("invalid-mechanism") }
         guard let decoded = Data(base64Encoded: stanza.text.trimmingCharacters(in: .whitespacesAndNewlines)) else {
-            state = .closed
-            return failure("incorrect-encoding")
+            return refuse("incorrect-encoding")
         }
         let parts = decoded.split(separator: 0, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
-        guard parts.count == 3, let sender = parts[1].split(separator: "@").first.map(String.init), let _ = authenticate(sender, parts[2]) else {
-            state = .closed
-            return failure("not-authorized")
+        guard parts.count == 3, let sender = parts[1].split(separator: "@").first.map(String.init), credentials(sender, parts[2]) else {
+            return refuse("not-authorized")
         }
         state = .awaitingRestart(sender: sender)
-        return [.write("<success xmlns=\"urn:ietf:params:xml:ns:xmpp-sasl\"/>")]
+        return [.write(.saslSuccess)]
     }
 
-    private mutating func established(_ stanza: XMLElement, sender: String, jid: String) -> [Output] {
+    private mutating func refuse(_ condition: String) -> [Action] {
+        state = .closed
+        return [.write(.saslFailure(condition: condition)), .close]
+    }
+
+    private func routeEstablished(_ stanza: XMLElement, jid: String) -> [Action] {
         switch stanza.localName {
         case "iq":
             // Sessions (RFC 3921) and pings (XEP-0199) get a bare result; other IQs an error.
-            let id = XMLEscaping.escape(stanza.attribute("id") ?? "", quotes: true)
-            if stanza.child("session") != nil || stanza.child("ping") != nil {
-                return [.write("<iq type=\"result\" id=\"\(id)\" to=\"\(XMLEscaping.escape(jid, quotes: true))\"/>")]
-            }
-            return [.write("<iq type=\"error\" id=\"\(id)\"><error type=\"cancel\"><service-unavailable xmlns=\"urn:ietf:params:xml:ns:xmpp-stanzas\"/></error></iq>")]
+            let id = stanza.attribute("id") ?? ""
+            if stanza.child("session") != nil || stanza.child("ping") != nil { return [.write(.iqResult(id: id, to: jid))] }
+            return [.write(.iqUnavailable(id: id))]
         case "message":
-            // A drain fault fires on the message that matches it, which is then nacked as draining.
-            let drained = ccs.drainFault(stanza, sender: sender) ? drain() : []
-            return drained + ccs.handle(stanza, sender: sender, jid: jid, connection: connection, draining: draining).map { .write($0) }
+            return [.message(stanza)]
         default:
             return []
         }
