@@ -98,6 +98,16 @@ extension Emulator {
         try mutateDevice(reference, projectId: projectId) { (w: inout World, id) throws(FCMError) in try w.setSenders(id, extra: extra) }
     }
 
+    /// Changes a device's state and extra senders together: both are checked before either
+    /// changes, under one lock, so a refused request changes nothing.
+    public func updateDevice(_ reference: String, projectId: String, state: DeviceState?, extraSenders: [String]?) throws(FCMError) -> DeviceInfo {
+        try mutateDevice(reference, projectId: projectId) { (w: inout World, id) throws(FCMError) in
+            if let extraSenders { try w.checkSenders(extraSenders) }
+            if let state { try w.setState(id, to: state) }
+            if let extraSenders { try w.setSenders(id, extra: extraSenders) }
+        }
+    }
+
     @discardableResult
     public func subscribe(_ reference: String, projectId: String, topic: String) throws(FCMError) -> DeviceInfo {
         try mutateDevice(reference, projectId: projectId) { (w: inout World, id) throws(FCMError) in

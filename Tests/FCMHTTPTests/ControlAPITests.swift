@@ -26,6 +26,15 @@ struct ControlAPITests {
         #expect(listed.at("total")?.int64Value == 2)
     }
 
+    @Test func aRefusedPatchChangesNothing() throws {
+        let api = InProcess()
+        _ = try api.json("POST", "\(base)/devices", #"{"platform":"android","name":"pixel"}"#, status: 201)
+        // Valid state, too many senders (the limit is 100 per instance): refused as a whole.
+        let senders = (1...150).map { "\"\(1000 + $0)\"" }.joined(separator: ",")
+        _ = try api.json("PATCH", "\(base)/devices/pixel", #"{"state":"offline","senders":[\#(senders)]}"#, status: 400)
+        #expect(try api.json("GET", "\(base)/devices/pixel").string("state") == "foreground")
+    }
+
     @Test func inboxRendersWhatTheAppReceivedPerPlatform() throws {
         let api = InProcess()
         let device = try api.json("POST", "\(base)/devices", #"{"platform":"ios","name":"iphone"}"#, status: 201)

@@ -15,7 +15,8 @@ public struct Project: Sendable, Equatable {
         self.createdAt = createdAt
     }
 
-    /// Project ids: 6–30 characters, lower-case letters, digits and hyphens, starting with a letter.
+    /// Project ids: lower-case letters, digits and hyphens, starting with a letter. Google asks for
+    /// 6–30 characters; the emulator accepts 4–30, so that short test ids work.
     public static func isValidId(_ id: String) -> Bool {
         let bytes = Array(id.utf8)
         guard (4...30).contains(bytes.count), let first = bytes.first, first >= 97, first <= 122 else { return false }

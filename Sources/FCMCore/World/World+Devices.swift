@@ -163,11 +163,16 @@ extension World {
         log(.tokenInvalidated, device: id)
     }
 
-    mutating func setSenders(_ id: DeviceID, extra: [String]) throws(FCMError) {
-        guard var device = devices[Int(id)] else { throw FCMError(.notFound, "No device \(id)", field: "device") }
+    /// Refuses a sender list that `setSenders` would refuse, without changing anything.
+    func checkSenders(_ extra: [String]) throws(FCMError) {
         guard extra.count + 1 <= settings.maxSendersPerInstance, extra.allSatisfy(Project.isValidNumber) else {
             throw FCMError(.invalidArgument, "At most \(settings.maxSendersPerInstance) senders, each a project number", field: "senders")
         }
+    }
+
+    mutating func setSenders(_ id: DeviceID, extra: [String]) throws(FCMError) {
+        guard var device = devices[Int(id)] else { throw FCMError(.notFound, "No device \(id)", field: "device") }
+        try checkSenders(extra)
         device.extraSenders = Array(Set(extra)).sorted()
         devices[Int(id)] = device
     }

@@ -28,17 +28,15 @@ extension ControlAPI {
         })
         router.add("PATCH", base + "/{device}", handle { request, params throws(FCMError) in
             let body = try ControlBody(request, allowed: ["state", "senders"])
-            var info = try emulator.device(try params.require("device"), projectId: try params.require("project"))
-            let reference = String(info.id)
-            // Read and check everything before changing anything.
+            let project = try params.require("project")
+            // The body is read whole, and the core checks both fields before changing either.
             let state = try body.choice("state", DeviceState.self)
-            let own = try emulator.project(try params.require("project")).number
+            let own = try emulator.project(project).number
             let senders = try body.strings("senders")?.filter { $0 != own }
             if let senders, !senders.allSatisfy(Project.isValidNumber) {
                 throw FCMError(.invalidArgument, "Sender ids are project numbers (decimal digits)", field: "senders")
             }
-            if let state { info = try emulator.setState(reference, projectId: try params.require("project"), to: state) }
-            if let senders { info = try emulator.setSenders(reference, projectId: try params.require("project"), extra: senders) }
+            let info = try emulator.updateDevice(try params.require("device"), projectId: project, state: state, extraSenders: senders)
             return ControlJSON.response(ControlJSON.device(info))
         })
         router.add("DELETE", base + "/{device}", handle { _, params throws(FCMError) in
