@@ -88,24 +88,26 @@ let package = Package(
         ),
         .testTarget(name: "FCMJSONTests", dependencies: ["FCMJSON"]),
         .testTarget(name: "FCMEmuTests", dependencies: ["fcm-emu", "FCMCore"]),
-        .testTarget(name: "FCMScenarioTests", dependencies: ["FCMScenario", "FCMCore", "FCMJSON"]),
+        .testTarget(name: "FCMScenarioTests", dependencies: ["FCMScenario"]),
         .testTarget(
             name: "FCMXMPPTests",
             dependencies: [
-                "FCMXMPP", "FCMCore", "FCMJSON", "FCMHTTP",
+                "FCMXMPP", "FCMCore", "FCMJSON",
                 .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
             ]
         ),
-        .testTarget(name: "FCMCoreTests", dependencies: ["FCMCore", "FCMJSON"]),
+        .testTarget(name: "FCMCoreTests", dependencies: ["FCMCore"]),
+        .testTarget(name: "FCMLegacyFormatTests", dependencies: ["FCMLegacyFormat", "FCMCore", "FCMJSON"]),
         .testTarget(
             name: "FCMHTTPTests",
             dependencies: [
                 "FCMHTTP", "FCMCore", "FCMJSON",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),

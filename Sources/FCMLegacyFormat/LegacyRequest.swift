@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import FCMCore
+import FCMCoreJSON
 import FCMJSON
 
 /// A legacy `/fcm/send` request, read from JSON or from the plain-text form (FCM-WIRE.md §3).
@@ -82,6 +83,9 @@ public enum LegacyJSONReader {
             }
         }
         if let notification = try f.object("notification") { LegacyPayload.apply(notification: notification, to: &content) }
+        // FCM counts what was sent, once: data and notification keys and values (issue 12, item 14).
+        let notificationSize = try f.object("notification").map { PayloadValue(.object($0)).measuredSize } ?? 0
+        content.measuredPayloadSize = content.data.reduce(notificationSize) { $0 + $1.0.utf8.count + $1.1.utf8.count }
         let dryRun = try f.bool("dry_run") ?? false
         return LegacyRequest(recipients: try recipients(f, allowMulticast: allowMulticast), content: content, dryRun: dryRun)
     }

@@ -102,6 +102,7 @@ enum AcceptanceChecks {
 
     /// Bytes counted against the limit: data keys and values, and the notification's text fields.
     static func payloadSize(_ content: MessageContent) -> Int {
+        if let measured = content.measuredPayloadSize { return measured }
         var size = 0
         for (k, v) in content.data { size += k.utf8.count + v.utf8.count }
         if let n = content.notification {

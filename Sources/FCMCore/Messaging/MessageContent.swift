@@ -99,6 +99,10 @@ public struct MessageContent: Sendable {
     public var deliveryReceiptRequested: Bool
     /// The app server's own id for the message (CCS `message_id`), echoed in receipts.
     public var clientMessageId: String?
+    /// The payload's size as the front measured it on the wire, for formats whose one field the
+    /// neutral form repeats per platform (a legacy `notification` becomes the shared notification,
+    /// the `aps` alert and the web notification); nil: the core counts keys and values itself.
+    public var measuredPayloadSize: Int?
 
     public init(
         data: StringPairs = [], notification: NotificationContent? = nil, android: AndroidOptions? = nil,

@@ -21,6 +21,9 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     private var state = State.idle
     private let responder: HTTPResponder
+    static let initialBodyCapacity = 16 * 1024
+    /// The longest an injected latency may hold an answer, in wall time, however slow the clock.
+    static let maxWallDelayMillis: Int64 = 10 * 60 * 1000
 
     init(responder: HTTPResponder) {
         self.responder = responder
@@ -34,7 +37,8 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
                 refuseTooLarge(context: context, head: head)
                 return
             }
-            state = .receiving(head, context.channel.allocator.buffer(capacity: max(0, declared)))
+            // The declared length is the peer's word: reserve a little and grow with what arrives.
+            state = .receiving(head, context.channel.allocator.buffer(capacity: min(max(0, declared), Self.initialBodyCapacity)))
         case .body(var chunk):
             guard case .receiving(let head, var buffer) = state else { return }
             if buffer.readableBytes + chunk.readableBytes > responder.maxBodyBytes {
@@ -62,8 +66,7 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
                 return
             }
             // Emulator time to wall time: a paused or virtual clock (speed 0) does not wait.
-            let speed = responder.clockSpeed()
-            let wallDelay = speed > 0 ? Int64(Double(response.delayMillis) / speed) : 0
+            let wallDelay = Self.wallDelay(emulatorMillis: response.delayMillis, speed: responder.clockSpeed())
             guard wallDelay > 0 else {
                 write(response, version: head.version, context: context)
                 return
@@ -77,6 +80,15 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
                 handler.write(delayed, version: version, context: context)
             }
         }
+    }
+
+    /// Emulator milliseconds as wall milliseconds at `speed`; a tiny speed makes a huge quotient,
+    /// so the result is clamped before it becomes an integer.
+    static func wallDelay(emulatorMillis: Int64, speed: Double) -> Int64 {
+        guard speed > 0, emulatorMillis > 0 else { return 0 }
+        let wall = Double(emulatorMillis) / speed
+        guard wall.isFinite, wall < Double(maxWallDelayMillis) else { return maxWallDelayMillis }
+        return Int64(wall)
     }
 
     private func refuseTooLarge(context: ChannelHandlerContext, head: HTTPRequestHead) {

@@ -34,10 +34,7 @@ public final class HTTPServer: Sendable {
             .childChannelInitializer { channel in
                 guard let tls else {
                     return channel.eventLoop.makeCompletedFuture {
-                        let sync = channel.pipeline.syncOperations
-                        try sync.addHandler(IdleStateHandler(readTimeout: idleTimeout))
-                        try sync.configureHTTPServerPipeline(withPipeliningAssistance: true, withErrorHandling: true)
-                        try sync.addHandler(HTTPRequestHandler(responder: responder))
+                        try configurePlainHTTP(channel.pipeline.syncOperations, responder: responder, idleTimeout: idleTimeout)
                     }
                 }
                 return channel.eventLoop.makeCompletedFuture {
@@ -58,6 +55,16 @@ public final class HTTPServer: Sendable {
         let bound = channel.localAddress?.port ?? port
         logger.info(tls == nil ? "HTTP listening" : "HTTPS (h2, http/1.1) listening", metadata: ["address": "\(host):\(bound)"])
         return HTTPServer(channel: channel, host: host, port: bound)
+    }
+
+    /// The plain HTTP/1.1 pipeline: idle timeout, NIO's codec with pipelining and its 400 for
+    /// malformed requests, then the emulator's handler. Tests build it on an `EmbeddedChannel`.
+    static func configurePlainHTTP(
+        _ sync: ChannelPipeline.SynchronousOperations, responder: HTTPResponder, idleTimeout: TimeAmount
+    ) throws {
+        try sync.addHandler(IdleStateHandler(readTimeout: idleTimeout))
+        try sync.configureHTTPServerPipeline(withPipeliningAssistance: true, withErrorHandling: true)
+        try sync.addHandler(HTTPRequestHandler(responder: responder))
     }
 
     /// Stops accepting connections and closes the listener.

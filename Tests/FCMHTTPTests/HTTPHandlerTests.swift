@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import FCMCore
+@testable import FCMHTTP
+import NIOCore
+import NIOEmbedded
+import Testing
+
+/// The HTTP/1.1 pipeline on an `EmbeddedChannel`: bytes in, bytes out, the clock moved by hand.
+@Suite("HTTP/1.1 handler, without sockets")
+struct HTTPHandlerTests {
+    struct Wire {
+        let channel = EmbeddedChannel()
+        let api: InProcess
+
+        init(emulator: Emulator = Emulator()) throws {
+            api = InProcess(emulator)
+            try HTTPServer.configurePlainHTTP(channel.pipeline.syncOperations, responder: api.responder, idleTimeout: .seconds(120))
+            try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 9)).wait()
+        }
+
+        func send(_ text: String) throws {
+            try channel.writeInbound(channel.allocator.buffer(string: text))
+        }
+
+        /// Everything written back so far, as text. Each `read()` lets the pipelining handler
+        /// release the next request it held, as the socket's next read would.
+        func received() throws -> String {
+            var text = ""
+            while true {
+                var progressed = false
+                while var buffer = try channel.readOutbound(as: ByteBuffer.self) {
+                    text += buffer.readString(length: buffer.readableBytes) ?? ""
+                    progressed = true
+                }
+                guard progressed, channel.isActive else { return text }
+                channel.read()
+                channel.embeddedEventLoop.run()
+            }
+        }
+    }
+
+    @Test func answersARequestWithItsStatusHeadersAndBody() throws {
+        let wire = try Wire()
+        try wire.send("GET /emulator/v1/health HTTP/1.1\r\nHost: x\r\n\r\n")
+        let answer = try wire.received()
+        #expect(answer.hasPrefix("HTTP/1.1 200 OK\r\n"))
+        #expect(answer.contains("Content-Length: 21\r\n"))
+        #expect(answer.contains("\r\n\r\n{\n  \"status\": \"ok\"\n}"))
+        #expect(wire.channel.isActive)
+    }
+
+    @Test func keepAliveRequestsAreAnsweredInTurn() throws {
+        let wire = try Wire()
+        var statuses: [String] = []
+        for path in ["/emulator/v1/health", "/emulator/v1/nope", "/emulator/v1/health"] {
+            try wire.send("GET \(path) HTTP/1.1\r\nHost: x\r\n\r\n")
+            statuses += try wire.received().components(separatedBy: "\r\n").filter { $0.hasPrefix("HTTP/1.1 ") }
+        }
+        #expect(statuses == ["HTTP/1.1 200 OK", "HTTP/1.1 404 Not Found", "HTTP/1.1 200 OK"])
+        #expect(wire.channel.isActive)
+    }
+
+    @Test func malformedRequestIs400AndCloses() throws {
+        let wire = try Wire()
+        try? wire.send("GARBAGE\r\n\r\n")
+        #expect(try wire.received().hasPrefix("HTTP/1.1 400 Bad Request"))
+        #expect(!wire.channel.isActive)
+    }
+
+    @Test func declaredOversizeBodyIsRefusedBeforeItArrives() throws {
+        let wire = try Wire()
+        try wire.send("POST /v1/projects/demo-fcm-emu/messages:send HTTP/1.1\r\nHost: x\r\nContent-Length: 8388608\r\n\r\nab")
+        let answer = try wire.received()
+        #expect(answer.hasPrefix("HTTP/1.1 413 "))
+        #expect(answer.contains("Connection: close"))
+        #expect(!wire.channel.isActive)
+    }
+
+    @Test func injectedLatencyWaitsItsWallEquivalent() throws {
+        let emulator = Emulator(clock: .wall(wallMillis: { 0 }))
+        emulator.addFaultRule(FaultRule(id: "slow", match: .init(api: .v1), action: .latency(millis: 3000)))
+        let wire = try Wire(emulator: emulator)
+        let body = #"{"message":{"topic":"news"}}"#
+        try wire.send("POST /v1/projects/demo-fcm-emu/messages:send HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer x\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
+        #expect(try wire.received().isEmpty)
+        wire.channel.embeddedEventLoop.advanceTime(by: .seconds(3))
+        #expect(try wire.received().hasPrefix("HTTP/1.1 200 OK"))
+    }
+
+    /// Issue 11, row 3: a clock slowed to 1e-16 turned a latency into an Int64 overflow trap.
+    @Test func aTinyClockSpeedClampsTheWallDelay() {
+        #expect(HTTPRequestHandler.wallDelay(emulatorMillis: 3000, speed: 1e-16) == HTTPRequestHandler.maxWallDelayMillis)
+        #expect(HTTPRequestHandler.wallDelay(emulatorMillis: .max, speed: 1) == HTTPRequestHandler.maxWallDelayMillis)
+        #expect(HTTPRequestHandler.wallDelay(emulatorMillis: 3000, speed: 2) == 1500)
+        #expect(HTTPRequestHandler.wallDelay(emulatorMillis: 3000, speed: 0) == 0)
+    }
+}

@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import FCMCore
+import FCMJSON
+import FCMLegacyFormat
+import Testing
+
+/// The legacy message format that `/fcm/send` and CCS share (FCM-WIRE.md §3.2, §5.3).
+@Suite("Legacy message format")
+struct LegacyRequestTests {
+    private func read(_ json: String, multicast: Bool = true) throws(LegacyBadRequest) -> LegacyRequest {
+        try LegacyJSONReader.read(Array(json.utf8), allowMulticast: multicast)
+    }
+
+    private func refusal(_ json: String, multicast: Bool = true) -> String? {
+        do {
+            _ = try read(json, multicast: multicast)
+            return nil
+        } catch {
+            return error.text
+        }
+    }
+
+    @Test func wrongTypesAreRefusedInTheServicesWords() {
+        #expect(refusal(#"{"to":123}"#) == "Field \"to\" must be a JSON string: 123")
+        #expect(refusal(#"{"to":"t","dry_run":"yes"}"#) == "Field \"dry_run\" must be a JSON boolean: \"yes\"")
+        #expect(refusal(#"{"to":"t","registration_ids":["a"]}"#) == "Must use either \"registration_ids\" field or \"to\", not both")
+        #expect(refusal(#"{"data":{"k":"v"}}"#) == "Missing \"registration_ids\" field")
+        #expect(refusal(#"{"to":"t","data":{"from":"x"}}"#) == "\"data\" key \"from\" is a reserved keyword")
+        #expect(refusal("[1]")?.hasPrefix("JSON_PARSING_ERROR") == true)
+    }
+
+    @Test func recipientsByForm() throws {
+        guard case .topic("news") = try read(#"{"to":"/topics/news"}"#).recipients else { Issue.record("not a topic"); return }
+        guard case .tokens(let tokens, multicast: true) = try read(#"{"registration_ids":["a","b"]}"#).recipients else {
+            Issue.record("not a multicast")
+            return
+        }
+        #expect(tokens == ["a", "b"])
+        // CCS sends to one recipient per stanza: registration_ids is not read there.
+        #expect(refusal(#"{"registration_ids":["a"]}"#, multicast: false) == "Missing \"registration_ids\" field")
+    }
+
+    @Test func conditionsTakeDoubleQuotesAndAtMostTwoOperators() throws {
+        guard case .condition(let condition) = try read(#"{"condition":"\"a\" in topics && 'b' in topics"}"#).recipients else {
+            Issue.record("not a condition")
+            return
+        }
+        #expect(condition.topics == ["a", "b"])
+        let three = "'a' in topics && 'b' in topics || 'c' in topics && 'd' in topics"
+        #expect(refusal(#"{"condition":"\#(three)"}"#) == "Invalid \"condition\" field: \(three)")
+    }
+
+    /// Issue 11, rows 1 and 2: a condition as deep or as long as the body allows is refused
+    /// while it is read, without recursing or walking a huge tree.
+    @Test func hostileConditionsAreRefusedCheaply() {
+        let bangs = String(repeating: "!", count: 200_000) + "'a' in topics"
+        #expect(refusal(#"{"condition":"\#(bangs)"}"#)?.hasPrefix("Invalid \"condition\" field") == true)
+        let chain = Array(repeating: "'a' in topics", count: 40_000).joined(separator: " && ")
+        #expect(refusal(#"{"condition":"\#(chain)"}"#)?.hasPrefix("Invalid \"condition\" field") == true)
+    }
+
+    @Test func aNotificationReachesEachPlatformInItsOwnForm() throws {
+        let request = try read(#"{"to":"t","notification":{"title":"Hi","body":"there","badge":"3","android_channel_id":"news","sound":"ping"}}"#)
+        let content = request.content
+        #expect(content.notification?.title == "Hi")
+        #expect(content.android?.notification.first { $0.0 == "channelId" }?.1 == .string("news"))
+        let aps = content.apns?.payload.first { $0.0 == "aps" }?.1
+        #expect(aps?["alert"]?["title"] == .string("Hi"))
+        #expect(aps?["badge"] == .number("3"))
+        #expect(aps?["sound"] == .string("ping"))
+    }
+
+    /// Issue 12, item 14: the notification is counted once, as sent, although the neutral
+    /// form repeats it for Android, iOS and the web.
+    @Test func thePayloadIsMeasuredOnceAsSent() throws {
+        let body = String(repeating: "b", count: 2100)
+        let request = try read(#"{"to":"t","data":{"k":"v"},"notification":{"title":"T","body":"\#(body)"}}"#)
+        #expect(request.content.measuredPayloadSize == "k".count + "v".count + "title".count + 1 + "body".count + 2100)
+    }
+}
