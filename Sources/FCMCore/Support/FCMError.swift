@@ -44,6 +44,12 @@ public struct FCMError: Error, Sendable, Equatable, CustomStringConvertible {
     public enum Reason: Sendable, Equatable {
         case groupNameMismatch
         case groupMemberLimit
+        /// An invalid registration of an iOS instance: no valid APNs token or app id (XMPP nacks it
+        /// INVALID_JSON, the seeds' error table).
+        case apnsRegistration
+        /// The third-party credentials at fault are the web push certificates, not the APNs key
+        /// (XMPP nacks it AUTHENTICATION_FAILED).
+        case webPushCredentials
     }
 
     public let code: Code

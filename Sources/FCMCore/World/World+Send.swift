@@ -170,7 +170,15 @@ extension World {
         let api = FaultAPI(rawValue: request.api.rawValue) ?? .v1
         let context = FaultContext(api: api, projects: [project.id, project.number], text: request.target.description, tokens: tokens)
         guard let rule = decideFault(context, transport: false), case .error(let code, let retryAfter) = rule.action else { return }
-        throw FCMError(code, "Injected by fault rule '\(rule.id)'", field: "message", retryAfterSeconds: retryAfter)
+        // Some dialects word an error by the platform of the instance it is about (XMPP nacks).
+        let platform = tokens.first.flatMap { deviceByToken[$0] }.flatMap { devices[Int($0)]?.platform }
+        let reason: FCMError.Reason? =
+            switch (code, platform) {
+            case (.invalidRegistration, .ios): .apnsRegistration
+            case (.thirdPartyAuthError, .web): .webPushCredentials
+            default: nil
+            }
+        throw FCMError(code, "Injected by fault rule '\(rule.id)'", field: "message", reason: reason, retryAfterSeconds: retryAfter)
     }
 
     /// The first rule of the kind that fires for this call, logged as an event.

@@ -25,6 +25,7 @@ public enum FaultRuleCodec {
         "InvalidPackageName": .invalidPackageName, "MessageTooBig": .messageTooBig, "InvalidDataKey": .invalidDataKey,
         "InvalidTtl": .invalidTTL, "THIRD_PARTY_AUTH_ERROR": .thirdPartyAuthError, "APNS_AUTH_ERROR": .thirdPartyAuthError,
         "InvalidApnsCredential": .thirdPartyAuthError, "INVALID_APNS_CREDENTIAL": .thirdPartyAuthError,
+        "AUTHENTICATION_FAILED": .thirdPartyAuthError,
     ]
 
     public static func decode(_ json: JSONValue, defaultId: String) throws(FCMError) -> FaultRule {

@@ -62,7 +62,7 @@ struct CCSHandler: Sendable {
             let outcome = try emulator.send(SendRequest(target: target, content: content, validateOnly: request.dryRun, api: .xmpp), from: sender)
             return [.ccs(CCSPayloads.ack(messageId: messageId, from: to, canonicalToken: outcome.canonicalToken), prefixed: false)]
         } catch {
-            return [nack(messageId: messageId, from: to, error: Self.nackCode(error.code), description: error.message)]
+            return [nack(messageId: messageId, from: to, error: Self.nackCode(error), description: error.message)]
         }
     }
 
@@ -86,16 +86,18 @@ struct CCSHandler: Sendable {
         return []
     }
 
-    /// The reference's nack codes for the core's errors (§5.5).
-    static func nackCode(_ code: FCMError.Code) -> String {
-        switch code {
-        case .invalidRegistration, .senderIdMismatch: return "BAD_REGISTRATION"
+    /// The reference's nack codes for the core's errors (the seeds' error table, 000 and 003,
+    /// which correct FCM-WIRE.md §5.5 on SENDER_ID_MISMATCH).
+    static func nackCode(_ error: FCMError) -> String {
+        switch error.code {
+        case .invalidRegistration: return error.reason == .apnsRegistration ? "INVALID_JSON" : "BAD_REGISTRATION"
+        case .senderIdMismatch: return "SENDER_ID_MISMATCH"
         case .unregistered, .notFound: return "DEVICE_UNREGISTERED"
         case .invalidArgument, .messageTooBig, .invalidDataKey, .invalidTTL, .invalidPackageName: return "INVALID_JSON"
         case .deviceMessageRateExceeded: return "DEVICE_MESSAGE_RATE_EXCEEDED"
         case .topicsMessageRateExceeded: return "TOPICS_MESSAGE_RATE_EXCEEDED"
         case .unavailable: return "SERVICE_UNAVAILABLE"
-        case .thirdPartyAuthError: return "INVALID_APNS_CREDENTIAL"
+        case .thirdPartyAuthError: return error.reason == .webPushCredentials ? "AUTHENTICATION_FAILED" : "INVALID_APNS_CREDENTIAL"
         case .internalError, .conflict, .tooManyTopics: return "INTERNAL_SERVER_ERROR"
         }
     }
