@@ -117,6 +117,18 @@ struct DeviceStateTests {
         #expect(try w.inbox(d).map(\.kind) == [.deletedMessages])
     }
 
+    /// Issue 12, item 15: "within four weeks of the last data message" (rule 5, seed 002).
+    @Test func aDiscardedNotificationDoesNotArmTheDeletedSignal() throws {
+        let w = Harness()
+        let d = try w.device(state: .offline)
+        try w.advance(seconds: 31 * 86_400)
+        let notification = MessageContent(notification: NotificationContent(title: "Hi"))
+        _ = try w.emu.send(SendRequest(target: .token(d.token), content: notification, api: .v1), from: w.project)
+        #expect(try w.events(d, .discarded).map(\.detail) == ["inactive"])
+        try w.setState(d, .foreground)
+        #expect(try w.inbox(d).isEmpty)
+    }
+
     @Test func deviceBackAfterFourWeeksWithoutMessagesGetsNoSignal() throws {
         let w = Harness()
         let d = try w.device(state: .offline)

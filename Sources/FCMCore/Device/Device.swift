@@ -26,7 +26,7 @@ struct Device: Sendable {
     let createdAt: Instant
     /// When the device last had a connection; "now" while it is connected.
     var lastConnectedAt: Instant
-    /// When the last message was discarded because the device had been away too long (rule 5).
+    /// When the last data message was discarded because the device had been away too long (rule 5).
     var lastInactiveDiscardAt: Instant?
     /// A deleted-messages signal is owed on the next connection (rules 4 and 5).
     var deletedSignalOwed = false

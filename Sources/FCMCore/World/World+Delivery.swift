@@ -39,8 +39,9 @@ extension World {
             return
         }
         if state == .offline, now.millis(since: lastConnectedAt) > settings.inactiveAfterSeconds * 1000 {
-            // Rule 5: away for more than a month; accepted, then dropped at once.
-            devices[Int(id)]?.lastInactiveDiscardAt = now
+            // Rule 5: away for more than a month; accepted, then dropped at once. Only a dropped
+            // data message arms the deleted-messages signal ("the last data message", 002).
+            if !profile.isNotification { devices[Int(id)]?.lastInactiveDiscardAt = now }
             log(.discarded, device: id, message: message, detail: "inactive")
             return
         }
