@@ -10,8 +10,10 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "fcm-emu", targets: ["fcm-emu"]),
+        .library(name: "FCMJSON", targets: ["FCMJSON"]),
         .library(name: "FCMCore", targets: ["FCMCore"]),
         .library(name: "FCMHTTP", targets: ["FCMHTTP"]),
+        .library(name: "FCMXMPP", targets: ["FCMXMPP"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
