@@ -130,6 +130,9 @@ extension Emulator {
             guard instant >= world.now else {
                 throw FCMError(.invalidArgument, "The clock only moves forward; it is \(world.now.iso8601)", field: "to")
             }
+            guard instant <= .latest else {
+                throw FCMError(.invalidArgument, "The clock stops at \(Instant.latest.iso8601)", field: "to")
+            }
             let from = world.now
             world.advance(to: instant)
             if instant > from { world.log(.clockAdvanced, detail: "\(instant.millis(since: from))ms") }
@@ -158,8 +161,8 @@ extension Emulator {
 
     /// Sets how fast a wall-driven clock runs (1 = real time).
     public func setClockSpeed(_ speed: Double) throws(FCMError) {
-        guard speed.isFinite, speed > 0, speed <= 1_000_000 else {
-            throw FCMError(.invalidArgument, "speed must be above 0 and at most 1000000", field: "speed")
+        guard speed.isFinite, speed >= 0.001, speed <= 1_000_000 else {
+            throw FCMError(.invalidArgument, "speed must be between 0.001 and 1000000", field: "speed")
         }
         guard let wallMillis else { throw FCMError(.conflict, "This emulator's clock is virtual; it only moves when advanced", field: "speed") }
         _ = now

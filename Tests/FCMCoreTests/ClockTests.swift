@@ -64,8 +64,21 @@ struct ClockTests {
         let d = try w.device(.ios)
         let apns = APNsOptions(headers: [("apns-expiration", String(Int64.min))])
         _ = try w.emu.send(SendRequest(target: .token(d.token), content: MessageContent(apns: apns), api: .v1), from: w.project)
-        try w.emu.advance(byMillis: Int64.max / 2)
+        #expect(throws: FCMError.self) { try w.emu.advance(byMillis: Int64.max / 2) }
         #expect(try w.sendData(d).messageId.hasPrefix("0:"))
+    }
+
+    /// Issue 11, row 9: an advance by ~Int64.max froze the clock in year 292 million, and every
+    /// later deadline wrapped, so each new message expired at once.
+    @Test func theClockStopsAtTheLastInstantAndDeadlinesStillWork() throws {
+        let w = Harness()
+        #expect(throws: FCMError.self) { try w.emu.advance(byMillis: Int64.max - 10) }
+        try w.emu.advance(to: Instant.latest.adding(seconds: -86_400))
+        let d = try w.device(state: .offline)
+        try w.sendData(d)
+        try w.advance(seconds: 3600)
+        #expect(try w.info(d).storedCount == 1)
+        #expect(Instant.latest.adding(millis: .max) == Instant(millis: .max))
     }
 
     @Test func timersFireInDeadlineOrderWhileAdvancing() throws {

@@ -154,6 +154,17 @@ struct AuthTests {
         #expect(try JSONParser.parse(exchange(api, tampered, grantType: "password").body)["error"]?.stringValue == "unsupported_grant_type")
     }
 
+    /// Issue 11, row 4: `exp - iat` of Int64.max and Int64.min trapped.
+    @Test func extremeClaimsAreRefusedNotTrapped() throws {
+        let (api, keyFile) = try setUp()
+        let claims: [(String, JSONValue)] = [
+            ("iat", .int(Int64.min)), ("exp", .int(Int64.max)), ("iss", keyFile["client_email"] ?? .null),
+            ("aud", .string("https://oauth2.googleapis.com/token")), ("scope", .string(Self.scope)),
+        ]
+        let body = try JSONParser.parse(exchange(api, try assertion(keyFile, claims: claims)).body)
+        #expect(body["error"]?.stringValue == "invalid_grant")
+    }
+
     @Test func iidBatchAddRemoveInfoAndRelation() throws {
         let (api, _) = try setUp()
         let key = try #require(try api.emulator.project("my-app").serverKeys.first)

@@ -26,6 +26,15 @@ struct ControlAPITests {
         #expect(listed.at("total")?.int64Value == 2)
     }
 
+    /// Issue 11, row 10: 100,000 topics on one new device were accepted.
+    @Test func aNewDeviceTakesAtMostThePerInstanceTopicLimit() throws {
+        let api = InProcess()
+        let topics = (0...2000).map { "\"t\($0)\"" }.joined(separator: ",")
+        let refused = try api.json("POST", "\(base)/devices", #"{"platform":"android","topics":[\#(topics)]}"#, status: 400)
+        #expect(refused.string("error.field") == "topics")
+        #expect(try api.json("GET", "\(base)/devices").at("total")?.int64Value == 0)
+    }
+
     @Test func aRefusedPatchChangesNothing() throws {
         let api = InProcess()
         _ = try api.json("POST", "\(base)/devices", #"{"platform":"android","name":"pixel"}"#, status: 201)

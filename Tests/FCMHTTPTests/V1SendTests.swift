@@ -75,6 +75,18 @@ struct V1SendTests {
         #expect(try api.emulator.inbox(String(a.id), projectId: DemoProject.id).1.count == 2)
     }
 
+    /// Issue 11, rows 1 and 2: 200,000 `!` overflowed the stack; 40,000 chained terms built a tree
+    /// deep enough to crash and took seconds of an event loop. Both are refused while parsing.
+    @Test func hostileConditionsAreRefusedAsInvalidArguments() throws {
+        let api = InProcess()
+        let bangs = String(repeating: "!", count: 200_000) + "'a' in topics"
+        let chain = Array(repeating: "'a' in topics", count: 40_000).joined(separator: " && ")
+        for condition in [bangs, chain] {
+            let e = try error(api, #"{"message":{"condition":"\#(condition)"}}"#, status: 400)
+            #expect(e["error"]?["status"] == .string("INVALID_ARGUMENT"))
+        }
+    }
+
     @Test func dataValueOfWrongTypeNamesTheFieldAsGoogleDoes() throws {
         let api = InProcess()
         let e = try error(api, #"{"message":{"topic":"x","data":{"a":"ok","x":12}}}"#, status: 400)

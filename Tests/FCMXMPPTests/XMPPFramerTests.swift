@@ -5,6 +5,8 @@ import Testing
 
 @Suite("XMPP framing")
 struct XMPPFramerTests {
+    static let open = "<stream:stream xmlns:stream='http://etherx.jabber.org/streams'>"
+
     /// The client side of a CCS session (FCM-WIRE.md §5.2, §5.3), as go-xmpp and Smack send it.
     static let clientBytes = Array("""
         <?xml version='1.0'?><stream:stream to="gcm.googleapis.com" version="1.0" xmlns="jabber:client" xmlns:stream="http://etherx.jabber.org/streams">
@@ -51,15 +53,22 @@ struct XMPPFramerTests {
     }
 
     @Test(arguments: [
-        ("<!DOCTYPE x [<!ENTITY a 'b'>]><stream:stream>", "restricted-xml"),
-        ("<stream:stream><!-- hi --><iq/>", "restricted-xml"),
-        ("<stream:stream><?php x ?>", "restricted-xml"),
-        ("<stream:stream>garbage", "not-well-formed"),
+        ("<!DOCTYPE x [<!ENTITY a 'b'>]>\(XMPPFramerTests.open)", "restricted-xml"),
+        ("\(XMPPFramerTests.open)<!-- hi --><iq/>", "restricted-xml"),
+        ("\(XMPPFramerTests.open)<?php x ?>", "restricted-xml"),
+        ("\(XMPPFramerTests.open)garbage", "not-well-formed"),
         ("<iq/>", "not-well-formed"),
-        ("<stream:stream><iq><a></b></iq>", "not-well-formed"),
-        ("<stream:stream><iq type=set/>", "not-well-formed"),
-        ("<stream:stream><iq a='1' a='2'/>", "not-well-formed"),
-        ("<stream:stream><message>&bogus;</message>", "not-well-formed"),
+        ("\(XMPPFramerTests.open)<iq><a></b></iq>", "not-well-formed"),
+        ("\(XMPPFramerTests.open)<iq type=set/>", "not-well-formed"),
+        ("\(XMPPFramerTests.open)<iq a='1' a='2'/>", "not-well-formed"),
+        ("\(XMPPFramerTests.open)<message>&bogus;</message>", "not-well-formed"),
+        // RFC 6120 §4.9.3.10: a header outside the streams namespace.
+        ("<stream:stream>", "invalid-namespace"),
+        ("<stream:stream xmlns:stream='urn:wrong'>", "invalid-namespace"),
+        ("<stream xmlns='jabber:client'>", "invalid-namespace"),
+        // Issue 11, row 6: thousands of attributes cost a quadratic duplicate check.
+        ("<stream:stream xmlns:stream='http://etherx.jabber.org/streams' \((0..<20_000).map { "a\($0)='x'" }.joined(separator: " "))>",
+         "policy-violation"),
     ])
     func refusesWhatRestrictedXMLForbids(input: String, condition: String) {
         var framer = XMPPFramer()
@@ -74,17 +83,17 @@ struct XMPPFramerTests {
 
     @Test func capsStanzaSizeEvenWhileIncomplete() throws {
         var framer = XMPPFramer(maxStanzaBytes: 1024)
-        _ = try framer.feed(Array("<stream:stream>".utf8))
+        _ = try framer.feed(Array("\(XMPPFramerTests.open)".utf8))
         #expect(throws: XMPPStreamError.self) { _ = try framer.feed(Array(("<message>" + String(repeating: "a", count: 2000)).utf8)) }
         var deep = XMPPFramer()
-        _ = try deep.feed(Array("<stream:stream>".utf8))
+        _ = try deep.feed(Array("\(XMPPFramerTests.open)".utf8))
         let nested = String(repeating: "<a>", count: 100) + String(repeating: "</a>", count: 100)
         #expect(throws: XMPPStreamError.self) { _ = try deep.feed(Array(nested.utf8)) }
     }
 
     @Test func whitespaceKeepalivesAreIgnored() throws {
         var framer = XMPPFramer()
-        #expect(try framer.feed(Array("<stream:stream> \n ".utf8)).count == 1)
+        #expect(try framer.feed(Array("\(XMPPFramerTests.open) \n ".utf8)).count == 1)
         #expect(try framer.feed(Array("   ".utf8)).isEmpty)
     }
 

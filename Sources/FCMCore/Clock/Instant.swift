@@ -12,16 +12,29 @@ public struct Instant: Comparable, Hashable, Sendable, CustomStringConvertible {
     /// 2026-01-01T00:00:00Z: where a purely virtual clock starts unless told otherwise.
     public static let virtualEpoch = Instant(millis: 1_767_225_600_000)
 
+    /// 9999-12-31T23:59:59.999Z: the clock goes no further, so that every deadline computed from
+    /// it (now + TTL, + Doze windows, + four weeks) still fits (issue 11, row 9).
+    public static let latest = Instant(millis: 253_402_300_799_999)
+
     public static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.millis < rhs.millis }
 
-    /// This instant moved by `millis` (negative moves back).
-    public func adding(millis delta: Int64) -> Instant { Instant(millis: millis &+ delta) }
+    /// This instant moved by `millis` (negative moves back), saturating rather than wrapping.
+    public func adding(millis delta: Int64) -> Instant {
+        let (sum, overflowed) = millis.addingReportingOverflow(delta)
+        return Instant(millis: overflowed ? (delta > 0 ? .max : .min) : sum)
+    }
 
     /// This instant moved by whole seconds.
-    public func adding(seconds: Int64) -> Instant { adding(millis: seconds &* 1000) }
+    public func adding(seconds: Int64) -> Instant {
+        let (delta, overflowed) = seconds.multipliedReportingOverflow(by: 1000)
+        return adding(millis: overflowed ? (seconds > 0 ? .max : .min) : delta)
+    }
 
-    /// Milliseconds from `other` to this instant.
-    public func millis(since other: Instant) -> Int64 { millis &- other.millis }
+    /// Milliseconds from `other` to this instant, saturating.
+    public func millis(since other: Instant) -> Int64 {
+        let (difference, overflowed) = millis.subtractingReportingOverflow(other.millis)
+        return overflowed ? (other.millis > millis ? .min : .max) : difference
+    }
 
     public var description: String { iso8601 }
 }

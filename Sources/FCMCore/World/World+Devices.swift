@@ -57,6 +57,10 @@ extension World {
         for topic in spec.topics where !IdentifierShape.isValidTopicName(topic) {
             throw FCMError(.invalidArgument, "Invalid topic name '\(topic)'", field: "topics")
         }
+        // The per-instance limit holds however the instance is made (issue 11, row 10).
+        guard Set(spec.topics).count <= settings.maxTopicsPerInstance else {
+            throw FCMError(.tooManyTopics, "An instance is subscribed to at most \(settings.maxTopicsPerInstance) topics", field: "topics")
+        }
         let id = DeviceID(devices.count)
         var device = Device(
             id: id, projectIndex: projectIndex, platform: spec.platform, name: spec.name, appId: spec.appId,

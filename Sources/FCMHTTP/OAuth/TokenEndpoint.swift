@@ -77,7 +77,9 @@ struct TokenEndpoint: Sendable {
             return .failure(Failure(error: "invalid_grant", description: "Invalid JWT: exp (expiration time) is not set."))
         }
         let now = wallSeconds()
-        guard exp > iat, exp - iat <= 3600 + 60, iat <= now + 60, exp >= now - 60 else {
+        // The claims are the peer's numbers: their difference may not fit (issue 11, row 4).
+        let (lifetime, overflowed) = exp.subtractingReportingOverflow(iat)
+        guard exp > iat, !overflowed, lifetime <= 3600 + 60, iat <= now + 60, exp >= now - 60 else {
             return .failure(Failure(
                 error: "invalid_grant",
                 description: "Invalid JWT: Token must be a short-lived token (60 minutes) and in a reasonable timeframe. Check your iat and exp values in the JWT claim."

@@ -20,7 +20,7 @@ struct ScenarioXMPP {
         self.emulator = emulator
         self.sender = sender
         connection = CCSConnection(emulator: emulator, configuration: CCSConnection.Configuration(laxAuth: laxAuth))
-        _ = try? replies.feed(Array("<stream:stream>".utf8))
+        _ = try? replies.feed(Array("<stream:stream xmlns:stream='\(XMPPFramer.streamsNamespace)'>".utf8))
     }
 
     /// Logs in with the sender's server key and binds, as a client would; false when refused.

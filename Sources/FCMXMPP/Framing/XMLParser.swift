@@ -9,6 +9,8 @@ enum XMLParser {
     }
 
     static let maxDepth = 32
+    /// CCS stanzas carry a handful of attributes; a peer could send thousands (issue 11, row 6).
+    static let maxAttributes = 64
 
     /// The name of the tag whose name starts at `from`, up to white space, `/` or `>`.
     static func name(_ bytes: [UInt8], _ from: Int, _ close: Int) -> String {
@@ -28,6 +30,7 @@ enum XMLParser {
         guard i > nameStart else { throw .notWellFormed("tag without a name") }
         let name = String(decoding: b[nameStart..<i], as: UTF8.self)
         var attributes: [(String, String)] = []
+        var seen: Set<String> = []
         while true {
             while i < end, isSpace(b[i]) { i += 1 }
             guard i < end else { break }
@@ -44,7 +47,8 @@ enum XMLParser {
             let valueStart = i
             while i < end, b[i] != quote { i += 1 }
             guard i < end, let value = XMLEscaping.unescape(b[valueStart..<i]) else { throw .notWellFormed("bad value of \(key)") }
-            guard !attributes.contains(where: { $0.0 == key }) else { throw .notWellFormed("duplicate attribute \(key)") }
+            guard seen.insert(key).inserted else { throw .notWellFormed("duplicate attribute \(key)") }
+            guard seen.count <= maxAttributes else { throw .policyViolation("more than \(maxAttributes) attributes on <\(name)>") }
             attributes.append((key, value))
             i += 1
         }

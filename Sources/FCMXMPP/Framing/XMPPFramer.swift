@@ -95,11 +95,11 @@ public struct XMPPFramer: Sendable {
                     throw .notWellFormed("expected <stream:stream>")
                 }
                 phase = .stream
-                events.append(.streamOpened(attributes: Dictionary(tag.attributes, uniquingKeysWith: { first, _ in first })))
+                events.append(try Self.streamOpened(tag))
             case .stream:
                 if stanzaStart == nil, tag.name.split(separator: ":").last == "stream", !tag.selfClosing {
                     // A new stream header between stanzas: the restart after SASL (RFC 6120 §6.4.6).
-                    events.append(.streamOpened(attributes: Dictionary(tag.attributes, uniquingKeysWith: { first, _ in first })))
+                    events.append(try Self.streamOpened(tag))
                     return
                 }
                 if stanzaStart == nil {
@@ -115,6 +115,19 @@ public struct XMPPFramer: Sendable {
                 break
             }
         }
+    }
+
+    public static let streamsNamespace = "http://etherx.jabber.org/streams"
+
+    /// A stream header, once its element is known to be `stream` in the streams namespace, through
+    /// whatever prefix the client bound (RFC 6120 §4.8.1; else `invalid-namespace`, §4.9.3.10).
+    private static func streamOpened(_ tag: XMLParser.Tag) throws(XMPPStreamError) -> XMPPStreamEvent {
+        let parts = tag.name.split(separator: ":", maxSplits: 1)
+        let binding = parts.count == 2 ? "xmlns:" + parts[0] : "xmlns"
+        guard tag.attributes.first(where: { $0.0 == binding })?.1 == streamsNamespace else {
+            throw XMPPStreamError(condition: "invalid-namespace", text: "<\(tag.name)> is not in \(streamsNamespace)")
+        }
+        return .streamOpened(attributes: Dictionary(tag.attributes, uniquingKeysWith: { first, _ in first }))
     }
 
     private mutating func emitStanza(upTo close: Int, into events: inout [XMPPStreamEvent]) throws(XMPPStreamError) {

@@ -109,7 +109,9 @@ enum Settings {
             o.clockStart = instant
         },
         Setting(key: "clockSpeed", example: "1", help: "Clock speed relative to real time (60 = a minute per second)") { o, v throws(ConfigError) in
-            guard let speed = Double(v), speed > 0, speed <= 1_000_000 else { throw ConfigError("expected a number above 0, got '\(v)'") }
+            guard let speed = Double(v), speed >= 0.001, speed <= 1_000_000 else {
+                throw ConfigError("expected a number from 0.001 to 1000000, got '\(v)'")
+            }
             o.clockSpeed = speed
         },
         Setting(key: "clockPaused", example: "false", help: "Start with the clock paused; move it with POST /emulator/v1/clock:advance") { o, v throws(ConfigError) in
