@@ -137,6 +137,25 @@ struct AuthTests {
         #expect(try JSONParser.parse(exchange(api, tampered, grantType: "password").body)["error"]?.stringValue == "unsupported_grant_type")
     }
 
+    /// IID URLs name no project: a call about `demo-` tokens only takes any bearer, as
+    /// `messages:send` to a demo project does; one naming a strict project's token still needs a grant.
+    @Test func iidAcceptsAnyBearerForDemoTokensOnly() throws {
+        let (api, _) = try setUp()
+        let demo = try api.emulator.createDevice(DeviceSpec(platform: .android, appId: "com.x"), projectId: DemoProject.id)
+        let strict = try api.emulator.createDevice(DeviceSpec(platform: .android, appId: "com.x"), projectId: "my-app")
+        let bearer = [("Authorization", "Bearer ya29.cached-by-the-sdk"), ("access_token_auth", "true")]
+        let body = #"{"to":"/topics/news","registration_tokens":["\#(demo.token)"]}"#
+        let added = api.call("POST", "/iid/v1:batchAdd", body, headers: bearer)
+        #expect(added.status == 200)
+        #expect(added.bodyText == #"{"results":[{}]}"# + "\n")
+        #expect(api.call("GET", "/iid/info/\(demo.token)", headers: bearer).status == 200)
+        #expect(api.call("POST", "/iid/v1/\(demo.token)/rel/topics/sport", headers: bearer).status == 200)
+        #expect(try api.emulator.device(demo.token, projectId: DemoProject.id).topics == ["news", "sport"])
+        let mixed = #"{"to":"/topics/news","registration_tokens":["\#(demo.token)","\#(strict.token)"]}"#
+        #expect(api.call("POST", "/iid/v1:batchAdd", mixed, headers: bearer).status == 401)
+        #expect(api.call("GET", "/iid/info/\(strict.token)", headers: bearer).status == 401)
+    }
+
     @Test func iidBatchAddRemoveInfoAndRelation() throws {
         let (api, _) = try setUp()
         let key = try #require(try api.emulator.project("my-app").serverKeys.first)

@@ -29,14 +29,17 @@ struct IIDFront: Sendable {
         HTTPResponse(status: 200, contentType: "application/json; charset=UTF-8", body: body.encoded() + "\n")
     }
 
-    /// The sender a call acts for (nil: lax, each token's own), or the IID error to answer with.
-    private func sender(_ request: HTTPRequest) -> Result<String?, AuthFailure> {
-        auth.authenticateIID(request)
+    /// The sender a call about these tokens acts for (nil: lax, each token's own), or the IID error
+    /// to answer with.
+    private func sender(_ request: HTTPRequest, tokens: [String]) -> Result<String?, AuthFailure> {
+        auth.authenticateIID(request, registrationTokens: tokens)
     }
 
     private func batch(_ request: HTTPRequest, subscribe: Bool) -> HTTPResponse {
         let project: String?
-        switch sender(request) {
+        // Credentials come first; the tokens are read leniently here only to learn their projects.
+        let named = (try? JSONParser.parse(request.body))?["registration_tokens"]?.arrayValue?.compactMap(\.stringValue) ?? []
+        switch sender(request, tokens: named) {
         case .failure(let failure): return Self.error(failure.status, failure.iidText)
         case .success(let p): project = p
         }
@@ -77,7 +80,7 @@ struct IIDFront: Sendable {
 
     private func info(_ request: HTTPRequest, token: String) -> HTTPResponse {
         let project: String?
-        switch sender(request) {
+        switch sender(request, tokens: [token]) {
         case .failure(let failure): return Self.error(failure.status, failure.iidText)
         case .success(let p): project = p
         }
@@ -109,7 +112,7 @@ struct IIDFront: Sendable {
 
     private func relate(_ request: HTTPRequest, token: String, topic: String) -> HTTPResponse {
         let project: String?
-        switch sender(request) {
+        switch sender(request, tokens: [token]) {
         case .failure(let failure): return Self.error(failure.status, failure.iidText)
         case .success(let p): project = p
         }
