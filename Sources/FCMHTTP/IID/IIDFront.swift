@@ -46,9 +46,8 @@ struct IIDFront: Sendable {
         guard let body = try? JSONParser.parse(request.body), case .object = body else {
             return Self.error(400, "InvalidJSON")
         }
-        guard var topic = body["to"]?.stringValue else { return Self.error(400, "MissingTopic") }
-        if topic.hasPrefix("/topics/") { topic.removeFirst("/topics/".count) }
-        guard IdentifierShape.isValidTopicName(topic) else { return Self.error(400, "Topic name format is invalid") }
+        guard let to = body["to"]?.stringValue else { return Self.error(400, "MissingTopic") }
+        guard let topic = ManagedTopicName.bare(to) else { return Self.error(400, "Topic name format is invalid") }
         guard let tokenValues = body["registration_tokens"]?.arrayValue, !tokenValues.isEmpty else {
             return Self.error(400, "MissingIIdToken")
         }
@@ -116,7 +115,7 @@ struct IIDFront: Sendable {
         case .failure(let failure): return Self.error(failure.status, failure.iidText)
         case .success(let p): project = p
         }
-        guard IdentifierShape.isValidTopicName(topic) else { return Self.error(400, "Topic name format is invalid") }
+        guard let topic = ManagedTopicName.bare(topic) else { return Self.error(400, "Topic name format is invalid") }
         guard let results = try? emulator.manageTopic(topic, tokens: [token], subscribe: true, senderProjectId: project),
             let result = results.first
         else { return Self.error(404, "Requested entity was not found.") }
