@@ -54,7 +54,8 @@ struct V1Error: Error, Sendable {
             // Captured from FCM: no details at all.
             self.init(status: 400, statusName: "INVALID_ARGUMENT", message: "Request contains an invalid argument.", details: [])
         case .invalidDataKey:
-            self = .invalidArgument(error.message)
+            // INVALID_ARGUMENT "comes with a google.rpc.BadRequest extension" (§1.5 table).
+            self = .invalidArgument(error.message, field: error.field)
         case .invalidTTL, .invalidPackageName, .invalidArgument, .tooManyTopics:
             self = .invalidArgument(field: error.field)
         case .deviceMessageRateExceeded, .topicsMessageRateExceeded:
