@@ -114,6 +114,15 @@ def test_invalid_argument(emulator, app):
     assert "not a valid FCM registration token" in str(raised.value)
 
 
+def test_invalid_aps_is_invalid_argument(emulator, app):
+    # The SDK checks the keys it knows; custom aps keys reach FCM unchecked, which refuses them
+    # with the field named (APSRules).
+    aps = messaging.Aps(custom_data={"mutable-content": True})
+    with pytest.raises(exceptions.InvalidArgumentError) as raised:
+        messaging.send(messaging.Message(topic="news", apns=messaging.APNSConfig(payload=messaging.APNSPayload(aps=aps))), app=app)
+    assert str(raised.value) == "Value for APS key [mutable-content] is either 0 or 1."
+
+
 def test_quota_exceeded_after_honouring_retry_after(emulator, app):
     device = emulator.device("android")
     for _ in range(3):
@@ -139,6 +148,14 @@ def test_subscribe_and_unsubscribe(emulator, app):
     result = messaging.unsubscribe_from_topic([a["token"]], "movies", app=app)
     assert result.success_count == 1
     assert emulator.call("GET", f"/projects/{PROJECT}/devices/{a['id']}")["topics"] == []
+
+
+def test_subscribe_reasons_are_plain_statuses(emulator, app):
+    # topicSubscriptions errors carry no FcmError, so the reasons are the statuses, as IID's are.
+    gone = emulator.device("android")
+    emulator.call("DELETE", f"/projects/{PROJECT}/devices/{gone['id']}")
+    result = messaging.subscribe_to_topic([gone["token"], "garbage"], "movies", app=app)
+    assert [e.reason for e in result.errors] == ["NOT_FOUND", "INVALID_ARGUMENT"]
 
 
 def test_legacy_iid_topic_management(emulator, app):

@@ -1,17 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 
-import Crypto
 import FCMCore
 import FCMHTTP
 import FCMJSON
 import Foundation
 import Synchronization
 import Testing
-import _CryptoExtras
 
 @Suite("OAuth token endpoint, bearer checks and IID")
 struct AuthTests {
-    static let scope = "https://www.googleapis.com/auth/cloud-platform https://www.googleapis.com/auth/userinfo.email"
+    static let scope = TokenClient.scope
 
     /// An emulator with a strict project `my-app` and its key file.
     private func setUp() throws -> (InProcess, JSONValue) {
@@ -21,29 +19,14 @@ struct AuthTests {
         return (api, keyFile)
     }
 
-    /// Signs an assertion the way google-auth does (FCM-WIRE.md §6.2).
     private func assertion(_ keyFile: JSONValue, claims: [(String, JSONValue)]? = nil, header: JSONValue? = nil) throws -> String {
-        let key = try _RSA.Signing.PrivateKey(pemRepresentation: try #require(keyFile["private_key"]?.stringValue))
-        let now = Int64(Date().timeIntervalSince1970)
-        let head = header ?? .object([("typ", .string("JWT")), ("alg", .string("RS256")), ("kid", keyFile["private_key_id"] ?? .null)])
-        let body = JSONValue.object(claims ?? [
-            ("iat", .int(now)), ("exp", .int(now + 3600)), ("iss", keyFile["client_email"] ?? .null),
-            ("aud", .string("https://oauth2.googleapis.com/token")), ("scope", .string(Self.scope)),
-        ])
-        let signed = b64(Array(head.encoded().utf8)) + "." + b64(Array(body.encoded().utf8))
-        let signature = try key.signature(for: Array(signed.utf8), padding: .insecurePKCS1v1_5)
-        return signed + "." + b64(Array(signature.rawRepresentation))
+        try TokenClient.assertion(keyFile, claims: claims, header: header)
     }
 
-    private func b64(_ bytes: [UInt8]) -> String {
-        Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
-    }
+    private func b64(_ bytes: [UInt8]) -> String { TokenClient.b64(bytes) }
 
-    private func exchange(_ api: InProcess, _ assertion: String, grantType: String = "urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer") -> HTTPResponse {
-        api.responder.respond(HTTPRequest(
-            method: "POST", target: "/token", headers: [("Content-Type", "application/x-www-form-urlencoded"), ("Host", "127.0.0.1:9092")],
-            body: "grant_type=\(grantType)&assertion=\(assertion)"
-        ))
+    private func exchange(_ api: InProcess, _ assertion: String, grantType: String = TokenClient.jwtBearer) -> HTTPResponse {
+        TokenClient.exchange(api, assertion, grantType: grantType)
     }
 
     @Test func keyFilePointsBackAtTheEmulator() throws {
@@ -163,6 +146,25 @@ struct AuthTests {
         ]
         let body = try JSONParser.parse(exchange(api, try assertion(keyFile, claims: claims)).body)
         #expect(body["error"]?.stringValue == "invalid_grant")
+    }
+
+    /// IID URLs name no project: a call about `demo-` tokens only takes any bearer, as
+    /// `messages:send` to a demo project does; one naming a strict project's token still needs a grant.
+    @Test func iidAcceptsAnyBearerForDemoTokensOnly() throws {
+        let (api, _) = try setUp()
+        let demo = try api.emulator.createDevice(DeviceSpec(platform: .android, appId: "com.x"), projectId: DemoProject.id)
+        let strict = try api.emulator.createDevice(DeviceSpec(platform: .android, appId: "com.x"), projectId: "my-app")
+        let bearer = [("Authorization", "Bearer ya29.cached-by-the-sdk"), ("access_token_auth", "true")]
+        let body = #"{"to":"/topics/news","registration_tokens":["\#(demo.token)"]}"#
+        let added = api.call("POST", "/iid/v1:batchAdd", body, headers: bearer)
+        #expect(added.status == 200)
+        #expect(added.bodyText == #"{"results":[{}]}"# + "\n")
+        #expect(api.call("GET", "/iid/info/\(demo.token)", headers: bearer).status == 200)
+        #expect(api.call("POST", "/iid/v1/\(demo.token)/rel/topics/sport", headers: bearer).status == 200)
+        #expect(try api.emulator.device(demo.token, projectId: DemoProject.id).topics == ["news", "sport"])
+        let mixed = #"{"to":"/topics/news","registration_tokens":["\#(demo.token)","\#(strict.token)"]}"#
+        #expect(api.call("POST", "/iid/v1:batchAdd", mixed, headers: bearer).status == 401)
+        #expect(api.call("GET", "/iid/info/\(strict.token)", headers: bearer).status == 401)
     }
 
     @Test func iidBatchAddRemoveInfoAndRelation() throws {

@@ -7,8 +7,11 @@ import Testing
 
 @Suite("POST /batch (multipart/mixed)")
 struct BatchTests {
-    private func batch(_ api: InProcess, contentType: String, body: String, headers: [(String, String)] = [("Authorization", "Bearer owner")]) -> HTTPResponse {
-        api.responder.respond(HTTPRequest(method: "POST", target: "/batch", headers: [("Content-Type", contentType)] + headers, body: body))
+    private func batch(
+        _ api: InProcess, path: String = "/batch", contentType: String, body: String,
+        headers: [(String, String)] = [("Authorization", "Bearer owner")]
+    ) -> HTTPResponse {
+        api.responder.respond(HTTPRequest(method: "POST", target: path, headers: [("Content-Type", contentType)] + headers, body: body))
     }
 
     /// The response's parts: (Content-ID, inner status line, inner body).
@@ -75,6 +78,26 @@ struct BatchTests {
             + "POST /v1/projects/demo-fcm-emu/messages:send HTTP/1.1\r\nHost: fcm.googleapis.com\r\nAuthorization: Bearer part\r\nX-Goog-Api-Format-Version: 2\r\n\r\n{\"message\":{\"topic\":\"x\"}}\r\n--__END_OF_PART__--\r\n"
         let response = batch(api, contentType: "multipart/mixed; boundary=__END_OF_PART__", body: body, headers: [])
         #expect(try parts(response).first?.1 == "HTTP/1.1 200 OK")
+    }
+
+    /// Go's `option.WithEndpoint("http://host:port/v1")` makes its batch URL the endpoint itself
+    /// (firebase-admin-go `messaging.go`), so SendAll posts here; parts as Go's multipart writer
+    /// lays them out (headers sorted, origin-form request line with a Host header).
+    @Test func goWithEndpointPostsTheBatchToV1Itself() throws {
+        let api = InProcess()
+        let d = try api.emulator.createDevice(DeviceSpec(platform: .android, appId: "com.example.app"), projectId: DemoProject.id)
+        let json = #"{"message":{"token":"\#(d.token)"},"validate_only":false}"#
+        let inner = "POST /v1/projects/demo-fcm-emu/messages:send HTTP/1.1\r\nHost: 127.0.0.1:9092\r\n"
+            + "Content-Length: \(json.utf8.count)\r\n"
+            + "Content-Type: application/json; charset=UTF-8\r\nX-Goog-Api-Format-Version: 2\r\n\r\n\(json)"
+        let body = "--__END_OF_PART__\r\nContent-Id: 1\r\nContent-Length: \(inner.utf8.count)\r\nContent-Transfer-Encoding: binary\r\n"
+            + "Content-Type: application/http\r\n\r\n\(inner)\r\n--__END_OF_PART__--\r\n"
+        let response = batch(api, path: "/v1", contentType: "multipart/mixed; boundary=__END_OF_PART__", body: body)
+        #expect(response.status == 200)
+        let answers = try parts(response)
+        #expect(answers.map(\.0) == ["response-1"])
+        #expect(answers.first?.1 == "HTTP/1.1 200 OK")
+        #expect(try api.emulator.inbox(String(d.id), projectId: DemoProject.id).1.count == 1)
     }
 
     @Test func unauthenticatedPartsFailAloneAndTheOuterStatusIs200() throws {

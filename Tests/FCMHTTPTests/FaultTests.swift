@@ -25,6 +25,21 @@ struct FaultTests {
         #expect(api.call("POST", send, #"{"message":{"topic":"x"}}"#).status == 200)
     }
 
+    /// A 429 carries Retry-After only when the rule sets one: Python's urllib3 would otherwise sleep
+    /// the header's full value before each retry (FCM-WIRE.md §1.8).
+    @Test func quotaRuleWithoutRetryAfterSendsNoHeader() throws {
+        let api = InProcess()
+        try addRule(api, #"{"match":{"api":"v1","count":1},"action":{"error":"QUOTA_EXCEEDED"}}"#)
+        try addRule(api, #"{"match":{"api":"v1","count":1},"action":{"error":"QUOTA_EXCEEDED","retryAfter":"5s"}}"#)
+        let bare = api.call("POST", send, #"{"message":{"topic":"x"}}"#)
+        #expect(bare.status == 429)
+        #expect(bare.header("Retry-After") == nil)
+        #expect(try JSONParser.parse(bare.body).string("error.details.0.errorCode") == "QUOTA_EXCEEDED")
+        let timed = api.call("POST", send, #"{"message":{"topic":"x"}}"#)
+        #expect(timed.status == 429)
+        #expect(timed.header("Retry-After") == "5")
+    }
+
     @Test func errorRulesSpeakEachAPIsDialect() throws {
         let api = InProcess()
         let d = try api.emulator.createDevice(DeviceSpec(platform: .ios, appId: "a"), projectId: DemoProject.id)

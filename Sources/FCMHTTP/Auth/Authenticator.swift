@@ -101,18 +101,28 @@ final class Authenticator: Sendable {
         return nil
     }
 
-    /// An IID call: the sender it acts for, or nil in lax mode (each token's own project).
-    func authenticateIID(_ request: HTTPRequest) -> Result<String?, AuthFailure> {
+    /// An IID call about `registrationTokens`: the sender it acts for, or nil when lax (each
+    /// token's own project). IID URLs name no project, so a call is lax when every token it names
+    /// that the emulator knows belongs to a `demo-` project: demo projects take any credential on
+    /// every API, as `messages:send` does.
+    func authenticateIID(_ request: HTTPRequest, registrationTokens: [String]) -> Result<String?, AuthFailure> {
+        let lax = mode == .lax || concernsOnlyLaxProjects(registrationTokens)
         if let key = Self.serverKey(request) {
             if let project = emulator.project(serverKey: key) { return .success(project.id) }
-            return mode == .lax ? .success(nil) : .failure(.unauthenticated)
+            return lax ? .success(nil) : .failure(.unauthenticated)
         }
         guard let token = Self.bearer(request) else { return .failure(.unauthenticated) }
         if let grant = grants.grant(token) {
             guard !grant.scopes.isDisjoint(with: Self.messagingScopes) else { return .failure(.insufficientScopes) }
             return .success(grant.projectId)
         }
-        return mode == .lax ? .success(nil) : .failure(.unauthenticated)
+        return lax ? .success(nil) : .failure(.unauthenticated)
+    }
+
+    /// True when the known tokens among these all belong to lax (`demo-`) projects, and there is one.
+    private func concernsOnlyLaxProjects(_ registrationTokens: [String]) -> Bool {
+        let projects = Set(registrationTokens.compactMap { emulator.device(token: $0)?.projectId })
+        return !projects.isEmpty && projects.allSatisfy { isLax($0) }
     }
 
     /// A legacy call (`/fcm/send`, `/fcm/notification`): `key=<server key>`, or a bearer token with

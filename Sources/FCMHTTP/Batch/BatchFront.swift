@@ -13,6 +13,10 @@ struct BatchFront: Sendable {
 
     func register(into router: inout Router) {
         router.add("POST", "/batch") { request, _ in batch(request) }
+        // Go's `option.WithEndpoint("http://host:port/v1")` sets its batch URL to that same value
+        // (firebase-admin-go messaging.go: `batchEndpoint := messagingEndpoint`), so SendAll and
+        // SendMulticast post the multipart body to `/v1` itself.
+        router.add("POST", "/v1") { request, _ in batch(request) }
     }
 
     func batch(_ request: HTTPRequest) -> HTTPResponse {

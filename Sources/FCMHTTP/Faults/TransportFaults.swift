@@ -11,7 +11,7 @@ struct TransportFaults: Sendable {
     /// Which API a path belongs to; nil for the control API, which is never faulted.
     static func api(_ path: String) -> FaultAPI? {
         if path.hasPrefix("/v1/") { return .v1 }
-        if path == "/batch" { return .batch }
+        if path == "/batch" || path == "/v1" { return .batch }
         if path.hasPrefix("/fcm/") || path.hasPrefix("/gcm/") { return .legacy }
         if path.hasPrefix("/iid/") { return .iid }
         if path == "/token" || path.hasPrefix("/o/oauth2/") || path.hasPrefix("/oauth2/") { return .oauth }

@@ -33,23 +33,25 @@ struct IIDFront: Sendable {
         HTTPResponse(status: 200, contentType: "application/json; charset=UTF-8", body: body.encoded() + "\n")
     }
 
-    /// The sender a call acts for (nil: lax, each token's own), or the IID error to answer with.
-    private func sender(_ request: HTTPRequest) -> Result<String?, AuthFailure> {
-        auth.authenticateIID(request)
+    /// The sender a call about these tokens acts for (nil: lax, each token's own), or the IID error
+    /// to answer with.
+    private func sender(_ request: HTTPRequest, tokens: [String]) -> Result<String?, AuthFailure> {
+        auth.authenticateIID(request, registrationTokens: tokens)
     }
 
     private func batch(_ request: HTTPRequest, subscribe: Bool) -> HTTPResponse {
         let project: String?
-        switch sender(request) {
+        // Credentials come first; the tokens are read leniently here only to learn their projects.
+        let named = (try? JSONParser.parse(request.body))?["registration_tokens"]?.arrayValue?.compactMap(\.stringValue) ?? []
+        switch sender(request, tokens: named) {
         case .failure(let failure): return Self.error(failure.status, failure.iidText)
         case .success(let p): project = p
         }
         guard let body = try? JSONParser.parse(request.body), case .object = body else {
             return Self.error(400, "InvalidJSON")
         }
-        guard var topic = body["to"]?.stringValue else { return Self.error(400, "MissingTopic") }
-        if topic.hasPrefix("/topics/") { topic.removeFirst("/topics/".count) }
-        guard IdentifierShape.isValidTopicName(topic) else { return Self.error(400, "Topic name format is invalid") }
+        guard let to = body["to"]?.stringValue else { return Self.error(400, "MissingTopic") }
+        guard let topic = ManagedTopicName.bare(to) else { return Self.error(400, "Topic name format is invalid") }
         guard let tokenValues = body["registration_tokens"]?.arrayValue, !tokenValues.isEmpty else {
             return Self.error(400, "MissingIIdToken")
         }
@@ -81,7 +83,7 @@ struct IIDFront: Sendable {
 
     private func info(_ request: HTTPRequest, token: String) -> HTTPResponse {
         let project: String?
-        switch sender(request) {
+        switch sender(request, tokens: [token]) {
         case .failure(let failure): return Self.error(failure.status, failure.iidText)
         case .success(let p): project = p
         }
@@ -113,11 +115,11 @@ struct IIDFront: Sendable {
 
     private func relate(_ request: HTTPRequest, token: String, topic: String) -> HTTPResponse {
         let project: String?
-        switch sender(request) {
+        switch sender(request, tokens: [token]) {
         case .failure(let failure): return Self.error(failure.status, failure.iidText)
         case .success(let p): project = p
         }
-        guard IdentifierShape.isValidTopicName(topic) else { return Self.error(400, "Topic name format is invalid") }
+        guard let topic = ManagedTopicName.bare(topic) else { return Self.error(400, "Topic name format is invalid") }
         guard let results = try? emulator.manageTopic(topic, tokens: [token], subscribe: true, senderProjectId: project),
             let result = results.first
         else { return Self.error(404, "Requested entity was not found.") }

@@ -1,11 +1,18 @@
 // SPDX-License-Identifier: Apache-2.0
 
-import Synchronization
+import Crypto
+import FCMJSON
+import Foundation
 
-/// Access tokens issued by the token endpoint: opaque `ya29.` strings bound to a project, scopes
-/// and an expiry on the wall clock (FCM-WIRE.md §6.4 step 8).
+/// Access tokens issued by the token endpoint, bound to a project, scopes and an expiry on the
+/// wall clock (FCM-WIRE.md §6.4 step 8). A token carries its grant and an HMAC-SHA256 over it, made
+/// with a key kept in the state directory, so a token outlives the emulator process that issued
+/// it: Node and Go cache a token for up to an hour and never refresh it on a 401, so a restarted
+/// `serve` must still honour it. Without a state directory the key lives in memory only.
 final class AccessGrants: Sendable {
     static let lifetimeSeconds: Int64 = 3600
+    private static let prefix = "ya29.c."
+    static let keyFileName = "access-token.key"
 
     struct Grant: Sendable {
         let token: String
@@ -14,32 +21,59 @@ final class AccessGrants: Sendable {
         let expiresAt: Int64
     }
 
-    private let grants = Mutex<[String: Grant]>([:])
+    /// The HMAC key's bytes (`SymmetricKey` is not Sendable; one is made per use).
+    private let keyBytes: [UInt8]
     private let wallSeconds: @Sendable () -> Int64
 
-    init(wallSeconds: @escaping @Sendable () -> Int64) {
+    init(stateDirectory: String? = nil, wallSeconds: @escaping @Sendable () -> Int64) {
         self.wallSeconds = wallSeconds
+        keyBytes = Self.loadOrCreateKey(in: stateDirectory)
     }
 
     func issue(projectId: String, scopes: Set<String>) -> Grant {
+        let expiresAt = wallSeconds() + Self.lifetimeSeconds
         var random = SystemRandomNumberGenerator()
-        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
-        let suffix = String((0..<120).map { _ in alphabet[Int(random.next() % 64)] })
-        let grant = Grant(token: "ya29.c.\(suffix)", projectId: projectId, scopes: scopes, expiresAt: wallSeconds() + Self.lifetimeSeconds)
-        grants.withLock { grants in
-            // Forget expired grants now and then so a long run does not grow without bound.
-            if grants.count > 10_000 {
-                let now = wallSeconds()
-                grants = grants.filter { $0.value.expiresAt > now }
-            }
-            grants[grant.token] = grant
-        }
-        return grant
+        // The nonce keeps two grants of one second apart, as real tokens are.
+        let nonce = (0..<12).map { _ in UInt8.random(in: 0...255, using: &random) }
+        let claims = JSONValue.object([
+            ("p", .string(projectId)), ("s", .array(scopes.sorted().map(JSONValue.string))), ("e", .int(expiresAt)),
+            ("n", .string(Base64URL.encode(nonce))),
+        ])
+        let body = Array(claims.encoded().utf8)
+        let mac = HMAC<SHA256>.authenticationCode(for: body, using: SymmetricKey(data: keyBytes))
+        let token = Self.prefix + Base64URL.encode(body) + "." + Base64URL.encode(Array(mac))
+        return Grant(token: token, projectId: projectId, scopes: scopes, expiresAt: expiresAt)
     }
 
-    /// The live grant for a token, or nil when it is unknown or expired.
+    /// The live grant a token carries, or nil when it is not one of ours (forged, unknown or from
+    /// another state directory) or has expired.
     func grant(_ token: String) -> Grant? {
-        guard let grant = grants.withLock({ $0[token] }), grant.expiresAt > wallSeconds() else { return nil }
-        return grant
+        guard token.hasPrefix(Self.prefix), token.utf8.count <= 4096 else { return nil }
+        let parts = token.dropFirst(Self.prefix.count).split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 2, let body = Base64URL.decode(parts[0]), let mac = Base64URL.decode(parts[1]),
+            HMAC<SHA256>.isValidAuthenticationCode(mac, authenticating: body, using: SymmetricKey(data: keyBytes)),
+            let claims = try? JSONParser.parse(body), let projectId = claims["p"]?.stringValue,
+            let scopes = claims["s"]?.arrayValue?.compactMap(\.stringValue), let expiresAt = claims["e"]?.int64Value,
+            expiresAt > wallSeconds()
+        else { return nil }
+        return Grant(token: token, projectId: projectId, scopes: Set(scopes), expiresAt: expiresAt)
+    }
+
+    /// The signing key from `<state>/access-token.key`, made on first use. Best effort, as for the
+    /// service-account keys: a key that cannot be kept still signs this run's tokens.
+    private static func loadOrCreateKey(in directory: String?) -> [UInt8] {
+        let path = directory.map { $0 + "/" + keyFileName }
+        if let path, let data = FileManager.default.contents(atPath: path), data.count == 32 {
+            return Array(data)
+        }
+        var random = SystemRandomNumberGenerator()
+        let key = (0..<32).map { _ in UInt8.random(in: 0...255, using: &random) }
+        if let directory, let path {
+            try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            _ = FileManager.default.createFile(atPath: path, contents: Data(key), attributes: [.posixPermissions: 0o600])
+            // Read back: of two instances starting at once on one directory, the last write wins for both.
+            if let kept = FileManager.default.contents(atPath: path), kept.count == 32 { return Array(kept) }
+        }
+        return key
     }
 }

@@ -21,8 +21,11 @@ struct TokenEndpoint: Sendable {
     /// Wall time in seconds: assertions carry wall-clock `iat`/`exp`, whatever the emulator clock says.
     let wallSeconds: @Sendable () -> Int64
 
+    /// The paths this endpoint answers on, Google's three token paths.
+    static let paths = ["/token", "/o/oauth2/token", "/oauth2/v4/token"]
+
     func register(into router: inout Router) {
-        for path in ["/token", "/o/oauth2/token", "/oauth2/v4/token"] {
+        for path in Self.paths {
             router.add("POST", path) { request, _ in respond(request) }
         }
     }
@@ -90,11 +93,38 @@ struct TokenEndpoint: Sendable {
             return .failure(Failure(error: "invalid_scope", description: "Invalid OAuth scope or ID token audience provided."))
         }
         let audience = jwt.claims["aud"]?.stringValue ?? ""
-        let ownURLs = requestHost.map { ["http://\($0)/token", "https://\($0)/token"] } ?? []
-        guard Self.audiences.contains(audience) || ownURLs.contains(audience) else {
+        guard Self.audiences.contains(audience) || Self.isOwnURL(audience, requestHost: requestHost) else {
             return .failure(Failure(error: "invalid_grant", description: "Invalid JWT: Failed audience check."))
         }
         return .success(grants.issue(projectId: account.projectId, scopes: Set(scopes)))
+    }
+
+    /// Whether `aud` names this endpoint (§6.4 step 7, "the emulator's own token URL"): any of its
+    /// token paths, over http or https, on the host the request reached at any port (a key file
+    /// fetched over HTTP may be used against the TLS port), with `localhost` and `127.0.0.1` alike.
+    static func isOwnURL(_ audience: String, requestHost: String?) -> Bool {
+        guard let requestHost else { return false }
+        let rest: Substring
+        if audience.hasPrefix("http://") {
+            rest = audience.dropFirst("http://".count)
+        } else if audience.hasPrefix("https://") {
+            rest = audience.dropFirst("https://".count)
+        } else {
+            return false
+        }
+        guard let slash = rest.firstIndex(of: "/"), paths.contains(String(rest[slash...])) else { return false }
+        let wanted = hostName(rest[..<slash]), reached = hostName(Substring(requestHost))
+        return wanted == reached || (loopback.contains(wanted) && loopback.contains(reached))
+    }
+
+    private static let loopback: Set<String> = ["localhost", "127.0.0.1", "[::1]"]
+
+    /// The host of an authority without its port: `127.0.0.1:9092` → `127.0.0.1`, `[::1]:9093` → `[::1]`.
+    private static func hostName(_ authority: Substring) -> String {
+        if authority.hasPrefix("["), let close = authority.firstIndex(of: "]") {
+            return String(authority[...close]).lowercased()
+        }
+        return String(authority.split(separator: ":", maxSplits: 1).first ?? authority).lowercased()
     }
 
     /// A NumericDate claim: a number, or digits in a string (§6.4 step 5).

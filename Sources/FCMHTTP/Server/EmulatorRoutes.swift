@@ -8,7 +8,8 @@ import Foundation
 /// How the fronts check credentials, and where they keep what must survive a restart.
 public struct FrontConfiguration: Sendable {
     public var authMode: AuthMode = .strict
-    /// Service-account keys (and later the CA) are kept here; nil keeps them in memory only.
+    /// Service-account keys, the access-token signing key and the CA are kept here; nil keeps
+    /// them in memory only.
     public var stateDirectory: String?
     /// Wall time in seconds, for token lifetimes and JWT checks (never the emulator clock).
     public var wallSeconds: @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }
@@ -27,7 +28,7 @@ public enum EmulatorRoutes {
         info: @escaping @Sendable () -> JSONValue
     ) -> HTTPResponder {
         let accounts = ServiceAccounts(stateDirectory: fronts.stateDirectory)
-        let grants = AccessGrants(wallSeconds: fronts.wallSeconds)
+        let grants = AccessGrants(stateDirectory: fronts.stateDirectory, wallSeconds: fronts.wallSeconds)
         let auth = Authenticator(mode: fronts.authMode, emulator: emulator, accounts: accounts, grants: grants)
         var router = Router(fallback: fallback)
         ControlAPI(emulator: emulator, accounts: accounts, info: info).register(into: &router)

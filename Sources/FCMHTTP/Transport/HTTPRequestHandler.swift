@@ -62,7 +62,11 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
             var response = responder.respond(request)
             if head.version.major < 2, !head.isKeepAlive { response.closeConnection = true }
             if response.resetConnection {
-                context.close(promise: nil)
+                // On HTTP/2 this handler sits on a stream channel, and closing it resets only the
+                // stream; a reset fault stands for a dropped connection, which clients retry, so
+                // close the connection (the stream's parent). On HTTP/1 the parent is the listener.
+                let connection = head.version.major >= 2 ? context.channel.parent ?? context.channel : context.channel
+                connection.close(promise: nil)
                 return
             }
             // Emulator time to wall time: a paused or virtual clock (speed 0) does not wait.

@@ -57,7 +57,8 @@ struct V1Error: Error, Sendable {
             // Captured from FCM: no details at all.
             self.init(status: 400, statusName: "INVALID_ARGUMENT", message: "Request contains an invalid argument.", details: [])
         case .invalidDataKey:
-            self = .invalidArgument(error.message)
+            // INVALID_ARGUMENT "comes with a google.rpc.BadRequest extension" (§1.5 table).
+            self = .invalidArgument(error.message, field: error.field)
         case .invalidTTL, .invalidPackageName, .invalidArgument, .tooManyTopics:
             self = .invalidArgument(field: error.field)
         case .deviceMessageRateExceeded, .topicsMessageRateExceeded:
@@ -66,7 +67,9 @@ struct V1Error: Error, Sendable {
                 status: 429, statusName: "RESOURCE_EXHAUSTED",
                 message: "Quota exceeded for quota metric 'Messages per \(subject)' of service 'fcm.googleapis.com'.",
                 details: [.fcmError("QUOTA_EXCEEDED"), .quotaFailure(subject: subject, description: error.message)],
-                retryAfterSeconds: Int(error.retryAfterSeconds ?? 60)
+                // Only when the rule or the rate window names one: urllib3 sleeps a 429's full
+                // Retry-After, so a made-up default stalls Python clients (FCM-WIRE.md §1.8).
+                retryAfterSeconds: error.retryAfterSeconds.map { Int($0) }
             )
         case .unavailable:
             self.init(

@@ -33,6 +33,7 @@ enum V1MessageDecoder {
         }
         if let a = m.object("android").map(Fields.init) { content.android = try android(a) }
         if let a = m.object("apns").map(Fields.init) {
+            if let payload = a.object("payload") { try APSRules.check(payload) }
             let options = a.object("fcm_options").map(Fields.init)
             content.apns = APNsOptions(headers: a.stringMap("headers") ?? [], payload: a.object("payload")?.payloadPairs ?? [], image: options?.string("image"))
         }

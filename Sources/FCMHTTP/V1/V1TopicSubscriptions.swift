@@ -32,36 +32,43 @@ struct V1TopicSubscriptions: Sendable {
 
     private func subscribe(_ request: HTTPRequest, project: String, token: String) -> HTTPResponse {
         if let failure = auth.authenticateV1(request, project: project) { return failure.v1.response }
-        guard var topic = request.queryValue("topic_name") ?? request.queryValue("topicName") else {
-            return V1Error.invalidArgument("topic_name is required.", field: "topic_name").response
+        guard let topic = request.queryValue("topic_name") ?? request.queryValue("topicName") else {
+            return Self.plain(V1Error.invalidArgument("topic_name is required.", field: "topic_name"))
         }
-        if topic.hasPrefix("/topics/") { topic.removeFirst("/topics/".count) }
         return manage(project: project, token: token, topic: topic, subscribe: true)
     }
 
     private func unsubscribe(_ request: HTTPRequest, project: String, token: String, topic: String) -> HTTPResponse {
         if let failure = auth.authenticateV1(request, project: project) { return failure.v1.response }
         let allowMissing = request.queryValue("allow_missing") == "true" || request.queryValue("allowMissing") == "true"
-        if !allowMissing, let device = emulator.device(token: token), !device.topics.contains(topic) {
+        if !allowMissing, let device = emulator.device(token: token), !device.topics.contains(ManagedTopicName.bare(topic) ?? topic) {
             return V1Error(status: 404, statusName: "NOT_FOUND", message: "Requested entity was not found.", details: []).response
         }
         return manage(project: project, token: token, topic: topic, subscribe: false)
     }
 
     private func manage(project: String, token: String, topic: String, subscribe: Bool) -> HTTPResponse {
-        guard IdentifierShape.isValidTopicName(topic) else { return V1Error.invalidArgument(field: "topic_name").response }
+        guard let topic = ManagedTopicName.bare(topic) else { return Self.plain(V1Error.invalidArgument(field: "topic_name")) }
         let result: FCMError?
         do {
             result = try emulator.manageTopic(topic, tokens: [token], subscribe: subscribe, senderProjectId: project).first ?? nil
         } catch {
-            return V1Error(error).response
+            return Self.plain(V1Error(error))
         }
-        if let error = result { return Self.error(error).response }
+        if let error = result { return Self.plain(Self.error(error)) }
         let name = "projects/\(project)/registrations/\(token)/topicSubscriptions/\(topic)"
         return V1Response.json(subscribe ? .object([("name", .string(name))]) : .object([]))
     }
 
-    /// Per-token failures in the v1 dialect, so the SDK's `FcmError` reading applies.
+    /// This API's errors carry the canonical status alone: a client reading it the way Node reads
+    /// topic management (`FcmError.errorCode` first, then `status`) would map `UNREGISTERED` to
+    /// `unknown-error`, while a plain `NOT_FOUND` or `INVALID_ARGUMENT` maps to its own class.
+    private static func plain(_ error: V1Error) -> HTTPResponse {
+        let details = error.details.filter { if case .fcmError = $0 { false } else { true } }
+        return V1Error(status: error.status, statusName: error.statusName, message: error.message, details: details).response
+    }
+
+    /// Per-token failures as status and message (`plain` drops the `FcmError` detail).
     private static func error(_ error: FCMError) -> V1Error {
         switch error.code {
         case .notFound, .unregistered: return V1Error(.unregistered)

@@ -94,7 +94,7 @@ enum Settings {
             guard let mode = AuthMode(rawValue: v) else { throw ConfigError("expected strict or lax, got '\(v)'") }
             o.fronts.authMode = mode
         },
-        Setting(key: "stateDir", example: "~/.fcm-emu", help: "Where service-account keys are kept between runs; 'none' keeps them in memory") { o, v throws(ConfigError) in
+        Setting(key: "stateDir", example: "~/.fcm-emu", help: "Where service-account keys and the access-token key are kept between runs; 'none': in memory") { o, v throws(ConfigError) in
             o.fronts.stateDirectory = v == "none" ? nil : v
         },
         Setting(key: "faults", example: "faults.yaml", help: "Apply the fault rules in this YAML or JSON file ({faults: [{id, match, action}]}) from the start") { o, v throws(ConfigError) in
