@@ -45,6 +45,4 @@ struct TimerQueue: Sendable {
         guard let first = heap.min, first.deadline <= limit else { return nil }
         return heap.popMin()
     }
-
-    mutating func removeAll() { heap = Heap() }
 }

@@ -60,8 +60,6 @@ struct EventLog: Sendable {
 
     init(capacity: Int) { self.capacity = max(1, capacity) }
 
-    var count: Int { ring.count }
-
     mutating func append(time: Instant, kind: Event.Kind, device: DeviceID?, message: Message?, related: Message? = nil, detail: String? = nil) {
         let event = Event(sequence: nextSequence, time: time, kind: kind, device: device, message: message, related: related, detail: detail)
         nextSequence += 1
@@ -75,9 +73,4 @@ struct EventLog: Sendable {
 
     /// Kept events, oldest first.
     var all: [Event] { Array(ring[head...] + ring[..<head]) }
-
-    mutating func removeAll() {
-        ring = []
-        head = 0
-    }
 }

@@ -13,11 +13,21 @@ public enum AuthMode: String, Sendable, CaseIterable {
     case lax
 }
 
-/// Why a call was refused, in each API's dialect.
+/// Why a call's credentials were refused, in each API's dialect: the one credentials error of
+/// every front.
 struct AuthFailure: Error {
     let status: Int
     let v1: V1Error
     let iidText: String
+    /// The legacy endpoints' 401 HTML page (FCM-WIRE.md §3.1).
+    var legacyPage = LegacyPages.unauthorized(LegacyPages.invalidKey)
+
+    /// A legacy call with no `Authorization` header at all: its own page.
+    static let missingLegacyKey = {
+        var failure = AuthFailure.unauthenticated
+        failure.legacyPage = LegacyPages.unauthorized(LegacyPages.missingKey)
+        return failure
+    }()
 
     /// FCM-WIRE.md §1.5, "bad / expired bearer".
     static let unauthenticated = AuthFailure(
@@ -127,18 +137,16 @@ final class Authenticator: Sendable {
 
     /// A legacy call (`/fcm/send`, `/fcm/notification`): `key=<server key>`, or a bearer token with
     /// `access_token_auth: true` (FCM-WIRE.md §3.1). The sender it acts for, or nil in lax mode.
-    func authenticateLegacy(_ request: HTTPRequest) -> Result<String?, LegacyRefusal> {
-        guard let header = request.header("Authorization"), !header.isEmpty else {
-            return .failure(LegacyRefusal(response: LegacyPages.unauthorized(LegacyPages.missingKey)))
-        }
+    func authenticateLegacy(_ request: HTTPRequest) -> Result<String?, AuthFailure> {
+        guard let header = request.header("Authorization"), !header.isEmpty else { return .failure(.missingLegacyKey) }
         if let key = Self.serverKey(request) {
             if let project = emulator.project(serverKey: key) { return .success(project.id) }
-            return mode == .lax ? .success(nil) : .failure(LegacyRefusal(response: LegacyPages.unauthorized(LegacyPages.invalidKey)))
+            return mode == .lax ? .success(nil) : .failure(.unauthenticated)
         }
         if let token = Self.bearer(request), request.header("access_token_auth") == "true" {
             if let grant = grants.grant(token) { return .success(grant.projectId) }
-            return mode == .lax ? .success(nil) : .failure(LegacyRefusal(response: LegacyPages.unauthorized(LegacyPages.invalidKey)))
+            return mode == .lax ? .success(nil) : .failure(.unauthenticated)
         }
-        return .failure(LegacyRefusal(response: LegacyPages.unauthorized(LegacyPages.invalidKey)))
+        return .failure(.unauthenticated)
     }
 }

@@ -27,7 +27,7 @@ struct BatchFront: Sendable {
         do {
             parts = try BatchRequestParser.parse(request.body, boundary: boundary)
         } catch {
-            return V1Error.invalidArgument("Invalid multipart request: \(error.message)").response
+            return error.response
         }
         let outer = request.header("Authorization")
         let responseBoundary = nextBoundary()

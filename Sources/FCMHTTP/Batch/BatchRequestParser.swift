@@ -11,8 +11,9 @@ struct BatchPart: Sendable {
 /// bare boundary, CRLF or bare LF line ends, absolute-form or origin-form request lines, and part
 /// `Content-Length` headers that disagree with the body (ignored).
 enum BatchRequestParser {
-    struct Failure: Error {
-        let message: String
+    /// A body the batch endpoint cannot split: Google's 400 INVALID_ARGUMENT, saying why.
+    static func failure(_ message: String) -> V1Error {
+        V1Error.invalidArgument("Invalid multipart request: \(message)")
     }
 
     static let maxParts = 500
@@ -30,32 +31,32 @@ enum BatchRequestParser {
         return nil
     }
 
-    static func parse(_ body: [UInt8], boundary: String) throws(Failure) -> [BatchPart] {
+    static func parse(_ body: [UInt8], boundary: String) throws(V1Error) -> [BatchPart] {
         // Swift reads "\r\n" as one Character; with LF-only text, one splitting rule serves both
         // the CRLF (Node, Go, Java) and bare-LF (googleapiclient) variants. Bodies are JSON, where
         // a CR is only white space.
         let text = String(decoding: body, as: UTF8.self).replacingAll("\r\n", "\n")
         let delimiter = "--" + boundary
         var chunks = text.components(separatedByString: delimiter)
-        guard chunks.count >= 2 else { throw Failure(message: "The batch body has no part delimited by its boundary.") }
+        guard chunks.count >= 2 else { throw failure("The batch body has no part delimited by its boundary.") }
         chunks.removeFirst()  // the preamble
         var parts: [BatchPart] = []
         for chunk in chunks {
             if chunk.hasPrefix("--") { break }  // the close delimiter
-            guard parts.count < maxParts else { throw Failure(message: "A batch may hold at most \(maxParts) requests.") }
+            guard parts.count < maxParts else { throw failure("A batch may hold at most \(maxParts) requests.") }
             parts.append(try part(chunk))
         }
-        guard !parts.isEmpty else { throw Failure(message: "The batch holds no requests.") }
+        guard !parts.isEmpty else { throw failure("The batch holds no requests.") }
         return parts
     }
 
-    private static func part(_ chunk: String) throws(Failure) -> BatchPart {
+    private static func part(_ chunk: String) throws(V1Error) -> BatchPart {
         let (partHeaders, inner) = splitHead(chunk.hasPrefix("\n") ? String(chunk.dropFirst()) : chunk)
         let contentID = partHeaders.first { $0.0.lowercased() == "content-id" }?.1
         let (head, body) = splitHead(inner, requestLine: true)
-        guard let requestLine = head.first?.1 else { throw Failure(message: "A batch part has no request line.") }
+        guard let requestLine = head.first?.1 else { throw failure("A batch part has no request line.") }
         let words = requestLine.split(separator: " ")
-        guard words.count >= 2 else { throw Failure(message: "Malformed request line in a batch part: \(requestLine)") }
+        guard words.count >= 2 else { throw failure("Malformed request line in a batch part: \(requestLine)") }
         var target = String(words[1])
         // Absolute form (`POST https://fcm.googleapis.com/v1/...`): keep the path and query.
         if let scheme = target.range(of: "://") {

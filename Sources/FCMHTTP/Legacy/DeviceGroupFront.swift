@@ -25,26 +25,32 @@ struct DeviceGroupFront: Sendable {
 
     /// The project the call acts for: the `project_id` header (a sender id), which must be the
     /// authenticated sender's.
-    private func project(_ request: HTTPRequest) -> Swift.Result<String, LegacyRefusal> {
+    private enum ProjectCheck {
+        case project(String)
+        /// The answer to give instead: the credentials page, or the group API's own error.
+        case refused(HTTPResponse)
+    }
+
+    private func project(_ request: HTTPRequest) -> ProjectCheck {
         let sender: String?
         switch auth.authenticateLegacy(request) {
-        case .failure(let refusal): return .failure(refusal)
+        case .failure(let failure): return .refused(failure.legacyPage)
         case .success(let s): sender = s
         }
         guard let header = request.header("project_id"), let named = try? emulator.project(header) else {
-            return .failure(LegacyRefusal(response: Self.error("project_id header is missing or names no project")))
+            return .refused(Self.error("project_id header is missing or names no project"))
         }
         if let sender, let authenticated = try? emulator.project(sender), authenticated.id != named.id {
-            return .failure(LegacyRefusal(response: LegacyPages.unauthorized(LegacyPages.invalidKey)))
+            return .refused(AuthFailure.unauthenticated.legacyPage)
         }
-        return .success(named.id)
+        return .project(named.id)
     }
 
     private func lookup(_ request: HTTPRequest) -> HTTPResponse {
         let projectId: String
         switch project(request) {
-        case .failure(let refusal): return refusal.response
-        case .success(let p): projectId = p
+        case .refused(let response): return response
+        case .project(let p): projectId = p
         }
         guard let name = request.queryValue("notification_key_name"), let group = try? emulator.group(named: name, projectIdOrNumber: projectId) else {
             return Self.error("notification_key not found")
@@ -55,8 +61,8 @@ struct DeviceGroupFront: Sendable {
     private func change(_ request: HTTPRequest) -> HTTPResponse {
         let projectId: String
         switch project(request) {
-        case .failure(let refusal): return refusal.response
-        case .success(let p): projectId = p
+        case .refused(let response): return response
+        case .project(let p): projectId = p
         }
         guard let json = try? JSONParser.parse(request.body), case .object = json else { return Self.error("InvalidJSON") }
         let fields = LegacyFields(json)
@@ -105,9 +111,4 @@ struct DeviceGroupFront: Sendable {
         default: return "no valid registration ids"
         }
     }
-}
-
-/// A legacy call refused before it is read: the answer to give instead.
-struct LegacyRefusal: Error {
-    let response: HTTPResponse
 }

@@ -23,7 +23,7 @@ struct LegacyFront: Sendable {
     func send(_ request: HTTPRequest) -> HTTPResponse {
         let sender: String?
         switch auth.authenticateLegacy(request) {
-        case .failure(let refusal): return refusal.response
+        case .failure(let failure): return failure.legacyPage
         case .success(let project): sender = project
         }
         let plainText = request.header("Content-Type")?.lowercased().hasPrefix("application/x-www-form-urlencoded") ?? false

@@ -3,19 +3,12 @@
 import FCMCore
 import FCMJSON
 
-/// A request that Google's JSON transcoder would refuse, worded as it words it, with the field
-/// path it names (`message.data[0].value`).
-struct TranscoderError: Error, Sendable {
-    let field: String
-    let message: String
-}
-
 /// Reads JSON into a schema by the proto3 JSON rules (FCM-WIRE.md §1.2): both snake_case and
 /// lowerCamelCase names, case-insensitive enums and enum numbers, Duration and Timestamp strings,
 /// string-only maps, unknown fields refused, `null` meaning "not set". The output keeps the
 /// request's order and uses proto (snake_case) names, so later stages read one spelling.
 enum ProtoJSONReader {
-    static func read(_ value: JSONValue, as schema: ProtoMessage, path: String) throws(TranscoderError) -> [(String, JSONValue)] {
+    static func read(_ value: JSONValue, as schema: ProtoMessage, path: String) throws(V1Error) -> [(String, JSONValue)] {
         guard case .object(let pairs) = value else {
             throw invalid(path.isEmpty ? "" : path, "type.googleapis.com/" + schema.typeName, value)
         }
@@ -24,16 +17,16 @@ enum ProtoJSONReader {
         for (key, item) in pairs {
             guard let field = schema.field(jsonName: key) else {
                 let at = path.isEmpty ? "" : " at '\(path)'"
-                throw TranscoderError(field: path, message: "Invalid JSON payload received. Unknown name \"\(key)\"\(at): Cannot find field.")
+                throw V1Error.transcoder(field: path, message: "Invalid JSON payload received. Unknown name \"\(key)\"\(at): Cannot find field.")
             }
             if item == .null { continue }
             let fieldPath = path.isEmpty ? field.name : path + "." + field.name
             if out.contains(where: { $0.0 == field.name }) {
-                throw TranscoderError(field: fieldPath, message: "Invalid JSON payload received. Duplicate field \"\(key)\".")
+                throw V1Error.transcoder(field: fieldPath, message: "Invalid JSON payload received. Duplicate field \"\(key)\".")
             }
             if let oneof = schema.oneof, oneof.fields.contains(field.name) {
                 if oneofSet != nil {
-                    throw TranscoderError(
+                    throw V1Error.transcoder(
                         field: path,
                         message: "Invalid value at '\(path)' (oneof), oneof field '\(oneof.name)' is already set. Cannot set '\(key)'"
                     )
@@ -45,7 +38,7 @@ enum ProtoJSONReader {
         return out
     }
 
-    private static func read(_ value: JSONValue, as type: ProtoType, path: String) throws(TranscoderError) -> JSONValue {
+    private static func read(_ value: JSONValue, as type: ProtoType, path: String) throws(V1Error) -> JSONValue {
         switch type {
         case .string:
             guard case .string = value else { throw invalid(path, "TYPE_STRING", value) }
@@ -96,8 +89,8 @@ enum ProtoJSONReader {
         }
     }
 
-    static func invalid(_ path: String, _ type: String, _ value: JSONValue) -> TranscoderError {
-        TranscoderError(field: path, message: "Invalid value at '\(path)' (\(type)), \(value.encoded())")
+    static func invalid(_ path: String, _ type: String, _ value: JSONValue) -> V1Error {
+        V1Error.transcoder(field: path, message: "Invalid value at '\(path)' (\(type)), \(value.encoded())")
     }
 }
 

@@ -19,12 +19,10 @@ struct V1Error: Error, Sendable {
     let details: [Detail]
     var retryAfterSeconds: Int?
 
-    /// A transcoder refusal: 400 with a `BadRequest` naming the field.
-    init(_ error: TranscoderError) {
-        status = 400
-        statusName = "INVALID_ARGUMENT"
-        message = error.message
-        details = [.badRequest(field: error.field, description: error.message)]
+    /// What Google's JSON transcoder refuses, worded as it words it: 400 with a `BadRequest`
+    /// naming the field path (`message.data[0].value`).
+    static func transcoder(field: String, message: String) -> V1Error {
+        V1Error(status: 400, statusName: "INVALID_ARGUMENT", message: message, details: [.badRequest(field: field, description: message)])
     }
 
     init(status: Int, statusName: String, message: String, details: [Detail], retryAfterSeconds: Int? = nil) {

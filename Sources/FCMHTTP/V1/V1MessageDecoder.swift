@@ -13,14 +13,9 @@ enum V1MessageDecoder {
         do {
             json = try JSONParser.parse(body)
         } catch {
-            throw V1Error(TranscoderError(field: "", message: "Invalid JSON payload received. Unexpected token.\n\(error)"))
+            throw V1Error.transcoder(field: "", message: "Invalid JSON payload received. Unexpected token.\n\(error)")
         }
-        let request: [(String, JSONValue)]
-        do {
-            request = try ProtoJSONReader.read(json, as: FCMSchema.sendRequest, path: "")
-        } catch {
-            throw V1Error(error)
-        }
+        let request = try ProtoJSONReader.read(json, as: FCMSchema.sendRequest, path: "")
         let fields = Fields(request)
         guard let message = fields.object("message") else {
             throw V1Error.invalidArgument("Request contains an invalid argument.", field: "message")
