@@ -170,29 +170,12 @@ def test_garbage_truncated_tls_and_vanishing_clients_leave_others_working(emulat
 
 def test_scheduled_drain(tmp_path):
     """`--set xmppDrainAfter=1s`: every connection gets CONNECTION_DRAINING a second after binding."""
-    import os
-    import subprocess
     import time
 
-    from conftest import BINARY, Emulator
+    from xmpp_support import emulator_with
 
-    ready = tmp_path / "ready.json"
-    process = subprocess.Popen([BINARY, "serve", "--port", "0", "--set", "tlsPort=0", "--set", "xmppPort=0", "--set", "xmppTestPort=off",
-                                "--set", "xmppDrainAfter=1s", "--set", "stateDir=none", "--ready-file", str(ready), "--log-level", "error"])
-    try:
-        deadline = time.time() + 30
-        while not ready.exists():
-            assert process.poll() is None and time.time() < deadline, "fcm-emu did not start"
-            time.sleep(0.05)
-        info = json.loads(ready.read_text())
-        emulator = Emulator(info["http"]["url"])
-        emulator.ca = info["caCertificate"]
-        emulator.xmpp_port = info["xmpp"]["ports"][0]
-        key = info["demoProject"]["serverKey"]
+    with emulator_with(tmp_path, "xmppDrainAfter=1s") as emulator:
         started = time.time()
-        [control] = converse(emulator, key, [], expect=1, timeout=10, sender=info["demoProject"]["senderId"])
+        [control] = converse(emulator, emulator.demo["serverKey"], [], expect=1, timeout=10, sender=emulator.demo["senderId"])
         assert control == {"message_type": "control", "control_type": "CONNECTION_DRAINING"}
         assert 0.8 <= time.time() - started < 8
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
