@@ -6,7 +6,8 @@ extension Emulator {
     /// Creates a project; a number and a server key are generated when not given.
     @discardableResult
     public func createProject(id: String, number: String? = nil, serverKeys: [String] = []) throws(FCMError) -> Project {
-        try withWorld { (w: inout World) throws(FCMError) -> Project in try w.createProject(id: id, number: number, serverKeys: serverKeys) }
+        try withWorld { (w: inout World) throws(FCMError) -> Project in try w.createProject(id: id, number: number, serverKeys: serverKeys)
+        }
     }
 
     public func projects() -> [Project] { withWorld { $0.projects.compactMap { $0?.project } } }
@@ -89,7 +90,9 @@ extension Emulator {
 
     @discardableResult
     public func refreshToken(_ reference: String, projectId: String, newToken: String? = nil) throws(FCMError) -> DeviceInfo {
-        try mutateDevice(reference, projectId: projectId) { (w: inout World, id) throws(FCMError) in try w.refreshToken(id, newToken: newToken) }
+        try mutateDevice(reference, projectId: projectId) { (w: inout World, id) throws(FCMError) in
+            try w.refreshToken(id, newToken: newToken)
+        }
     }
 
     /// Replaces the other senders allowed to message the device.
@@ -100,7 +103,9 @@ extension Emulator {
 
     /// Changes a device's state and extra senders together: both are checked before either
     /// changes, under one lock, so a refused request changes nothing.
-    public func updateDevice(_ reference: String, projectId: String, state: DeviceState?, extraSenders: [String]?) throws(FCMError) -> DeviceInfo {
+    public func updateDevice(
+        _ reference: String, projectId: String, state: DeviceState?, extraSenders: [String]?
+    ) throws(FCMError) -> DeviceInfo {
         try mutateDevice(reference, projectId: projectId) { (w: inout World, id) throws(FCMError) in
             if let extraSenders { try w.checkSenders(extraSenders) }
             if let state { try w.setState(id, to: state) }
@@ -161,7 +166,9 @@ extension Emulator {
         }
     }
 
-    private func mutateDevice(_ reference: String, projectId: String, _ body: (inout World, DeviceID) throws(FCMError) -> Void) throws(FCMError) -> DeviceInfo {
+    private func mutateDevice(
+        _ reference: String, projectId: String, _ body: (inout World, DeviceID) throws(FCMError) -> Void
+    ) throws(FCMError) -> DeviceInfo {
         try withWorld { (w: inout World) throws(FCMError) -> DeviceInfo in
             let id = try w.findDevice(reference, projectIndex: w.projectIndex(id: projectId)).id
             try body(&w, id)
@@ -187,7 +194,9 @@ extension Emulator {
     }
 
     /// Adds and removes members; returns nil when the group was deleted because it became empty.
-    public func changeGroup(key: String, name: String?, add: [String] = [], remove: [String] = [], projectIdOrNumber: String) throws(FCMError) -> DeviceGroup? {
+    public func changeGroup(
+        key: String, name: String?, add: [String] = [], remove: [String] = [], projectIdOrNumber: String
+    ) throws(FCMError) -> DeviceGroup? {
         try withWorld { (w: inout World) throws(FCMError) -> DeviceGroup? in
             try w.changeGroup(key: key, name: name, add: add, remove: remove, projectIndex: w.projectIndex(idOrNumber: projectIdOrNumber))
         }
@@ -203,14 +212,18 @@ extension Emulator {
     /// `to` field takes either a token or a group's key (FCM-WIRE.md §3.5).
     public func isDeviceGroup(_ key: String, projectIdOrNumber: String) -> Bool {
         withWorld { w in
-            guard let index = try? w.projectIndex(idOrNumber: projectIdOrNumber), let state = try? w.projectState(index) else { return false }
+            guard let index = try? w.projectIndex(idOrNumber: projectIdOrNumber), let state = try? w.projectState(index) else {
+                return false
+            }
             return state.groups[key] != nil
         }
     }
 
     public func groups(projectId: String) throws(FCMError) -> [DeviceGroup] {
         try withWorld { (w: inout World) throws(FCMError) -> [DeviceGroup] in
-            try w.projectState(w.projectIndex(id: projectId)).groups.values.sorted { $0.createdAt < $1.createdAt || ($0.createdAt == $1.createdAt && $0.name < $1.name) }
+            try w.projectState(w.projectIndex(id: projectId)).groups.values.sorted {
+                $0.createdAt < $1.createdAt || ($0.createdAt == $1.createdAt && $0.name < $1.name)
+            }
         }
     }
 
@@ -274,7 +287,9 @@ extension Emulator {
 extension Emulator {
     /// A device sends an upstream message; the sender's XMPP connections get it.
     @discardableResult
-    public func sendUpstream(_ reference: String, projectId: String, data: StringPairs, messageId: String? = nil, ttlSeconds: Int64 = 86_400) throws(FCMError) -> CCSItem {
+    public func sendUpstream(
+        _ reference: String, projectId: String, data: StringPairs, messageId: String? = nil, ttlSeconds: Int64 = 86_400
+    ) throws(FCMError) -> CCSItem {
         try withWorld { (w: inout World) throws(FCMError) -> CCSItem in
             let id = try w.findDevice(reference, projectIndex: w.projectIndex(id: projectId)).id
             return try w.sendUpstream(id, data: data, messageId: messageId, ttlSeconds: ttlSeconds)

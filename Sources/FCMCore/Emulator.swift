@@ -27,7 +27,9 @@ public final class Emulator: Sendable {
     private let ccsListener = Mutex<(@Sendable (String) -> Void)?>(nil)
 
     /// A new emulator. With `demoProject`, the project of `DemoProject` exists from the start.
-    public init(settings: EmulatorSettings = EmulatorSettings(), clock: ClockMode = .virtual(start: .virtualEpoch), demoProject: Bool = true) {
+    public init(
+        settings: EmulatorSettings = EmulatorSettings(), clock: ClockMode = .virtual(start: .virtualEpoch), demoProject: Bool = true
+    ) {
         let start: Instant
         switch clock {
         case .virtual(let s):
@@ -164,7 +166,9 @@ extension Emulator {
         guard speed.isFinite, speed >= 0.001, speed <= 1_000_000 else {
             throw FCMError(.invalidArgument, "speed must be between 0.001 and 1000000", field: "speed")
         }
-        guard let wallMillis else { throw FCMError(.conflict, "This emulator's clock is virtual; it only moves when advanced", field: "speed") }
+        guard let wallMillis else {
+            throw FCMError(.conflict, "This emulator's clock is virtual; it only moves when advanced", field: "speed")
+        }
         _ = now
         let wall = wallMillis()
         driver.withLock { $0?.setSpeed(speed, atWall: wall) }

@@ -15,41 +15,54 @@ extension EmulatorSettings {
             guard let seed = UInt64(v) else { throw bad(v, "a whole number") }
             s.seed = seed
         },
-        Key(name: "dozeMaintenanceInterval", example: "15m", help: "Time between Doze maintenance windows; off = only when Doze ends") { s, v throws(FCMError) in
+        Key(name: "dozeMaintenanceInterval", example: "15m", help: "Time between Doze maintenance windows; off = only when Doze ends") {
+            s, v throws(FCMError) in
             s.dozeMaintenanceIntervalSeconds = v == "off" ? 0 : try seconds(v)
         },
-        Key(name: "randomEviction", example: "false", help: "Evict a random (seeded) collapse key instead of the oldest when a 5th arrives") { s, v throws(FCMError) in
+        Key(name: "randomEviction", example: "false", help: "Evict a random (seeded) collapse key instead of the oldest when a 5th arrives")
+        { s, v throws(FCMError) in
             s.randomEviction = try bool(v)
         },
-        Key(name: "shuffleDelivery", example: "false", help: "Deliver stored messages in seeded random order instead of acceptance order") { s, v throws(FCMError) in
+        Key(name: "shuffleDelivery", example: "false", help: "Deliver stored messages in seeded random order instead of acceptance order") {
+            s, v throws(FCMError) in
             s.shuffleDelivery = try bool(v)
         },
-        Key(name: "tokenRefreshGrace", example: "0s", help: "How long a refreshed token still works, answering with its canonical id") { s, v throws(FCMError) in
+        Key(name: "tokenRefreshGrace", example: "0s", help: "How long a refreshed token still works, answering with its canonical id") {
+            s, v throws(FCMError) in
             s.tokenRefreshGraceSeconds = try seconds(v)
         },
-        Key(name: "highPriorityLatency", example: "0ms", help: "Delay before a high-priority message reaches a device") { s, v throws(FCMError) in
+        Key(name: "highPriorityLatency", example: "0ms", help: "Delay before a high-priority message reaches a device") {
+            s, v throws(FCMError) in
             s.highPriorityLatencyMillis = try millis(v)
         },
-        Key(name: "normalPriorityLatency", example: "0ms", help: "Delay before a normal-priority message reaches a device") { s, v throws(FCMError) in
+        Key(name: "normalPriorityLatency", example: "0ms", help: "Delay before a normal-priority message reaches a device") {
+            s, v throws(FCMError) in
             s.normalPriorityLatencyMillis = try millis(v)
         },
-        Key(name: "inactiveAfter", example: "30d", help: "A device away this long has new messages discarded at once") { s, v throws(FCMError) in
+        Key(name: "inactiveAfter", example: "30d", help: "A device away this long has new messages discarded at once") {
+            s, v throws(FCMError) in
             s.inactiveAfterSeconds = try seconds(v)
         },
-        Key(name: "deletedSignalWindow", example: "28d", help: "A device back within this long of a discarded message gets onDeletedMessages") { s, v throws(FCMError) in
+        Key(
+            name: "deletedSignalWindow", example: "28d",
+            help: "A device back within this long of a discarded message gets onDeletedMessages"
+        ) { s, v throws(FCMError) in
             s.deletedSignalWindowSeconds = try seconds(v)
         },
-        Key(name: "deviceRateLimit", example: "off", help: "Messages per device per window, e.g. 240/1m; off by default") { s, v throws(FCMError) in
+        Key(name: "deviceRateLimit", example: "off", help: "Messages per device per window, e.g. 240/1m; off by default") {
+            s, v throws(FCMError) in
             s.deviceRateLimit = try rateLimit(v)
         },
-        Key(name: "topicRateLimit", example: "off", help: "Messages per topic per window, e.g. 1000/1m; off by default") { s, v throws(FCMError) in
+        Key(name: "topicRateLimit", example: "off", help: "Messages per topic per window, e.g. 1000/1m; off by default") {
+            s, v throws(FCMError) in
             s.topicRateLimit = try rateLimit(v)
         },
         Key(name: "maxEvents", example: "1000000", help: "Events kept in the log; the oldest go first") { s, v throws(FCMError) in
             guard let n = Int(v), n >= 1 else { throw bad(v, "a positive number") }
             s.maxEvents = n
         },
-        Key(name: "maxInboxPerDevice", example: "1000", help: "Deliveries kept per device inbox; the oldest go first") { s, v throws(FCMError) in
+        Key(name: "maxInboxPerDevice", example: "1000", help: "Deliveries kept per device inbox; the oldest go first") {
+            s, v throws(FCMError) in
             guard let n = Int(v), n >= 1 else { throw bad(v, "a positive number") }
             s.maxInboxPerDevice = n
         },

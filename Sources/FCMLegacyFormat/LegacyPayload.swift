@@ -28,8 +28,10 @@ public enum LegacyPayload {
         if !android.isEmpty { content.android = AndroidOptions(notification: android) }
 
         var alert: [(String, PayloadValue)] = []
-        for (legacy, apns) in [("title", "title"), ("body", "body"), ("subtitle", "subtitle"), ("body_loc_key", "loc-key"),
-                               ("body_loc_args", "loc-args"), ("title_loc_key", "title-loc-key"), ("title_loc_args", "title-loc-args")] {
+        for (legacy, apns) in [
+            ("title", "title"), ("body", "body"), ("subtitle", "subtitle"), ("body_loc_key", "loc-key"),
+            ("body_loc_args", "loc-args"), ("title_loc_key", "title-loc-key"), ("title_loc_args", "title-loc-args"),
+        ] {
             if let value = notification.first(where: { $0.0 == legacy })?.1 { alert.append((apns, value)) }
         }
         var aps: [(String, PayloadValue)] = []

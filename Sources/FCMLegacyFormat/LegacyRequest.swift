@@ -50,7 +50,10 @@ public enum LegacyJSONReader {
             let character = error.offset < body.count ? String(decoding: [body[error.offset]], as: UTF8.self) : "EOF"
             throw LegacyBadRequest(text: "JSON_PARSING_ERROR: Unexpected character (\(character)) at position \(error.offset).")
         }
-        guard case .object = json else { throw LegacyBadRequest(text: "JSON_PARSING_ERROR: Unexpected character (\(String(decoding: body.prefix(1), as: UTF8.self))) at position 0.") }
+        guard case .object = json else {
+            throw LegacyBadRequest(
+                text: "JSON_PARSING_ERROR: Unexpected character (\(String(decoding: body.prefix(1), as: UTF8.self))) at position 0.")
+        }
         return try read(json, allowMulticast: allowMulticast)
     }
 
@@ -71,7 +74,8 @@ public enum LegacyJSONReader {
         content.restrictedPackageName = try f.string("restricted_package_name")
         if let ttl = try f.integer("time_to_live") {
             guard (0...EmulatorSettings.maxTTLSeconds).contains(ttl) else {
-                throw LegacyBadRequest(text: "Invalid value (\(ttl)) for \"time_to_live\": must be between 0 and \(EmulatorSettings.maxTTLSeconds)")
+                throw LegacyBadRequest(
+                    text: "Invalid value (\(ttl)) for \"time_to_live\": must be between 0 and \(EmulatorSettings.maxTTLSeconds)")
             }
             content.ttlSeconds = ttl
         }
@@ -126,14 +130,15 @@ public typealias LegacyFields = TypedFields<LegacyBadRequest>
 extension TypedFields where Failure == LegacyBadRequest {
     public init(_ json: JSONValue) {
         self.init(pairs: json.objectValue ?? []) { key, expected, got in
-            let what: String = switch expected {
-            case .string: "string"
-            case .boolean: "boolean"
-            case .number: "number"
-            case .array: "array"
-            case .arrayOfStrings: "array of strings"
-            case .object: "object"
-            }
+            let what: String =
+                switch expected {
+                case .string: "string"
+                case .boolean: "boolean"
+                case .number: "number"
+                case .array: "array"
+                case .arrayOfStrings: "array of strings"
+                case .object: "object"
+                }
             return LegacyBadRequest(text: "Field \"\(key)\" must be a JSON \(what): \(got.encoded())")
         }
     }

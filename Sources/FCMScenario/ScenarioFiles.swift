@@ -26,7 +26,9 @@ public enum ScenarioFiles {
     }
 
     public static func load(_ path: String) throws(ScenarioError) -> Scenario {
-        guard let data = FileManager.default.contents(atPath: path) else { throw ScenarioError(file: path, line: 0, "cannot read the file") }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ScenarioError(file: path, line: 0, "cannot read the file")
+        }
         return try ScenarioParser.parse(String(decoding: data, as: UTF8.self), file: path)
     }
 }

@@ -9,7 +9,9 @@ extension FCMEmu {
         static let configuration = CommandConfiguration(
             abstract: "Print the path of the local CA certificate that signs the emulator's TLS certificates.",
             discussion: """
-                The CA is made on first use and kept in the state directory, so you trust it once. Its leaf certificates cover localhost, 127.0.0.1, ::1 and the Google host names the SDKs call (fcm, iid and oauth2.googleapis.com, …), so those names can be pointed at the emulator.
+                The CA is made on first use and kept in the state directory, so you trust it once. Its leaf \
+                certificates cover localhost, 127.0.0.1, ::1 and the Google host names the SDKs call (fcm, iid and \
+                oauth2.googleapis.com, …), so those names can be pointed at the emulator.
 
                 Examples:
                   curl --cacert "$(fcm-emu ca)" https://127.0.0.1:9093/emulator/v1/health

@@ -4,7 +4,7 @@ import ArgumentParser
 import Foundation
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 extension FCMEmu {
@@ -12,7 +12,9 @@ extension FCMEmu {
         static let configuration = CommandConfiguration(
             abstract: "Write a service-account key file for a project of a running emulator.",
             discussion: """
-                The key file's token_uri points at the emulator, so google-auth based SDKs (Python, Java, Go) get access tokens from it with no code change. The key is made by the emulator on first request and kept in its state directory.
+                The key file's token_uri points at the emulator, so google-auth based SDKs (Python, Java, Go) get \
+                access tokens from it with no code change. The key is made by the emulator on first request and kept \
+                in its state directory.
 
                 Examples:
                   fcm-emu credentials --project my-app --out service-account.json

@@ -9,7 +9,9 @@ struct FCMEmu: AsyncParsableCommand {
         commandName: "fcm-emu",
         abstract: "A local Firebase Cloud Messaging emulator: simulated devices, a control API, a virtual clock.",
         discussion: """
-            Start it with `fcm-emu serve` (the default) and drive it over HTTP: create devices, change their state (foreground, background, doze, offline, uninstalled), move the clock, and read what each app received. Every command has its own --help.
+            Start it with `fcm-emu serve` (the default) and drive it over HTTP: create devices, change their state \
+            (foreground, background, doze, offline, uninstalled), move the clock, and read what each app received. \
+            Every command has its own --help.
             """,
         version: FCMEmuVersion.current,
         subcommands: [Serve.self, Run.self, CA.self, Credentials.self, Bench.self],

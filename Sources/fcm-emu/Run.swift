@@ -9,7 +9,11 @@ extension FCMEmu {
         static let configuration = CommandConfiguration(
             abstract: "Replay scenario files on a virtual clock and check what they expect.",
             discussion: """
-                Each scenario sets up projects, devices and fault rules, then runs its steps through the same API code that network clients reach (v1, legacy, IID, batch, the control API), in process and in milliseconds. The exit code is 0 only when every expectation holds; a failure names the step, its YAML line, each difference and the recent event log. The format is in the README and in scenarios/scenario.schema.json.
+                Each scenario sets up projects, devices and fault rules, then runs its steps through the same API code \
+                that network clients reach (v1, legacy, IID, batch, the control API), in process and in milliseconds. \
+                The exit code is 0 only when every expectation holds; a failure names the step, its YAML line, each \
+                difference and the recent event log. The format is in the README and in \
+                scenarios/scenario.schema.json.
 
                 Examples:
                   fcm-emu run scenarios/

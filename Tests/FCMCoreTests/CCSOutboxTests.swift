@@ -12,7 +12,11 @@ struct CCSOutboxTests {
         let first = try w.emu.ccsConnect(sender: DemoProject.number).connection
         let sent = w.emu.ccsTake(first)
         #expect(sent.map(\.messageId) == ["u-1"])
-        #expect(sent.first?.body == .upstream(UpstreamMessage(messageId: "u-1", from: d.token, category: "com.example.app", data: [("hello", "world")], ttlSeconds: 86_400)))
+        #expect(
+            sent.first?.body
+                == .upstream(
+                    UpstreamMessage(
+                        messageId: "u-1", from: d.token, category: "com.example.app", data: [("hello", "world")], ttlSeconds: 86_400)))
         #expect(w.emu.ccsTake(first).isEmpty)
         w.emu.ccsDisconnect(first)  // closed without acking
         let second = try w.emu.ccsConnect(sender: DemoProject.id).connection
@@ -53,7 +57,8 @@ struct CCSOutboxTests {
         }
         let receipts = w.emu.ccsTake(try w.emu.ccsConnect(sender: DemoProject.number).connection)
         #expect(receipts.map(\.messageId) == ["dr2:m-\(android.id)"])
-        let receipt = DeliveryReceipt(originalMessageId: "m-\(android.id)", deviceToken: android.token, category: android.appId, sentAt: .virtualEpoch)
+        let receipt = DeliveryReceipt(
+            originalMessageId: "m-\(android.id)", deviceToken: android.token, category: android.appId, sentAt: .virtualEpoch)
         #expect(receipts.first?.body == .receipt(receipt))
     }
 

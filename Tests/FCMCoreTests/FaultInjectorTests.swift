@@ -23,20 +23,31 @@ struct FaultInjectorTests {
         let d = try w.device()
         w.emu.setFaultRules([FaultRule(id: "third", match: .init(nth: 3), action: .error(.unavailable, retryAfterSeconds: 5))])
         #expect(outcomes(w, d, 4) == [nil, nil, .unavailable, nil])
-        w.emu.setFaultRules([FaultRule(id: "even", match: .init(every: 2, count: 2), action: .error(.internalError, retryAfterSeconds: nil))])
+        w.emu.setFaultRules([
+            FaultRule(id: "even", match: .init(every: 2, count: 2), action: .error(.internalError, retryAfterSeconds: nil))
+        ])
         #expect(outcomes(w, d, 6) == [nil, .internalError, nil, .internalError, nil, nil])
-        #expect(try w.emu.events(EventQuery(kinds: [.faultInjected])).map { $0.detail.map { String($0.prefix(4)) } } == ["thir", "even", "even"])
+        #expect(
+            try w.emu.events(EventQuery(kinds: [.faultInjected])).map { $0.detail.map { String($0.prefix(4)) } } == [
+                "thir", "even", "even",
+            ])
     }
 
     @Test func targetDeviceApiAndWindow() throws {
         let w = Harness()
         let a = try w.device(name: "a")
         let b = try w.device(name: "b")
-        w.emu.setFaultRules([FaultRule(id: "a-only", match: .init(api: .v1, device: "a"), action: .error(.unregistered, retryAfterSeconds: nil))])
+        w.emu.setFaultRules([
+            FaultRule(id: "a-only", match: .init(api: .v1, device: "a"), action: .error(.unregistered, retryAfterSeconds: nil))
+        ])
         #expect(outcomes(w, a, 1) == [.unregistered])
         #expect(outcomes(w, b, 1) == [nil])
         let later = Instant.virtualEpoch.adding(seconds: 60)
-        w.emu.setFaultRules([FaultRule(id: "window", match: .init(from: later, until: later.adding(seconds: 60)), action: .error(.unavailable, retryAfterSeconds: nil))])
+        w.emu.setFaultRules([
+            FaultRule(
+                id: "window", match: .init(from: later, until: later.adding(seconds: 60)),
+                action: .error(.unavailable, retryAfterSeconds: nil))
+        ])
         #expect(outcomes(w, b, 1) == [nil])
         try w.advance(seconds: 60)
         #expect(outcomes(w, b, 1) == [.unavailable])
@@ -48,7 +59,9 @@ struct FaultInjectorTests {
         func run(seed: UInt64) throws -> [FCMError.Code?] {
             let w = Harness { $0.seed = seed }
             let d = try w.device()
-            w.emu.setFaultRules([FaultRule(id: "coin", match: .init(probability: 0.5), action: .error(.unavailable, retryAfterSeconds: nil))])
+            w.emu.setFaultRules([
+                FaultRule(id: "coin", match: .init(probability: 0.5), action: .error(.unavailable, retryAfterSeconds: nil))
+            ])
             return outcomes(w, d, 40)
         }
         let first = try run(seed: 9)

@@ -13,7 +13,8 @@ struct GroupAndConditionTests {
         #expect(throws: FCMError.self) {
             try w.emu.changeGroup(key: group.notificationKey, name: nil, add: [devices[20].token], projectIdOrNumber: w.project)
         }
-        let remaining = try w.emu.changeGroup(key: group.notificationKey, name: nil, remove: devices.prefix(19).map(\.token), projectIdOrNumber: w.project)
+        let remaining = try w.emu.changeGroup(
+            key: group.notificationKey, name: nil, remove: devices.prefix(19).map(\.token), projectIdOrNumber: w.project)
         #expect(remaining?.tokens.count == 1)
         let gone = try w.emu.changeGroup(key: group.notificationKey, name: nil, remove: [devices[19].token], projectIdOrNumber: w.project)
         #expect(gone == nil)
@@ -26,7 +27,9 @@ struct GroupAndConditionTests {
         let b = try w.device()
         let group = try w.emu.createGroup(name: "g", tokens: [a.token, b.token], projectIdOrNumber: w.project)
         try w.emu.deleteDevice(String(b.id), projectId: w.project)
-        let outcome = try w.emu.send(SendRequest(target: .notificationKey(group.notificationKey), content: MessageContent(data: [("k", "v")]), api: .legacy), from: DemoProject.number)
+        let outcome = try w.emu.send(
+            SendRequest(target: .notificationKey(group.notificationKey), content: MessageContent(data: [("k", "v")]), api: .legacy),
+            from: DemoProject.number)
         #expect(outcome.groupSuccess == 1)
         #expect(outcome.groupFailedTokens == [b.token])
         #expect(try w.inbox(a).count == 1)

@@ -18,7 +18,9 @@ struct SendChecksTests {
 
     @Test func malformedTokenIsInvalidRegistration() throws {
         let w = Harness()
-        let c = code { _ = try w.emu.send(SendRequest(target: .token("nope"), content: MessageContent(data: [("a", "b")]), api: .v1), from: w.project) }
+        let c = code {
+            _ = try w.emu.send(SendRequest(target: .token("nope"), content: MessageContent(data: [("a", "b")]), api: .v1), from: w.project)
+        }
         #expect(c == .invalidRegistration)
     }
 
@@ -64,7 +66,9 @@ struct SendChecksTests {
         #expect(code { try w.sendData(d, [("k", String(repeating: "a", count: 4095))]) } == nil)
         #expect(code { try w.sendData(d, [("k", String(repeating: "a", count: 4096))]) } == .messageTooBig)
         let topic = { (n: Int) in
-            _ = try w.emu.send(SendRequest(target: .topic("news"), content: MessageContent(data: [("k", String(repeating: "a", count: n))]), api: .v1), from: w.project)
+            _ = try w.emu.send(
+                SendRequest(target: .topic("news"), content: MessageContent(data: [("k", String(repeating: "a", count: n))]), api: .v1),
+                from: w.project)
         }
         #expect(code { try topic(2047) } == nil)
         #expect(code { try topic(2048) } == .messageTooBig)
@@ -82,7 +86,8 @@ struct SendChecksTests {
         let w = Harness()
         let d = try w.device()
         let send = { (pkg: String) in
-            _ = try w.emu.send(SendRequest(target: .token(d.token), content: MessageContent(restrictedPackageName: pkg), api: .legacy), from: w.project)
+            _ = try w.emu.send(
+                SendRequest(target: .token(d.token), content: MessageContent(restrictedPackageName: pkg), api: .legacy), from: w.project)
         }
         #expect(code { try send("com.other") } == .invalidPackageName)
         #expect(code { try send("com.example.app") } == nil)
@@ -91,7 +96,9 @@ struct SendChecksTests {
     @Test func validateOnlyChecksEverythingAndChangesNothing() throws {
         let w = Harness()
         let d = try w.device()
-        let outcome = try w.emu.send(SendRequest(target: .token(d.token), content: MessageContent(data: [("a", "b")]), validateOnly: true, api: .v1), from: w.project)
+        let outcome = try w.emu.send(
+            SendRequest(target: .token(d.token), content: MessageContent(data: [("a", "b")]), validateOnly: true, api: .v1), from: w.project
+        )
         #expect(outcome.message == nil)
         #expect(try w.inbox(d).isEmpty)
         #expect(try w.events(d, .accepted).isEmpty)
@@ -114,7 +121,8 @@ struct SendChecksTests {
         let a = try w.device(topics: ["news"])
         let b = try w.device(state: .offline, topics: ["news"])
         let c = try w.device()
-        let outcome = try w.emu.send(SendRequest(target: .topic("news"), content: MessageContent(data: [("k", "v")]), api: .v1), from: w.project)
+        let outcome = try w.emu.send(
+            SendRequest(target: .topic("news"), content: MessageContent(data: [("k", "v")]), api: .v1), from: w.project)
         #expect(outcome.message?.from == "/topics/news")
         #expect(try w.inbox(a).count == 1)
         #expect(try w.info(b).storedCount == 1)
@@ -128,7 +136,10 @@ struct SendChecksTests {
         let a = try w.device(topics: ["a"])
         let none = try w.device()
         let send = { (condition: String) in
-            _ = try w.emu.send(SendRequest(target: .condition(try TopicCondition.parse(condition)), content: MessageContent(data: [("k", condition)]), api: .v1), from: w.project)
+            _ = try w.emu.send(
+                SendRequest(
+                    target: .condition(try TopicCondition.parse(condition)), content: MessageContent(data: [("k", condition)]), api: .v1),
+                from: w.project)
         }
         try send("'a' in topics && 'b' in topics")
         try send("!('a' in topics)")

@@ -99,7 +99,9 @@ struct StoreAndForwardTests {
 
     @Test func randomEvictionIsSeededAndRepeatable() throws {
         func evicted(seed: UInt64) throws -> [String?] {
-            let w = Harness { $0.randomEviction = true; $0.seed = seed }
+            let w = Harness {
+                $0.randomEviction = true; $0.seed = seed
+            }
             let d = try w.device(state: .offline)
             for key in ["a", "b", "c", "d", "e", "f", "g"] { try w.sendData(d, [("k", key)], collapseKey: key) }
             return try w.events(d, .evicted).map(\.detail)
@@ -150,7 +152,9 @@ struct StoreAndForwardTests {
 
     @Test func shuffledDeliveryIsRepeatableForASeed() throws {
         func order(seed: UInt64) throws -> [String?] {
-            let w = Harness { $0.shuffleDelivery = true; $0.seed = seed }
+            let w = Harness {
+                $0.shuffleDelivery = true; $0.seed = seed
+            }
             let d = try w.device(state: .offline)
             for i in 1...10 { try w.sendData(d, [("k", String(i))]) }
             try w.setState(d, .foreground)

@@ -13,7 +13,9 @@ struct Harness {
         emu = Emulator(settings: settings)
     }
 
-    func device(_ platform: Platform = .android, state: DeviceState = .foreground, name: String? = nil, topics: [String] = []) throws -> DeviceInfo {
+    func device(
+        _ platform: Platform = .android, state: DeviceState = .foreground, name: String? = nil, topics: [String] = []
+    ) throws -> DeviceInfo {
         try emu.createDevice(
             DeviceSpec(platform: platform, appId: DeviceSpec.defaultAppId(for: platform), name: name, state: state, topics: topics),
             projectId: project
@@ -21,9 +23,13 @@ struct Harness {
     }
 
     @discardableResult
-    func sendData(_ to: DeviceInfo, _ data: StringPairs = [("k", "v")], collapseKey: String? = nil, priority: Priority? = nil, ttl: Int64? = nil) throws -> SendOutcome {
+    func sendData(
+        _ to: DeviceInfo, _ data: StringPairs = [("k", "v")], collapseKey: String? = nil, priority: Priority? = nil, ttl: Int64? = nil
+    ) throws -> SendOutcome {
         try emu.send(
-            SendRequest(target: .token(to.token), content: MessageContent(data: data, collapseKey: collapseKey, priority: priority, ttlSeconds: ttl), api: .v1),
+            SendRequest(
+                target: .token(to.token),
+                content: MessageContent(data: data, collapseKey: collapseKey, priority: priority, ttlSeconds: ttl), api: .v1),
             from: project
         )
     }
@@ -31,7 +37,9 @@ struct Harness {
     @discardableResult
     func sendNotification(_ to: DeviceInfo, title: String = "t", collapseKey: String? = nil) throws -> SendOutcome {
         try emu.send(
-            SendRequest(target: .token(to.token), content: MessageContent(notification: NotificationContent(title: title, body: "b"), collapseKey: collapseKey), api: .v1),
+            SendRequest(
+                target: .token(to.token),
+                content: MessageContent(notification: NotificationContent(title: title, body: "b"), collapseKey: collapseKey), api: .v1),
             from: project
         )
     }

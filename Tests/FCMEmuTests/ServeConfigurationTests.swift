@@ -25,7 +25,9 @@ struct ServeConfigurationTests {
     @Test func laterSourcesWin() throws {
         let config = try write("port: 1111\nseed: 5\ndozeMaintenanceInterval: 5m\nclockSpeed: 2\n")
         let serve = try FCMEmu.Serve.parse(["--config", config, "--port", "3333", "--set", "randomEviction=true"])
-        let (options, _) = try serve.resolve(environment: ["FCM_EMU_PORT": "2222", "FCM_EMU_SEED": "9", "FCM_EMU_DEVICE_RATE_LIMIT": "240/1m"])
+        let (options, _) = try serve.resolve(environment: [
+            "FCM_EMU_PORT": "2222", "FCM_EMU_SEED": "9", "FCM_EMU_DEVICE_RATE_LIMIT": "240/1m",
+        ])
         #expect(options.server.httpPort == 3333)
         #expect(options.settings.seed == 9)
         #expect(options.settings.dozeMaintenanceIntervalSeconds == 300)
@@ -54,7 +56,8 @@ struct ServeConfigurationTests {
     }
 
     @Test func preloadCreatesProjectsAndDevices() throws {
-        let path = try write("""
+        let path = try write(
+            """
             projects:
               - id: my-app
                 number: "4242"

@@ -19,7 +19,8 @@ struct APSRulesTests {
         let response = api.call("POST", send, message(#"{"aps":{"badge":"seven"}}"#))
         #expect(response.status == 400)
         #expect(response.header("Content-Type") == "application/json; charset=UTF-8")
-        let expected = #"{"error":{"code":400,"message":"Value type for APS key [badge] is a number.","status":"INVALID_ARGUMENT","#
+        let expected =
+            #"{"error":{"code":400,"message":"Value type for APS key [badge] is a number.","status":"INVALID_ARGUMENT","#
             + #""details":[{"@type":"type.googleapis.com/google.rpc.BadRequest","fieldViolations":[{"#
             + #""field":"message.apns.payload.aps.badge","#
             + #""description":"Value type for APS key [badge] is a number."}]},"#
@@ -30,13 +31,19 @@ struct APSRulesTests {
     @Test(arguments: [
         (#"{"aps":{"alert":7}}"#, "aps.alert", "Value type for APS key [alert] is a string or a dictionary."),
         (#"{"aps":{"alert":{"title":1}}}"#, "aps.alert.title", "Value type for APS alert key [title] is a string."),
-        (#"{"aps":{"alert":{"loc-args":"a"}}}"#, "aps.alert.loc-args",
-         "Value type for APS alert key [loc-args] is an array of strings."),
+        (
+            #"{"aps":{"alert":{"loc-args":"a"}}}"#, "aps.alert.loc-args",
+            "Value type for APS alert key [loc-args] is an array of strings."
+        ),
         (#"{"aps":{"sound":["a"]}}"#, "aps.sound", "Value type for APS key [sound] is a string or a dictionary."),
-        (#"{"aps":{"sound":{"critical":1,"name":"x","volume":2}}}"#, "aps.sound.volume",
-         "Value for APS sound key [volume] is between 0 and 1."),
-        (#"{"aps":{"sound":{"critical":true,"name":"x"}}}"#, "aps.sound.critical",
-         "Value for APS sound key [critical] is either 0 or 1."),
+        (
+            #"{"aps":{"sound":{"critical":1,"name":"x","volume":2}}}"#, "aps.sound.volume",
+            "Value for APS sound key [volume] is between 0 and 1."
+        ),
+        (
+            #"{"aps":{"sound":{"critical":true,"name":"x"}}}"#, "aps.sound.critical",
+            "Value for APS sound key [critical] is either 0 or 1."
+        ),
         (#"{"aps":{"mutable-content":true}}"#, "aps.mutable-content", "Value for APS key [mutable-content] is either 0 or 1."),
         (#"{"aps":{"content-available":"1"}}"#, "aps.content-available", "Value type for APS key [content-available] is a number."),
         (#"{"aps":{"category":5}}"#, "aps.category", "Value type for APS key [category] is a string."),

@@ -52,7 +52,10 @@ struct AuthTests {
         try api.emulator.createProject(id: "other-app")
         let other = api.call("POST", "/v1/projects/other-app/messages:send", #"{"message":{"topic":"news"}}"#, headers: bearer)
         #expect(other.status == 403)
-        #expect(other.bodyText.contains("Permission 'cloudmessaging.messages.create' denied on resource '//cloudresourcemanager.googleapis.com/projects/other-app'"))
+        #expect(
+            other.bodyText.contains(
+                "Permission 'cloudmessaging.messages.create' denied on resource '//cloudresourcemanager.googleapis.com/projects/other-app'")
+        )
     }
 
     @Test func expiredAccessTokenIs401() throws {
@@ -63,7 +66,10 @@ struct AuthTests {
         try api.emulator.createProject(id: "my-app")
         let keyFile = try api.json("GET", "/emulator/v1/projects/my-app/serviceAccount")
         let token = try #require(try JSONParser.parse(exchange(api, try assertion(keyFile)).body)["access_token"]?.stringValue)
-        let send = { api.call("POST", "/v1/projects/my-app/messages:send", #"{"message":{"topic":"x"}}"#, headers: [("Authorization", "Bearer \(token)")]) }
+        let send = {
+            api.call(
+                "POST", "/v1/projects/my-app/messages:send", #"{"message":{"topic":"x"}}"#, headers: [("Authorization", "Bearer \(token)")])
+        }
         #expect(send().status == 200)
         wall.withLock { $0 += 3600 }
         #expect(send().status == 401)
@@ -87,8 +93,10 @@ struct AuthTests {
             ("iat", .int(now)), ("exp", .int(now + 3600)), ("iss", keyFile["client_email"] ?? .null),
             ("aud", .string("https://oauth2.googleapis.com/token")), ("scope", .string("https://www.googleapis.com/auth/datastore")),
         ]
-        let token = try #require(try JSONParser.parse(exchange(api, try assertion(keyFile, claims: claims)).body)["access_token"]?.stringValue)
-        let response = api.call("POST", "/v1/projects/my-app/messages:send", #"{"message":{"topic":"x"}}"#, headers: [("Authorization", "Bearer \(token)")])
+        let token = try #require(
+            try JSONParser.parse(exchange(api, try assertion(keyFile, claims: claims)).body)["access_token"]?.stringValue)
+        let response = api.call(
+            "POST", "/v1/projects/my-app/messages:send", #"{"message":{"topic":"x"}}"#, headers: [("Authorization", "Bearer \(token)")])
         #expect(response.status == 403)
         #expect(response.bodyText.contains("Request had insufficient authentication scopes."))
     }
@@ -96,7 +104,10 @@ struct AuthTests {
     @Test func laxModeAcceptsAnyBearer() throws {
         let api = InProcess(fronts: FrontConfiguration(authMode: .lax))
         try api.emulator.createProject(id: "my-app")
-        #expect(api.call("POST", "/v1/projects/my-app/messages:send", #"{"message":{"topic":"x"}}"#, headers: [("Authorization", "Bearer anything")]).status == 200)
+        #expect(
+            api.call(
+                "POST", "/v1/projects/my-app/messages:send", #"{"message":{"topic":"x"}}"#, headers: [("Authorization", "Bearer anything")]
+            ).status == 200)
     }
 
     @Test func badAssertionsGetGooglesErrors() throws {
@@ -116,10 +127,23 @@ struct AuthTests {
         }
         let cases: [(String, String, String)] = [
             (try assertion(keyFile, claims: claims(["iat": nil])), "invalid_grant", "Invalid JWT: iat (issued at) is not set."),
-            (try assertion(keyFile, claims: claims(["exp": .int(now + 7200)])), "invalid_grant", "Invalid JWT: Token must be a short-lived token (60 minutes) and in a reasonable timeframe. Check your iat and exp values in the JWT claim."),
-            (try assertion(keyFile, claims: claims(["scope": .string("")])), "invalid_scope", "Invalid OAuth scope or ID token audience provided."),
-            (try assertion(keyFile, claims: claims(["aud": .string("https://example.com")])), "invalid_grant", "Invalid JWT: Failed audience check."),
-            (try assertion(keyFile, header: .object([("alg", .string("RS256")), ("kid", .string("nope"))])), "invalid_grant", "Invalid JWT Signature."),
+            (
+                try assertion(keyFile, claims: claims(["exp": .int(now + 7200)])), "invalid_grant",
+                "Invalid JWT: Token must be a short-lived token (60 minutes) and in a reasonable timeframe. Check"
+                    + " your iat and exp values in the JWT claim."
+            ),
+            (
+                try assertion(keyFile, claims: claims(["scope": .string("")])), "invalid_scope",
+                "Invalid OAuth scope or ID token audience provided."
+            ),
+            (
+                try assertion(keyFile, claims: claims(["aud": .string("https://example.com")])), "invalid_grant",
+                "Invalid JWT: Failed audience check."
+            ),
+            (
+                try assertion(keyFile, header: .object([("alg", .string("RS256")), ("kid", .string("nope"))])), "invalid_grant",
+                "Invalid JWT Signature."
+            ),
             ("not.a.jwt", "invalid_request", "Bad Request"),
         ]
         for (jwt, error, description) in cases {
@@ -133,7 +157,8 @@ struct AuthTests {
         #expect(try JSONParser.parse(exchange(api, String(forged)).body)["error"]?.stringValue == "invalid_request")
         let otherScope = claims(["scope": .string("https://www.googleapis.com/auth/cloud-platform")])
         let wrongSignature = parts[0] + "." + b64(Array(JSONValue.object(otherScope).encoded().utf8)) + "." + parts[2]
-        #expect(try JSONParser.parse(exchange(api, String(wrongSignature)).body)["error_description"]?.stringValue == "Invalid JWT Signature.")
+        #expect(
+            try JSONParser.parse(exchange(api, String(wrongSignature)).body)["error_description"]?.stringValue == "Invalid JWT Signature.")
         #expect(try JSONParser.parse(exchange(api, tampered, grantType: "password").body)["error"]?.stringValue == "unsupported_grant_type")
     }
 
@@ -177,7 +202,8 @@ struct AuthTests {
         let body = #"{"to":"/topics/movies","registration_tokens":["\#(mine.token)","\#(unknown)","\#(theirs.token)","junk"]}"#
         let added = api.call("POST", "/iid/v1:batchAdd", body, headers: auth)
         #expect(added.status == 200)
-        #expect(added.bodyText == #"{"results":[{},{"error":"NOT_FOUND"},{"error":"INVALID_ARGUMENT"},{"error":"INVALID_ARGUMENT"}]}"# + "\n")
+        #expect(
+            added.bodyText == #"{"results":[{},{"error":"NOT_FOUND"},{"error":"INVALID_ARGUMENT"},{"error":"INVALID_ARGUMENT"}]}"# + "\n")
         #expect(try api.emulator.device(mine.token, projectId: "my-app").topics == ["movies"])
 
         let info = try JSONParser.parse(api.call("GET", "/iid/info/\(mine.token)?details=true", headers: auth).body)
@@ -192,7 +218,9 @@ struct AuthTests {
         #expect(removed.bodyText == #"{"results":[{}]}"# + "\n")
         #expect(try api.emulator.device(mine.token, projectId: "my-app").topics == ["sport"])
 
-        #expect(api.call("POST", "/iid/v1:batchAdd", #"{"to":"movies","registration_tokens":[]}"#, headers: auth).bodyText.contains("MissingIIdToken"))
+        #expect(
+            api.call("POST", "/iid/v1:batchAdd", #"{"to":"movies","registration_tokens":[]}"#, headers: auth).bodyText.contains(
+                "MissingIIdToken"))
         #expect(api.call("POST", "/iid/v1:batchAdd", #"{"to":"bad topic","registration_tokens":["a"]}"#, headers: auth).status == 400)
         #expect(api.call("POST", "/iid/v1:batchAdd", body, headers: [("Authorization", "key=wrong")]).status == 401)
     }

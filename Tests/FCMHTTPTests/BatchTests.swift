@@ -33,10 +33,14 @@ struct BatchTests {
         let api = InProcess()
         let d = try api.emulator.createDevice(DeviceSpec(platform: .android, appId: "com.example.app"), projectId: DemoProject.id)
         func part(_ id: Int, _ json: String) -> String {
-            "--__END_OF_PART__\r\nContent-Length: 163\r\nContent-Type: application/http\r\ncontent-id: \(id)\r\ncontent-transfer-encoding: binary\r\n\r\n"
-                + "POST https://fcm.googleapis.com/v1/projects/demo-fcm-emu/messages:send HTTP/1.1\r\nContent-Length: 38\r\nContent-Type: application/json; charset=UTF-8\r\n\r\n\(json)\r\n"
+            "--__END_OF_PART__\r\nContent-Length: 163\r\nContent-Type: application/http\r\ncontent-id:"
+                + " \(id)\r\ncontent-transfer-encoding: binary\r\n\r\n"
+                + "POST https://fcm.googleapis.com/v1/projects/demo-fcm-emu/messages:send"
+                    + " HTTP/1.1\r\nContent-Length: 38\r\nContent-Type: application/json; charset=UTF-8\r\n\r\n\(json)\r\n"
         }
-        let body = part(1, #"{"message":{"token":"\#(d.token)","data":{"n":"1"}}}"#) + part(2, #"{"message":{"token":"bad"}}"#) + "--__END_OF_PART__--\r\n"
+        let body =
+            part(1, #"{"message":{"token":"\#(d.token)","data":{"n":"1"}}}"#) + part(2, #"{"message":{"token":"bad"}}"#)
+            + "--__END_OF_PART__--\r\n"
         let response = batch(api, contentType: "multipart/mixed; boundary=__END_OF_PART__", body: body)
         #expect(response.status == 200)
         let answers = try parts(response)
@@ -74,8 +78,11 @@ struct BatchTests {
 
     @Test func goStyleOriginFormWithPartAuthorization() throws {
         let api = InProcess()
-        let body = "--__END_OF_PART__\r\nContent-Id: 1\r\nContent-Length: 999\r\nContent-Transfer-Encoding: binary\r\nContent-Type: application/http\r\n\r\n"
-            + "POST /v1/projects/demo-fcm-emu/messages:send HTTP/1.1\r\nHost: fcm.googleapis.com\r\nAuthorization: Bearer part\r\nX-Goog-Api-Format-Version: 2\r\n\r\n{\"message\":{\"topic\":\"x\"}}\r\n--__END_OF_PART__--\r\n"
+        let body =
+            "--__END_OF_PART__\r\nContent-Id: 1\r\nContent-Length: 999\r\nContent-Transfer-Encoding:"
+                + " binary\r\nContent-Type: application/http\r\n\r\n"
+            + "POST /v1/projects/demo-fcm-emu/messages:send HTTP/1.1\r\nHost: fcm.googleapis.com\r\nAuthorization:"
+                + " Bearer part\r\nX-Goog-Api-Format-Version: 2\r\n\r\n{\"message\":{\"topic\":\"x\"}}\r\n--__END_OF_PART__--\r\n"
         let response = batch(api, contentType: "multipart/mixed; boundary=__END_OF_PART__", body: body, headers: [])
         #expect(try parts(response).first?.1 == "HTTP/1.1 200 OK")
     }
@@ -87,10 +94,12 @@ struct BatchTests {
         let api = InProcess()
         let d = try api.emulator.createDevice(DeviceSpec(platform: .android, appId: "com.example.app"), projectId: DemoProject.id)
         let json = #"{"message":{"token":"\#(d.token)"},"validate_only":false}"#
-        let inner = "POST /v1/projects/demo-fcm-emu/messages:send HTTP/1.1\r\nHost: 127.0.0.1:9092\r\n"
+        let inner =
+            "POST /v1/projects/demo-fcm-emu/messages:send HTTP/1.1\r\nHost: 127.0.0.1:9092\r\n"
             + "Content-Length: \(json.utf8.count)\r\n"
             + "Content-Type: application/json; charset=UTF-8\r\nX-Goog-Api-Format-Version: 2\r\n\r\n\(json)"
-        let body = "--__END_OF_PART__\r\nContent-Id: 1\r\nContent-Length: \(inner.utf8.count)\r\nContent-Transfer-Encoding: binary\r\n"
+        let body =
+            "--__END_OF_PART__\r\nContent-Id: 1\r\nContent-Length: \(inner.utf8.count)\r\nContent-Transfer-Encoding: binary\r\n"
             + "Content-Type: application/http\r\n\r\n\(inner)\r\n--__END_OF_PART__--\r\n"
         let response = batch(api, path: "/v1", contentType: "multipart/mixed; boundary=__END_OF_PART__", body: body)
         #expect(response.status == 200)
@@ -102,7 +111,9 @@ struct BatchTests {
 
     @Test func unauthenticatedPartsFailAloneAndTheOuterStatusIs200() throws {
         let api = InProcess()
-        let body = "--b\r\nContent-Type: application/http\r\n\r\nPOST /v1/projects/demo-fcm-emu/messages:send HTTP/1.1\r\n\r\n{\"message\":{\"topic\":\"x\"}}\r\n--b--\r\n"
+        let body =
+            "--b\r\nContent-Type: application/http\r\n\r\nPOST /v1/projects/demo-fcm-emu/messages:send"
+                + " HTTP/1.1\r\n\r\n{\"message\":{\"topic\":\"x\"}}\r\n--b--\r\n"
         let response = batch(api, contentType: "multipart/mixed; boundary=b", body: body, headers: [])
         #expect(response.status == 200)
         let answers = try parts(response)

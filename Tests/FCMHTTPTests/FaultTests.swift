@@ -15,7 +15,8 @@ struct FaultTests {
 
     @Test func statusWithRetryAfterInV1sDialect() throws {
         let api = InProcess()
-        try addRule(api, #"{"id":"outage","match":{"api":"v1","route":"messages:send","count":1},"action":{"status":503,"retryAfter":"10s"}}"#)
+        try addRule(
+            api, #"{"id":"outage","match":{"api":"v1","route":"messages:send","count":1},"action":{"status":503,"retryAfter":"10s"}}"#)
         let refused = api.call("POST", send, #"{"message":{"topic":"x"}}"#)
         #expect(refused.status == 503)
         #expect(refused.header("Retry-After") == "10")
@@ -46,17 +47,20 @@ struct FaultTests {
         try addRule(api, #"{"id":"apns","match":{"target":"\#(d.token)"},"action":{"error":"THIRD_PARTY_AUTH_ERROR"}}"#)
         let v1 = try JSONParser.parse(api.call("POST", send, #"{"message":{"token":"\#(d.token)"}}"#).body)
         #expect(v1.string("error.details.0.errorCode") == "THIRD_PARTY_AUTH_ERROR")
-        let legacy = api.responder.respond(HTTPRequest(
-            method: "POST", target: "/fcm/send", headers: [("Authorization", "key=\(DemoProject.serverKey)"), ("Content-Type", "application/json")],
-            body: #"{"to":"\#(d.token)"}"#
-        ))
+        let legacy = api.responder.respond(
+            HTTPRequest(
+                method: "POST", target: "/fcm/send",
+                headers: [("Authorization", "key=\(DemoProject.serverKey)"), ("Content-Type", "application/json")],
+                body: #"{"to":"\#(d.token)"}"#
+            ))
         #expect(try JSONParser.parse(legacy.body).string("results.0.error") == "InvalidApnsCredential")
     }
 
     @Test func legacyUnavailableIs5xxWithRetryAfter() throws {
         let api = InProcess()
         try addRule(api, #"{"match":{"api":"legacy"},"action":{"status":503,"retryAfter":30}}"#)
-        let response = api.responder.respond(HTTPRequest(method: "POST", target: "/fcm/send", headers: [("Authorization", "key=\(DemoProject.serverKey)")], body: "{}"))
+        let response = api.responder.respond(
+            HTTPRequest(method: "POST", target: "/fcm/send", headers: [("Authorization", "key=\(DemoProject.serverKey)")], body: "{}"))
         #expect(response.status == 503)
         #expect(response.header("Retry-After") == "30")
         #expect(response.header("Content-Type") == "text/html; charset=UTF-8")
@@ -81,8 +85,10 @@ struct FaultTests {
     }
 
     @Test(arguments: [
-        #"{"action":{}}"#, #"{"action":{"error":"NOPE"}}"#, #"{"action":{"status":200}}"#, #"{"match":{"api":"smtp"},"action":{"reset":true}}"#,
-        #"{"match":{"nth":0},"action":{"reset":true}}"#, #"{"match":{"probability":2},"action":{"reset":true}}"#, #"{"match":{"colour":"red"},"action":{"reset":true}}"#,
+        #"{"action":{}}"#, #"{"action":{"error":"NOPE"}}"#, #"{"action":{"status":200}}"#,
+        #"{"match":{"api":"smtp"},"action":{"reset":true}}"#,
+        #"{"match":{"nth":0},"action":{"reset":true}}"#, #"{"match":{"probability":2},"action":{"reset":true}}"#,
+        #"{"match":{"colour":"red"},"action":{"reset":true}}"#,
     ])
     func badRulesAreRefused(body: String) throws {
         let api = InProcess()

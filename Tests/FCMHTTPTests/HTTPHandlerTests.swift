@@ -82,7 +82,10 @@ struct HTTPHandlerTests {
         emulator.addFaultRule(FaultRule(id: "slow", match: .init(api: .v1), action: .latency(millis: 3000)))
         let wire = try Wire(emulator: emulator)
         let body = #"{"message":{"topic":"news"}}"#
-        try wire.send("POST /v1/projects/demo-fcm-emu/messages:send HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer x\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
+        try wire.send(
+            "POST /v1/projects/demo-fcm-emu/messages:send HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer"
+                + " x\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
+        )
         #expect(try wire.received().isEmpty)
         wire.channel.embeddedEventLoop.advanceTime(by: .seconds(3))
         #expect(try wire.received().hasPrefix("HTTP/1.1 200 OK"))

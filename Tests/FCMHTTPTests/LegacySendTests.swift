@@ -11,14 +11,21 @@ struct LegacySendTests {
 
     private func send(_ api: InProcess, _ body: String, headers: [(String, String)]? = nil, form: Bool = false) -> HTTPResponse {
         let type = form ? "application/x-www-form-urlencoded;charset=UTF-8" : "application/json"
-        return api.responder.respond(HTTPRequest(method: "POST", target: "/fcm/send", headers: [("Content-Type", type)] + (headers ?? key), body: body))
+        return api.responder.respond(
+            HTTPRequest(method: "POST", target: "/fcm/send", headers: [("Content-Type", type)] + (headers ?? key), body: body))
     }
 
-    private func device(_ api: InProcess, _ platform: Platform = .android, state: DeviceState = .foreground, topics: [String] = []) throws -> DeviceInfo {
-        try api.emulator.createDevice(DeviceSpec(platform: platform, appId: DeviceSpec.defaultAppId(for: platform), state: state, topics: topics), projectId: DemoProject.id)
+    private func device(
+        _ api: InProcess, _ platform: Platform = .android, state: DeviceState = .foreground, topics: [String] = []
+    ) throws -> DeviceInfo {
+        try api.emulator.createDevice(
+            DeviceSpec(platform: platform, appId: DeviceSpec.defaultAppId(for: platform), state: state, topics: topics),
+            projectId: DemoProject.id)
     }
 
-    private func inbox(_ api: InProcess, _ d: DeviceInfo) throws -> [Delivery] { try api.emulator.inbox(String(d.id), projectId: DemoProject.id).1 }
+    private func inbox(_ api: InProcess, _ d: DeviceInfo) throws -> [Delivery] {
+        try api.emulator.inbox(String(d.id), projectId: DemoProject.id).1
+    }
 
     @Test func singleTokenGetsTheMulticastShape() throws {
         let api = InProcess()
@@ -55,8 +62,9 @@ struct LegacySendTests {
         #expect(body["failure"] == .int(4))
         #expect(body["canonical_ids"] == .int(1))
         #expect(body.string("results.1.registration_id") == newToken)
-        #expect(["results.2.error", "results.3.error", "results.4.error", "results.5.error"].map { body.string($0) }
-            == ["MismatchSenderId", "NotRegistered", "InvalidRegistration", "MissingRegistration"])
+        #expect(
+            ["results.2.error", "results.3.error", "results.4.error", "results.5.error"].map { body.string($0) }
+                == ["MismatchSenderId", "NotRegistered", "InvalidRegistration", "MissingRegistration"])
         #expect(try inbox(api, refreshed).count == 1)
     }
 
@@ -79,7 +87,9 @@ struct LegacySendTests {
         let api = InProcess()
         let ios = try device(api, .ios, state: .background)
         let android = try device(api, state: .background)
-        let body = #"{"registration_ids":["\#(ios.token)","\#(android.token)"],"notification":{"title":"T","body":"B","badge":"3","sound":"default","click_action":"OPEN","android_channel_id":"news"},"content_available":true}"#
+        let body =
+            #"{"registration_ids":["\#(ios.token)","\#(android.token)"],"notification":{"title":"T","body":"B","#
+                + #""badge":"3","sound":"default","click_action":"OPEN","android_channel_id":"news"},"content_available":true}"#
         #expect(try JSONParser.parse(send(api, body).body)["success"] == .int(2))
         let aps = try #require(try inbox(api, ios).first?.payload(on: .ios)["aps"])
         #expect(aps["alert"]?["title"] == .string("T"))
@@ -101,13 +111,19 @@ struct LegacySendTests {
 
     @Test(arguments: [
         ("nope", "JSON_PARSING_ERROR: Unexpected character (n) at position 0.\n"),
-        (#"{"registration_ids":[\#((0...1000).map { "\"t\($0)\"" }.joined(separator: ","))]}"#, "Number of messages on bulk (1001) exceeds maximum allowed (1000)\n"),
+        (
+            #"{"registration_ids":[\#((0...1000).map { "\"t\($0)\"" }.joined(separator: ","))]}"#,
+            "Number of messages on bulk (1001) exceeds maximum allowed (1000)\n"
+        ),
         (#"{"to":"a","registration_ids":["b"]}"#, "Must use either \"registration_ids\" field or \"to\", not both\n"),
         (#"{"data":{"a":"b"}}"#, "Missing \"registration_ids\" field\n"),
         (#"{"to":"a","data":{"from":"x"}}"#, "\"data\" key \"from\" is a reserved keyword\n"),
         (#"{"to":"a","time_to_live":2419201}"#, "Invalid value (2419201) for \"time_to_live\": must be between 0 and 2419200\n"),
         (#"{"to":123}"#, "Field \"to\" must be a JSON string: 123\n"),
-        (#"{"condition":"'a' in topics && 'b' in topics && 'c' in topics && 'd' in topics"}"#, "Invalid \"condition\" field: 'a' in topics && 'b' in topics && 'c' in topics && 'd' in topics\n"),
+        (
+            #"{"condition":"'a' in topics && 'b' in topics && 'c' in topics && 'd' in topics"}"#,
+            "Invalid \"condition\" field: 'a' in topics && 'b' in topics && 'c' in topics && 'd' in topics\n"
+        ),
     ])
     func badRequestsArePlainText400(body: String, expected: String) throws {
         let api = InProcess()
@@ -121,7 +137,9 @@ struct LegacySendTests {
     @Test func plainTextVariant() throws {
         let api = InProcess()
         let d = try device(api)
-        let ok = send(api, "registration_id=\(d.token)&collapse_key=k&time_to_live=108&delay_while_idle=1&data.score=4x8&data.time=15%3A16", form: true)
+        let ok = send(
+            api, "registration_id=\(d.token)&collapse_key=k&time_to_live=108&delay_while_idle=1&data.score=4x8&data.time=15%3A16",
+            form: true)
         #expect(ok.header("Content-Type") == "text/plain; charset=UTF-8")
         #expect(ok.bodyText.hasPrefix("id=0:") && ok.bodyText.hasSuffix("\n"))
         #expect(try inbox(api, d).first?.message?.content.data.map(\.1) == ["4x8", "15:16"])
@@ -142,7 +160,9 @@ struct LegacySendTests {
         #expect(wrong.bodyText.contains("Invalid (legacy) Server-key delivered or Sender is not authorized to perform request."))
         let lax = InProcess(fronts: FrontConfiguration(authMode: .lax))
         let d = try device(lax)
-        #expect(try JSONParser.parse(send(lax, #"{"to":"\#(d.token)"}"#, headers: [("Authorization", "key=anything")]).body)["success"] == .int(1))
+        #expect(
+            try JSONParser.parse(send(lax, #"{"to":"\#(d.token)"}"#, headers: [("Authorization", "key=anything")]).body)["success"]
+                == .int(1))
         let get = api.responder.respond(HTTPRequest(method: "GET", target: "/fcm/send", headers: key))
         #expect(get.status == 405)
         #expect(get.bodyText.contains("HTTP method GET is not supported by this URL"))
@@ -152,35 +172,74 @@ struct LegacySendTests {
 @Suite("Legacy device groups /fcm/notification")
 struct DeviceGroupTests {
     private func call(_ api: InProcess, _ method: String, _ target: String = "/fcm/notification", body: String = "") -> HTTPResponse {
-        api.responder.respond(HTTPRequest(
-            method: method, target: target,
-            headers: [("Content-Type", "application/json"), ("Authorization", "key=\(DemoProject.serverKey)"), ("project_id", DemoProject.number)],
-            body: body
-        ))
+        api.responder.respond(
+            HTTPRequest(
+                method: method, target: target,
+                headers: [
+                    ("Content-Type", "application/json"), ("Authorization", "key=\(DemoProject.serverKey)"),
+                    ("project_id", DemoProject.number),
+                ],
+                body: body
+            ))
     }
 
     @Test func createAddRemoveLookupAndDeleteWithTheLastMember() throws {
         let api = InProcess()
-        let devices = try (0..<3).map { _ in try api.emulator.createDevice(DeviceSpec(platform: .android, appId: "a"), projectId: DemoProject.id) }
-        let created = try JSONParser.parse(call(api, "POST", body: #"{"operation":"create","notification_key_name":"appUser-Chris","registration_ids":["\#(devices[0].token)","\#(devices[1].token)"]}"#).body)
+        let devices = try (0..<3).map { _ in
+            try api.emulator.createDevice(DeviceSpec(platform: .android, appId: "a"), projectId: DemoProject.id)
+        }
+        let created = try JSONParser.parse(
+            call(
+                api, "POST",
+                body:
+                    #"{"operation":"create","notification_key_name":"appUser-Chris","#
+                        + #""registration_ids":["\#(devices[0].token)","\#(devices[1].token)"]}"#
+            ).body)
         let key = try #require(created["notification_key"]?.stringValue)
         #expect(key.hasPrefix("APA91b"))
-        #expect(call(api, "POST", body: #"{"operation":"create","notification_key_name":"appUser-Chris","registration_ids":["\#(devices[2].token)"]}"#).bodyText
-            == #"{"error":"notification_key already exists"}"#)
-        #expect(call(api, "POST", body: #"{"operation":"add","notification_key_name":"appUser-Chris","notification_key":"\#(key)","registration_ids":["\#(devices[2].token)"]}"#).status == 200)
-        #expect(call(api, "POST", body: #"{"operation":"add","notification_key_name":"someone-else","notification_key":"\#(key)","registration_ids":["\#(devices[2].token)"]}"#).bodyText
-            == #"{"error":"notification_key_name doesn't match the group name of the notification_key"}"#)
+        #expect(
+            call(
+                api, "POST",
+                body: #"{"operation":"create","notification_key_name":"appUser-Chris","registration_ids":["\#(devices[2].token)"]}"#
+            ).bodyText
+                == #"{"error":"notification_key already exists"}"#)
+        #expect(
+            call(
+                api, "POST",
+                body:
+                    #"{"operation":"add","notification_key_name":"appUser-Chris","notification_key":"\#(key)","#
+                        + #""registration_ids":["\#(devices[2].token)"]}"#
+            ).status == 200)
+        #expect(
+            call(
+                api, "POST",
+                body:
+                    #"{"operation":"add","notification_key_name":"someone-else","notification_key":"\#(key)","#
+                        + #""registration_ids":["\#(devices[2].token)"]}"#
+            ).bodyText
+                == #"{"error":"notification_key_name doesn't match the group name of the notification_key"}"#)
         #expect(call(api, "GET", "/fcm/notification?notification_key_name=appUser-Chris").bodyText == #"{"notification_key":"\#(key)"}"#)
         let all = devices.map { "\"\($0.token)\"" }.joined(separator: ",")
-        #expect(call(api, "POST", body: #"{"operation":"remove","notification_key_name":"appUser-Chris","notification_key":"\#(key)","registration_ids":[\#(all)]}"#).status == 200)
-        #expect(call(api, "GET", "/fcm/notification?notification_key_name=appUser-Chris").bodyText == #"{"error":"notification_key not found"}"#)
-        #expect(call(api, "POST", body: #"{"operation":"create","notification_key_name":"x","registration_ids":["garbage"]}"#).bodyText
-            == #"{"error":"no valid registration ids"}"#)
+        #expect(
+            call(
+                api, "POST",
+                body:
+                    #"{"operation":"remove","notification_key_name":"appUser-Chris","notification_key":"\#(key)","#
+                        + #""registration_ids":[\#(all)]}"#
+            ).status == 200)
+        #expect(
+            call(api, "GET", "/fcm/notification?notification_key_name=appUser-Chris").bodyText == #"{"error":"notification_key not found"}"#
+        )
+        #expect(
+            call(api, "POST", body: #"{"operation":"create","notification_key_name":"x","registration_ids":["garbage"]}"#).bodyText
+                == #"{"error":"no valid registration ids"}"#)
     }
 
     @Test func twentyMembersAtMost() throws {
         let api = InProcess()
-        let tokens = try (0..<21).map { _ in try api.emulator.createDevice(DeviceSpec(platform: .android, appId: "a"), projectId: DemoProject.id).token }
+        let tokens = try (0..<21).map { _ in
+            try api.emulator.createDevice(DeviceSpec(platform: .android, appId: "a"), projectId: DemoProject.id).token
+        }
         let list = tokens.map { "\"\($0)\"" }.joined(separator: ",")
         let response = call(api, "POST", body: #"{"operation":"create","notification_key_name":"big","registration_ids":[\#(list)]}"#)
         #expect(response.status == 400)

@@ -39,7 +39,8 @@ struct LiveServerTests {
             #expect(server.info["http"]?["port"]?.int64Value == Int64(server.http.port))
             let connection = try RawConnection(port: server.http.port)
             let body = #"{"platform":"android","name":"live"}"#
-            try connection.send("POST /emulator/v1/projects/demo-fcm-emu/devices HTTP/1.1\r\nHost: x\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
+            try connection.send(
+                "POST /emulator/v1/projects/demo-fcm-emu/devices HTTP/1.1\r\nHost: x\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
             let created = try connection.readResponse()
             #expect(created.status == 201)
             #expect(created.body.contains("\"name\": \"live\""))
@@ -67,7 +68,9 @@ struct LiveServerTests {
         try await withServer { server in
             server.emulator.setFaultRules([FaultRule(id: "reset", match: .init(api: .v1, nth: 1), action: .reset)])
             let connection = try RawConnection(port: server.http.port)
-            try connection.send("POST /v1/projects/demo-fcm-emu/messages:send HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer x\r\nContent-Length: 2\r\n\r\n{}")
+            try connection.send(
+                "POST /v1/projects/demo-fcm-emu/messages:send HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer x\r\nContent-Length: 2\r\n\r\n{}"
+            )
             #expect(try connection.isClosedByPeer())
             try stillServes(server)
         }

@@ -16,12 +16,19 @@ struct InProcess {
     }
 
     /// Calls a route; the demo project is lax, so any bearer will do unless one is given.
-    func call(_ method: String, _ path: String, _ body: String = "", headers: [(String, String)] = [("Authorization", "Bearer owner")]) -> HTTPResponse {
-        responder.respond(HTTPRequest(method: method, target: path, headers: [("Content-Type", "application/json"), ("Host", "127.0.0.1:9092")] + headers, body: body))
+    func call(
+        _ method: String, _ path: String, _ body: String = "", headers: [(String, String)] = [("Authorization", "Bearer owner")]
+    ) -> HTTPResponse {
+        responder.respond(
+            HTTPRequest(
+                method: method, target: path, headers: [("Content-Type", "application/json"), ("Host", "127.0.0.1:9092")] + headers,
+                body: body))
     }
 
     /// Calls and parses the JSON answer, failing the test when it is not JSON.
-    func json(_ method: String, _ path: String, _ body: String = "", status: Int = 200, sourceLocation: SourceLocation = #_sourceLocation) throws -> JSONValue {
+    func json(
+        _ method: String, _ path: String, _ body: String = "", status: Int = 200, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> JSONValue {
         let response = call(method, path, body)
         #expect(response.status == status, "\(method) \(path): \(response.bodyText)", sourceLocation: sourceLocation)
         #expect(response.header("Content-Type") == "application/json; charset=UTF-8", sourceLocation: sourceLocation)

@@ -36,11 +36,12 @@ enum TokenClient {
     }
 
     static func exchange(_ api: InProcess, _ assertion: String, grantType: String = jwtBearer) -> HTTPResponse {
-        api.responder.respond(HTTPRequest(
-            method: "POST", target: "/token",
-            headers: [("Content-Type", "application/x-www-form-urlencoded"), ("Host", "127.0.0.1:9092")],
-            body: "grant_type=\(grantType)&assertion=\(assertion)"
-        ))
+        api.responder.respond(
+            HTTPRequest(
+                method: "POST", target: "/token",
+                headers: [("Content-Type", "application/x-www-form-urlencoded"), ("Host", "127.0.0.1:9092")],
+                body: "grant_type=\(grantType)&assertion=\(assertion)"
+            ))
     }
 
     /// An access token for the key file's project, or a test failure.

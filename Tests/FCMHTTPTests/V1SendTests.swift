@@ -9,11 +9,17 @@ import Testing
 struct V1SendTests {
     let send = "/v1/projects/demo-fcm-emu/messages:send"
 
-    private func device(_ api: InProcess, _ platform: Platform = .android, state: DeviceState = .foreground, topics: [String] = []) throws -> DeviceInfo {
-        try api.emulator.createDevice(DeviceSpec(platform: platform, appId: DeviceSpec.defaultAppId(for: platform), state: state, topics: topics), projectId: DemoProject.id)
+    private func device(
+        _ api: InProcess, _ platform: Platform = .android, state: DeviceState = .foreground, topics: [String] = []
+    ) throws -> DeviceInfo {
+        try api.emulator.createDevice(
+            DeviceSpec(platform: platform, appId: DeviceSpec.defaultAppId(for: platform), state: state, topics: topics),
+            projectId: DemoProject.id)
     }
 
-    private func error(_ api: InProcess, _ body: String, status: Int, sourceLocation: SourceLocation = #_sourceLocation) throws -> JSONValue {
+    private func error(
+        _ api: InProcess, _ body: String, status: Int, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> JSONValue {
         let response = api.call("POST", send, body)
         #expect(response.status == status, "\(response.bodyText)", sourceLocation: sourceLocation)
         return try JSONParser.parse(response.body)
@@ -45,7 +51,8 @@ struct V1SendTests {
         let body = #"""
             {"validateOnly": false, "message": {"token": "\#(d.token)",
               "android": {"priority": "high", "ttl": "3.500000000s", "collapseKey": "score", "restricted_package_name": "com.example.app",
-                          "notification": {"title": "t", "clickAction": "OPEN", "event_time": "2026-01-01T00:00:00.000000Z", "notification_count": "3"}},
+                          "notification": {"title": "t", "clickAction": "OPEN", "event_time": \#
+                          "2026-01-01T00:00:00.000000Z", "notification_count": "3"}},
               "fcmOptions": {"analyticsLabel": "label_1"}}}
             """#
         _ = try api.json("POST", send, body)
@@ -99,13 +106,15 @@ struct V1SendTests {
     @Test func unknownFieldUsesGooglesWording() throws {
         let api = InProcess()
         let e = try error(api, #"{"message":{"topic":"x","expiration_time":"1"}}"#, status: 400)
-        #expect(e.string("error.message") == "Invalid JSON payload received. Unknown name \"expiration_time\" at 'message': Cannot find field.")
+        #expect(
+            e.string("error.message") == "Invalid JSON payload received. Unknown name \"expiration_time\" at 'message': Cannot find field.")
     }
 
     @Test func twoTargetsAndNoTarget() throws {
         let api = InProcess()
         let two = try error(api, #"{"message":{"token":"a","topic":"b"}}"#, status: 400)
-        #expect(two.string("error.message") == "Invalid value at 'message' (oneof), oneof field 'target' is already set. Cannot set 'topic'")
+        #expect(
+            two.string("error.message") == "Invalid value at 'message' (oneof), oneof field 'target' is already set. Cannot set 'topic'")
         let none = try error(api, #"{"message":{"data":{"a":"b"}}}"#, status: 400)
         #expect(none.string("error.message") == "Recipient of the message is not set.")
         #expect(none.string("error.details.1.errorCode") == "INVALID_ARGUMENT")
@@ -120,7 +129,11 @@ struct V1SendTests {
         let d = try device(api)
         try api.emulator.deleteDevice(String(d.id), projectId: DemoProject.id)
         let gone = try error(api, #"{"message":{"token":"\#(d.token)"}}"#, status: 404)
-        #expect(gone.encoded() == #"{"error":{"code":404,"message":"Requested entity was not found.","status":"NOT_FOUND","details":[{"@type":"type.googleapis.com/google.firebase.fcm.v1.FcmError","errorCode":"UNREGISTERED"}]}}"#)
+        #expect(
+            gone.encoded()
+                == #"{"error":{"code":404,"message":"Requested entity was not found.","status":"NOT_FOUND","#
+                    + #""details":[{"@type":"type.googleapis.com/google.firebase.fcm.v1.FcmError","errorCode":"UNREGISTERED"}]}}"#
+        )
 
         let other = try api.emulator.createProject(id: "other-app")
         let theirs = try api.emulator.createDevice(DeviceSpec(platform: .android, appId: "x"), projectId: other.id)

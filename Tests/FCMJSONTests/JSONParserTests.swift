@@ -15,9 +15,12 @@ struct JSONParserTests {
     }
 
     @Test func encodesCompactAndPrettyAndEscapes() throws {
-        let value = JSONValue.object([("name", .string("a\"b\\c\u{01}")), ("list", .array([.int(1), .bool(false)])), ("empty", .object([]))])
+        let value = JSONValue.object([
+            ("name", .string("a\"b\\c\u{01}")), ("list", .array([.int(1), .bool(false)])), ("empty", .object([])),
+        ])
         #expect(value.encoded() == #"{"name":"a\"b\\c\u0001","list":[1,false],"empty":{}}"#)
-        #expect(value.encoded(.pretty) == "{\n  \"name\": \"a\\\"b\\\\c\\u0001\",\n  \"list\": [\n    1,\n    false\n  ],\n  \"empty\": {}\n}")
+        #expect(
+            value.encoded(.pretty) == "{\n  \"name\": \"a\\\"b\\\\c\\u0001\",\n  \"list\": [\n    1,\n    false\n  ],\n  \"empty\": {}\n}")
         #expect(try JSONParser.parse(value.encoded()) == value)
     }
 

@@ -61,7 +61,8 @@ struct LegacyRequestTests {
     }
 
     @Test func aNotificationReachesEachPlatformInItsOwnForm() throws {
-        let request = try read(#"{"to":"t","notification":{"title":"Hi","body":"there","badge":"3","android_channel_id":"news","sound":"ping"}}"#)
+        let request = try read(
+            #"{"to":"t","notification":{"title":"Hi","body":"there","badge":"3","android_channel_id":"news","sound":"ping"}}"#)
         let content = request.content
         #expect(content.notification?.title == "Hi")
         #expect(content.android?.notification.first { $0.0 == "channelId" }?.1 == .string("news"))

@@ -10,7 +10,8 @@ struct ScenarioRunnerTests {
     }
 
     @Test func aPassingScenario() throws {
-        let result = try run("""
+        let result = try run(
+            """
             devices:
               - {name: pixel, platform: android, state: offline}
             steps:
@@ -25,7 +26,8 @@ struct ScenarioRunnerTests {
     }
 
     @Test func aWrongExpectationNamesTheStepTheLineAndTheDifference() throws {
-        let result = try run("""
+        let result = try run(
+            """
             name: wrong on purpose
             devices:
               - {name: pixel, platform: android}
@@ -47,7 +49,8 @@ struct ScenarioRunnerTests {
     }
 
     @Test func anUnexpectedStatusFailsTheStep() throws {
-        let result = try run("""
+        let result = try run(
+            """
             devices:
               - {name: phone, platform: ios}
             steps:
@@ -76,7 +79,8 @@ struct ScenarioRunnerTests {
     }
 
     @Test func repeatedStepsSeeTheirIteration() throws {
-        let result = try run("""
+        let result = try run(
+            """
             devices:
               - {name: pixel, platform: android}
             steps:
@@ -103,14 +107,16 @@ struct ScenarioRunnerTests {
 @Suite("Scenario runner: faults on the clock")
 struct ScenarioLatencyTests {
     @Test func injectedLatencyAdvancesTheVirtualClock() throws {
-        let result = ScenarioRunner.run(try ScenarioParser.parse("""
-            faults:
-              - {id: slow, match: {api: v1}, action: {latency: 2s}}
-            steps:
-              - send: {message: {topic: news}}
-              - request: {method: GET, path: /emulator/v1/clock}
-                expect: {body: {now: "2026-01-01T00:00:02.000Z"}}
-            """, file: "latency.yaml"))
+        let result = ScenarioRunner.run(
+            try ScenarioParser.parse(
+                """
+                faults:
+                  - {id: slow, match: {api: v1}, action: {latency: 2s}}
+                steps:
+                  - send: {message: {topic: news}}
+                  - request: {method: GET, path: /emulator/v1/clock}
+                    expect: {body: {now: "2026-01-01T00:00:02.000Z"}}
+                """, file: "latency.yaml"))
         #expect(result.passed, "\(ScenarioReport.line(result))")
     }
 }
@@ -118,13 +124,15 @@ struct ScenarioLatencyTests {
 @Suite("Scenario runner: XMPP steps")
 struct ScenarioXMPPTests {
     @Test func aWrongXMPPExpectationIsReported() throws {
-        let result = ScenarioRunner.run(try ScenarioParser.parse("""
-            devices:
-              - {name: pixel, platform: android}
-            steps:
-              - xmpp: {message: {to: "${pixel.token}", message_id: m-1}}
-                expect: {error: DEVICE_UNREGISTERED}
-            """, file: "xmpp.yaml"))
+        let result = ScenarioRunner.run(
+            try ScenarioParser.parse(
+                """
+                devices:
+                  - {name: pixel, platform: android}
+                steps:
+                  - xmpp: {message: {to: "${pixel.token}", message_id: m-1}}
+                    expect: {error: DEVICE_UNREGISTERED}
+                """, file: "xmpp.yaml"))
         let failure = try #require(result.failure)
         #expect(failure.line == 4)
         #expect(failure.differences.first?.hasPrefix("error: expected DEVICE_UNREGISTERED, got {\"from\"") == true)

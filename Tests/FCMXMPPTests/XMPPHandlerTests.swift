@@ -23,7 +23,8 @@ struct XMPPHandlerTests {
             var configuration = XMPPServer.Configuration()
             configure(&configuration)
             let router = CCSRouter(emulator: emulator)
-            try channel.pipeline.syncOperations.addHandler(XMPPConnectionHandler(emulator: emulator, router: router, configuration: configuration))
+            try channel.pipeline.syncOperations.addHandler(
+                XMPPConnectionHandler(emulator: emulator, router: router, configuration: configuration))
             try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 9)).wait()
         }
 
@@ -34,19 +35,23 @@ struct XMPPHandlerTests {
         func received() throws -> String {
             channel.embeddedEventLoop.run()
             var text = ""
-            while var buffer = try channel.readOutbound(as: ByteBuffer.self) { text += buffer.readString(length: buffer.readableBytes) ?? "" }
+            while var buffer = try channel.readOutbound(as: ByteBuffer.self) {
+                text += buffer.readString(length: buffer.readableBytes) ?? ""
+            }
             return text
         }
 
         /// Logs in; `restart` is the second stream header, which some libraries open with an XML declaration.
         func login(restart: String = Wire.header) throws {
             try send(Wire.header)
-            try send("<auth mechanism='PLAIN' xmlns='urn:ietf:params:xml:ns:xmpp-sasl'>\(Data("\u{0}4242@gcm.googleapis.com\0\(key)".utf8).base64EncodedString())</auth>")
+            let credentials = Data("\u{0}4242@gcm.googleapis.com\0\(key)".utf8).base64EncodedString()
+            try send("<auth mechanism='PLAIN' xmlns='urn:ietf:params:xml:ns:xmpp-sasl'>\(credentials)</auth>")
             try send(restart)
             try send("<iq type='set' id='b1'><bind xmlns='urn:ietf:params:xml:ns:xmpp-bind'><resource>r1</resource></bind></iq>")
         }
 
-        static let header = "<stream:stream to='gcm.googleapis.com' version='1.0' xmlns='jabber:client' xmlns:stream='http://etherx.jabber.org/streams'>"
+        static let header =
+            "<stream:stream to='gcm.googleapis.com' version='1.0' xmlns='jabber:client' xmlns:stream='http://etherx.jabber.org/streams'>"
     }
 
     @Test func logsInAndKeepsTheConnectionAliveWithWhitespace() throws {
@@ -54,7 +59,11 @@ struct XMPPHandlerTests {
         try wire.login()
         let login = try wire.received()
         #expect(login.contains("<success xmlns=\"urn:ietf:params:xml:ns:xmpp-sasl\"/>"))
-        #expect(login.hasSuffix("<iq type=\"result\" id=\"b1\"><bind xmlns=\"urn:ietf:params:xml:ns:xmpp-bind\"><jid>4242@gcm.googleapis.com/r1</jid></bind></iq>"))
+        #expect(
+            login.hasSuffix(
+                "<iq type=\"result\" id=\"b1\"><bind xmlns=\"urn:ietf:params:xml:ns:xmpp-bind\"><jid>"
+                    + "4242@gcm.googleapis.com/r1</jid></bind></iq>"
+            ))
         wire.channel.embeddedEventLoop.advanceTime(by: .seconds(30))
         #expect(try wire.received() == " ")
     }
@@ -72,12 +81,20 @@ struct XMPPHandlerTests {
     @Test func anErrorBeforeTheServersHeaderFollowsAHeader() throws {
         let wire = try Wire()
         try wire.send(Wire.header)
-        try wire.send("<auth mechanism='PLAIN' xmlns='urn:ietf:params:xml:ns:xmpp-sasl'>\(Data("\u{0}4242\0\(wire.key)".utf8).base64EncodedString())</auth>")
+        try wire.send(
+            "<auth mechanism='PLAIN'"
+                + " xmlns='urn:ietf:params:xml:ns:xmpp-sasl'>\(Data("\u{0}4242\0\(wire.key)".utf8).base64EncodedString())</auth>"
+        )
         _ = try wire.received()
         try wire.send("<!-- a comment -->")
         let answer = try wire.received()
         #expect(answer.hasPrefix("<stream:stream from=\"gcm.googleapis.com\""))
-        #expect(answer.hasSuffix("<restricted-xml xmlns=\"urn:ietf:params:xml:ns:xmpp-streams\"/><text xmlns=\"urn:ietf:params:xml:ns:xmpp-streams\">comments, CDATA and DTDs are not allowed</text></stream:error></stream:stream>"))
+        #expect(
+            answer.hasSuffix(
+                "<restricted-xml xmlns=\"urn:ietf:params:xml:ns:xmpp-streams\"/><text"
+                    + " xmlns=\"urn:ietf:params:xml:ns:xmpp-streams\">comments, CDATA and DTDs are not allowed"
+                        + "</text></stream:error></stream:stream>"
+            ))
         #expect(!wire.channel.isActive)
     }
 
@@ -88,7 +105,12 @@ struct XMPPHandlerTests {
         _ = try wire.received()
         try wire.emulator.sendUpstream("pixel", projectId: "ccs-app", data: [("k", "v")], messageId: "u-1", ttlSeconds: 60)
         let pushed = try wire.received()
-        #expect(pushed == #"<message to="4242@gcm.googleapis.com" from="devices@gcm.googleapis.com" type="normal"><gcm xmlns="google:mobile:data">{"category":"com.x","data":{"k":"v"},"time_to_live":60,"message_id":"u-1","from":"\#(device.token)"}</gcm></message>"#)
+        #expect(
+            pushed
+                == #"<message to="4242@gcm.googleapis.com" from="devices@gcm.googleapis.com" type="normal"><gcm"#
+                    + #" xmlns="google:mobile:data">{"category":"com.x","data":{"k":"v"},"time_to_live":60,"#
+                        + #""message_id":"u-1","from":"\#(device.token)"}</gcm></message>"#
+        )
     }
 
     @Test func aScheduledDrainSendsControlThenClosesAfterTheGrace() throws {

@@ -32,9 +32,18 @@ struct XMPPSessionTests {
 
         /// Logs in with SASL PLAIN and binds, as go-xmpp and Smack do (FCM-WIRE.md §5.2).
         mutating func login(authcid: String, key: String) {
-            send("<?xml version='1.0'?><stream:stream to='fcm.googleapis.com' version='1.0' xmlns='jabber:client' xmlns:stream='http://etherx.jabber.org/streams'>")
-            send("<auth mechanism='PLAIN' xmlns='urn:ietf:params:xml:ns:xmpp-sasl'>\(Data("\0\(authcid)\0\(key)".utf8).base64EncodedString())</auth>")
-            send("<stream:stream to='gcm.googleapis.com' version='1.0' xmlns='jabber:client' xmlns:stream='http://etherx.jabber.org/streams'>")
+            send(
+                "<?xml version='1.0'?><stream:stream to='fcm.googleapis.com' version='1.0' xmlns='jabber:client'"
+                    + " xmlns:stream='http://etherx.jabber.org/streams'>"
+            )
+            send(
+                "<auth mechanism='PLAIN'"
+                    + " xmlns='urn:ietf:params:xml:ns:xmpp-sasl'>\(Data("\0\(authcid)\0\(key)".utf8).base64EncodedString())</auth>"
+            )
+            send(
+                "<stream:stream to='gcm.googleapis.com' version='1.0' xmlns='jabber:client'"
+                    + " xmlns:stream='http://etherx.jabber.org/streams'>"
+            )
             send("<iq type='set' id='b1'><bind xmlns='urn:ietf:params:xml:ns:xmpp-bind'><resource>r1</resource></bind></iq>")
         }
 
@@ -43,7 +52,8 @@ struct XMPPSessionTests {
             let text = mark.map { String(written[$0...]) } ?? written
             return text.components(separatedBy: "google:mobile:data\">").dropFirst().compactMap { chunk in
                 let json = chunk.components(separatedBy: "</").first ?? ""
-                let unescaped = json.replacingOccurrences(of: "&lt;", with: "<").replacingOccurrences(of: "&gt;", with: ">").replacingOccurrences(of: "&amp;", with: "&")
+                let unescaped = json.replacingOccurrences(of: "&lt;", with: "<").replacingOccurrences(of: "&gt;", with: ">")
+                    .replacingOccurrences(of: "&amp;", with: "&")
                 return try? JSONParser.parse(unescaped)
             }
         }
@@ -81,7 +91,10 @@ struct XMPPSessionTests {
         var client = Client(emulator)
         client.login(authcid: "4242", key: key)
         let mark = client.written.endIndex
-        client.send(#"<message id=""><gcm xmlns="google:mobile:data">{"to":"\#(device.token)","message_id":"m-1","data":{"hello":"world"},"time_to_live":600}</gcm></message>"#)
+        client.send(
+            #"<message id=""><gcm xmlns="google:mobile:data">{"to":"\#(device.token)","message_id":"m-1","data":"#
+                + #"{"hello":"world"},"time_to_live":600}</gcm></message>"#
+        )
         let ack = try #require(client.payloads(after: mark).first)
         #expect(ack.encoded() == #"{"from":"\#(device.token)","message_id":"m-1","message_type":"ack"}"#)
         let delivery = try #require(try emulator.inbox(String(device.id), projectId: "ccs-app").1.first)
@@ -110,7 +123,13 @@ struct XMPPSessionTests {
         var client = Client(emulator)
         client.login(authcid: "4242", key: key)
         var outputs = client.connection.drain()
-        #expect(outputs == [.write(#"<message><data:gcm xmlns:data="google:mobile:data">{"message_type":"control","control_type":"CONNECTION_DRAINING"}</data:gcm></message>"#), .drainStarted])
+        #expect(
+            outputs == [
+                .write(
+                    #"<message><data:gcm xmlns:data="google:mobile:data">{"message_type":"control","#
+                        + #""control_type":"CONNECTION_DRAINING"}</data:gcm></message>"#
+                ), .drainStarted,
+            ])
         #expect(client.connection.drain().isEmpty)
         let mark = client.written.endIndex
         client.send(#"<message id=""><gcm xmlns="google:mobile:data">{"to":"\#(device.token)","message_id":"m-9"}</gcm></message>"#)

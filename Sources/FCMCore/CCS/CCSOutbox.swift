@@ -48,7 +48,9 @@ struct CCSOutbox: Sendable {
     /// The app server acked `messageId` (receipts may be acked as `dr2:<id>` or `<id>`, §5.3).
     mutating func ack(_ connection: Int, messageId: String) -> CCSItem? {
         guard var held = inFlight[connection] else { return nil }
-        guard let index = held.items.firstIndex(where: { $0.messageId == messageId || $0.messageId == "dr2:" + messageId }) else { return nil }
+        guard let index = held.items.firstIndex(where: { $0.messageId == messageId || $0.messageId == "dr2:" + messageId }) else {
+            return nil
+        }
         let item = held.items.remove(at: index)
         inFlight[connection] = held
         return item

@@ -4,8 +4,12 @@ extension World {
     /// A device sends an upstream message to its app server (FCM-WIRE.md §5.3, upstream).
     mutating func sendUpstream(_ id: DeviceID, data: StringPairs, messageId: String?, ttlSeconds: Int64) throws(FCMError) -> CCSItem {
         let device = try device(id)
-        guard device.tokenValid, device.state != .uninstalled else { throw FCMError(.conflict, "An uninstalled app sends nothing", field: "device") }
-        guard (0...EmulatorSettings.maxTTLSeconds).contains(ttlSeconds) else { throw FCMError(.invalidArgument, "ttl must be 0…2419200 seconds", field: "ttl") }
+        guard device.tokenValid, device.state != .uninstalled else {
+            throw FCMError(.conflict, "An uninstalled app sends nothing", field: "device")
+        }
+        guard (0...EmulatorSettings.maxTTLSeconds).contains(ttlSeconds) else {
+            throw FCMError(.invalidArgument, "ttl must be 0…2419200 seconds", field: "ttl")
+        }
         let project = try projectState(device.projectIndex).project
         let upstreamId = messageId ?? "m-\(ids.random.next() % 1_000_000_000_000)"
         let message = UpstreamMessage(messageId: upstreamId, from: device.token, category: device.appId, data: data, ttlSeconds: ttlSeconds)

@@ -47,7 +47,9 @@ extension Instant {
         let (days, msOfDay) = Self.floorDivide(millis, 86_400_000)
         let (y, m, d) = Self.civil(fromDays: days)
         let h = msOfDay / 3_600_000, mi = msOfDay / 60_000 % 60, s = msOfDay / 1000 % 60, ms = msOfDay % 1000
-        return "\(Self.pad(y, 4))-\(Self.pad(m, 2))-\(Self.pad(d, 2))T\(Self.pad(h, 2)):\(Self.pad(mi, 2)):\(Self.pad(s, 2)).\(Self.pad(ms, 3))Z"
+        return
+            "\(Self.pad(y, 4))-\(Self.pad(m, 2))-\(Self.pad(d, 2))"
+            + "T\(Self.pad(h, 2)):\(Self.pad(mi, 2)):\(Self.pad(s, 2)).\(Self.pad(ms, 3))Z"
     }
 
     /// `yyyy-mm-dd` in UTC, the form of IID's `addDate` (FCM-WIRE.md §4.2).

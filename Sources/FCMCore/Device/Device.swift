@@ -70,7 +70,9 @@ struct PendingStore: Sendable {
     /// Stores `pending` under the collapse-key (rule 3) and cap (rule 4) rules.
     /// - Parameter evictionIndex: picks which collapse key goes when a new key passes the limit,
     ///   given how many keys there are (0 = oldest).
-    mutating func store(_ pending: PendingMessage, maxCollapseKeys: Int, maxNonCollapsible: Int, evictionIndex: (Int) -> Int) -> StoreResult {
+    mutating func store(
+        _ pending: PendingMessage, maxCollapseKeys: Int, maxNonCollapsible: Int, evictionIndex: (Int) -> Int
+    ) -> StoreResult {
         if let key = pending.profile.collapseKey {
             if let index = items.firstIndex(where: { $0.profile.collapseKey == key }) {
                 let replaced = items.remove(at: index)

@@ -60,8 +60,11 @@ struct EventLog: Sendable {
 
     init(capacity: Int) { self.capacity = max(1, capacity) }
 
-    mutating func append(time: Instant, kind: Event.Kind, device: DeviceID?, message: Message?, related: Message? = nil, detail: String? = nil) {
-        let event = Event(sequence: nextSequence, time: time, kind: kind, device: device, message: message, related: related, detail: detail)
+    mutating func append(
+        time: Instant, kind: Event.Kind, device: DeviceID?, message: Message?, related: Message? = nil, detail: String? = nil
+    ) {
+        let event = Event(
+            sequence: nextSequence, time: time, kind: kind, device: device, message: message, related: related, detail: detail)
         nextSequence += 1
         if ring.count < capacity {
             ring.append(event)

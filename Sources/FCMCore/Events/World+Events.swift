@@ -23,7 +23,8 @@ extension World {
             if let device, event.device != device { continue }
             if let id = query.messageId, event.message?.id != id, event.related?.id != id { continue }
             if let topic = query.topic {
-                let aboutTopic = event.message?.topic == topic
+                let aboutTopic =
+                    event.message?.topic == topic
                     || ((event.kind == .subscribed || event.kind == .unsubscribed) && event.detail == topic)
                 guard aboutTopic else { continue }
             }

@@ -27,7 +27,9 @@ struct FaultInjector: Sendable {
     }
 
     /// The first rule of the given kind that fires for this call, if any.
-    mutating func decide(_ context: FaultContext, transport: Bool, now: Instant, deviceTokens: (String) -> [String], random: inout SeededRandom) -> FaultRule? {
+    mutating func decide(
+        _ context: FaultContext, transport: Bool, now: Instant, deviceTokens: (String) -> [String], random: inout SeededRandom
+    ) -> FaultRule? {
         for rule in rules where rule.action.isTransport == transport {
             let m = rule.match
             if let api = m.api, api != context.api { continue }

@@ -32,7 +32,8 @@ extension Delivery {
         let content = message.content
         var notification: [(String, PayloadValue)] = []
         if let n = content.notification {
-            notification.append(contentsOf: [("title", n.title), ("body", n.body), ("imageUrl", n.image)].compactMap { k, v in v.map { (k, .string($0)) } })
+            notification.append(
+                contentsOf: [("title", n.title), ("body", n.body), ("imageUrl", n.image)].compactMap { k, v in v.map { (k, .string($0)) } })
         }
         for (key, value) in content.android?.notification ?? [] {
             notification.removeAll { $0.0 == key }
@@ -60,7 +61,8 @@ extension Delivery {
             if !aps.contains(where: { $0.0 == key }) { aps.append((key, value)) }
         }
         if let n = content.notification, n.title != nil || n.body != nil {
-            setDefault("alert", .object(omittingNils: [("title", n.title.map(PayloadValue.string)), ("body", n.body.map(PayloadValue.string))]))
+            setDefault(
+                "alert", .object(omittingNils: [("title", n.title.map(PayloadValue.string)), ("body", n.body.map(PayloadValue.string))]))
         }
         if content.contentAvailable { setDefault("content-available", .int(1)) }
         let image = content.apns?.image ?? content.notification?.image
@@ -80,7 +82,8 @@ extension Delivery {
         let content = message.content
         var notification: [(String, PayloadValue)] = []
         if let n = content.notification {
-            notification.append(contentsOf: [("title", n.title), ("body", n.body), ("image", n.image)].compactMap { k, v in v.map { (k, .string($0)) } })
+            notification.append(
+                contentsOf: [("title", n.title), ("body", n.body), ("image", n.image)].compactMap { k, v in v.map { (k, .string($0)) } })
         }
         for (key, value) in content.webpush?.notification ?? [] {
             notification.removeAll { $0.0 == key }

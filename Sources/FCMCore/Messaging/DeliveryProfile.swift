@@ -29,7 +29,8 @@ struct DeliveryProfile: Sendable {
             let apns = content.apns
             let aps = apns?.aps ?? []
             isNotification = content.notification != nil || aps.contains { $0.0 == "alert" }
-            contentAvailable = content.contentAvailable
+            contentAvailable =
+                content.contentAvailable
                 || aps.contains { $0.0 == "content-available" && $0.1.int64Value == 1 }
             switch apns?.header("apns-priority") {
             case "10": originalPriority = .high
@@ -85,7 +86,8 @@ enum AcceptanceChecks {
         }
         for ttl in [content.ttlSeconds, content.android?.ttlSeconds].compactMap({ $0 }) {
             guard (0...EmulatorSettings.maxTTLSeconds).contains(ttl) else {
-                throw FCMError(.invalidTTL, "TTL must be between 0 and \(EmulatorSettings.maxTTLSeconds) seconds", field: "message.android.ttl")
+                throw FCMError(
+                    .invalidTTL, "TTL must be between 0 and \(EmulatorSettings.maxTTLSeconds) seconds", field: "message.android.ttl")
             }
         }
         let limit = toTopic ? topicPayloadLimit : payloadLimit

@@ -52,7 +52,9 @@ public final class Message: Sendable {
     public let api: SourceAPI
     public let acceptedAt: Instant
 
-    init(id: String, projectId: String, senderId: String, target: MessageTarget, content: MessageContent, api: SourceAPI, acceptedAt: Instant) {
+    init(
+        id: String, projectId: String, senderId: String, target: MessageTarget, content: MessageContent, api: SourceAPI, acceptedAt: Instant
+    ) {
         self.id = id
         self.projectId = projectId
         self.senderId = senderId

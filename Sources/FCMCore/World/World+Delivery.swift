@@ -30,7 +30,9 @@ extension World {
     mutating func dispatch(_ message: Message, to id: DeviceID) {
         // Copy out the few fields needed, not the device: a live copy would make the inbox
         // append in `record` copy the whole inbox.
-        guard let (platform, appId, state, lastConnectedAt) = devices[Int(id)].map({ ($0.platform, $0.appId, $0.state, $0.lastConnectedAt) }) else { return }
+        guard
+            let (platform, appId, state, lastConnectedAt) = devices[Int(id)].map({ ($0.platform, $0.appId, $0.state, $0.lastConnectedAt) })
+        else { return }
         let profile = DeliveryProfile(message.content, platform: platform, appId: appId, now: now)
         if state == .uninstalled {
             // Rule 6: the delivery attempt finds the app gone.
@@ -142,7 +144,9 @@ extension World {
         devices[Int(id)] = nil  // keep the inbox uniquely referenced while it grows
         device.inbox.append(delivery)
         // Trim in batches (amortised O(1)); readers see only the newest `maxInboxPerDevice`.
-        if device.inbox.count >= 2 * settings.maxInboxPerDevice { device.inbox.removeFirst(device.inbox.count - settings.maxInboxPerDevice) }
+        if device.inbox.count >= 2 * settings.maxInboxPerDevice {
+            device.inbox.removeFirst(device.inbox.count - settings.maxInboxPerDevice)
+        }
         devices[Int(id)] = device
     }
 

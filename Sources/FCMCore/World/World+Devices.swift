@@ -35,11 +35,17 @@ extension World {
             throw FCMError(.invalidArgument, "appId must be 1–255 characters", field: "appId")
         }
         if let name = spec.name {
-            guard !name.isEmpty, name.utf8.count <= 128 else { throw FCMError(.invalidArgument, "name must be 1–128 characters", field: "name") }
-            guard projects[Int(projectIndex)]?.devicesByName[name] == nil else { throw FCMError(.conflict, "A device named '\(name)' already exists", field: "name") }
+            guard !name.isEmpty, name.utf8.count <= 128 else {
+                throw FCMError(.invalidArgument, "name must be 1–128 characters", field: "name")
+            }
+            guard projects[Int(projectIndex)]?.devicesByName[name] == nil else {
+                throw FCMError(.conflict, "A device named '\(name)' already exists", field: "name")
+            }
         }
         let fid = spec.fid ?? ids.fid()
-        guard projects[Int(projectIndex)]?.devicesByFid[fid] == nil else { throw FCMError(.conflict, "fid '\(fid)' is already used", field: "fid") }
+        guard projects[Int(projectIndex)]?.devicesByFid[fid] == nil else {
+            throw FCMError(.conflict, "fid '\(fid)' is already used", field: "fid")
+        }
         let token = spec.token ?? ids.registrationToken(fid: fid)
         guard !token.isEmpty, token.utf8.count <= 4096, token.utf8.allSatisfy({ IdentifierShape.isTokenByte($0) }) else {
             throw FCMError(.invalidArgument, "A token is 1–4096 characters of A–Z a–z 0–9 - _ :", field: "token")

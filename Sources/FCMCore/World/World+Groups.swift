@@ -13,7 +13,9 @@ extension World {
         }
         let members = try validMembers(tokens, project: state.project)
         guard members.count <= settings.maxGroupMembers else {
-            throw FCMError(.invalidArgument, "A device group has at most \(settings.maxGroupMembers) members", field: "registration_ids", reason: .groupMemberLimit)
+            throw FCMError(
+                .invalidArgument, "A device group has at most \(settings.maxGroupMembers) members", field: "registration_ids",
+                reason: .groupMemberLimit)
         }
         let group = DeviceGroup(name: name, notificationKey: ids.notificationKey(), tokens: members, createdAt: now)
         try modifyProject(projectIndex) { (state: inout ProjectState) throws(FCMError) in
@@ -25,13 +27,17 @@ extension World {
     }
 
     /// Adds or removes members; a group left empty is deleted (and nil returned).
-    mutating func changeGroup(key: String, name: String?, add: [String], remove: [String], projectIndex: Int32) throws(FCMError) -> DeviceGroup? {
+    mutating func changeGroup(
+        key: String, name: String?, add: [String], remove: [String], projectIndex: Int32
+    ) throws(FCMError) -> DeviceGroup? {
         let state = try projectState(projectIndex)
         guard var group = state.groups[key] else {
             throw FCMError(.notFound, "notification_key not found", field: "notification_key")
         }
         if let name, name != group.name {
-            throw FCMError(.invalidArgument, "notification_key_name does not match the notification_key", field: "notification_key_name", reason: .groupNameMismatch)
+            throw FCMError(
+                .invalidArgument, "notification_key_name does not match the notification_key", field: "notification_key_name",
+                reason: .groupNameMismatch)
         }
         guard !add.isEmpty || !remove.isEmpty else {
             throw FCMError(.invalidArgument, "registration_ids must not be empty", field: "registration_ids")
@@ -40,7 +46,9 @@ extension World {
         var tokens = group.tokens
         for token in added where !tokens.contains(token) { tokens.append(token) }
         guard tokens.count <= settings.maxGroupMembers else {
-            throw FCMError(.invalidArgument, "A device group has at most \(settings.maxGroupMembers) members", field: "registration_ids", reason: .groupMemberLimit)
+            throw FCMError(
+                .invalidArgument, "A device group has at most \(settings.maxGroupMembers) members", field: "registration_ids",
+                reason: .groupMemberLimit)
         }
         let removing = Set(remove)
         tokens.removeAll { removing.contains($0) }
@@ -73,7 +81,9 @@ extension World {
         var members: [String] = []
         for token in tokens {
             let (id, canonical) = try resolveToken(token)
-            guard let device = devices[Int(id)] else { throw FCMError(.unregistered, "Requested entity was not found.", field: "registration_ids") }
+            guard let device = devices[Int(id)] else {
+                throw FCMError(.unregistered, "Requested entity was not found.", field: "registration_ids")
+            }
             try checkSender(device, project: project)
             let member = canonical ?? token
             if !members.contains(member) { members.append(member) }

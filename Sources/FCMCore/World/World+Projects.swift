@@ -3,7 +3,9 @@
 extension World {
     mutating func createProject(id: String, number: String?, serverKeys: [String]) throws(FCMError) -> Project {
         guard Project.isValidId(id) else {
-            throw FCMError(.invalidArgument, "Project id '\(id)' must be 4–30 lower-case letters, digits or hyphens, starting with a letter", field: "id")
+            throw FCMError(
+                .invalidArgument, "Project id '\(id)' must be 4–30 lower-case letters, digits or hyphens, starting with a letter",
+                field: "id")
         }
         guard projectIndexById[id] == nil else { throw FCMError(.conflict, "Project '\(id)' already exists", field: "id") }
         let number = number ?? freeProjectNumber()

@@ -40,7 +40,8 @@ extension World {
         }
     }
 
-    private static let validated = SendOutcome(message: nil, messageId: "fake_message_id", canonicalToken: nil, groupSuccess: 0, groupFailedTokens: [])
+    private static let validated = SendOutcome(
+        message: nil, messageId: "fake_message_id", canonicalToken: nil, groupSuccess: 0, groupFailedTokens: [])
 
     /// The device a token names, and its canonical token when the one given was refreshed.
     func resolveToken(_ token: String) throws(FCMError) -> (DeviceID, String?) {
@@ -57,13 +58,17 @@ extension World {
         throw FCMError(.invalidRegistration, "The registration token is not a valid FCM registration token", field: "message.token")
     }
 
-    private mutating func sendToDevice(_ id: DeviceID, request: SendRequest, project: Project, canonical: String?, ttlZero: Bool) throws(FCMError) -> SendOutcome {
+    private mutating func sendToDevice(
+        _ id: DeviceID, request: SendRequest, project: Project, canonical: String?, ttlZero: Bool
+    ) throws(FCMError) -> SendOutcome {
         let device = try device(id)
         try checkSender(device, project: project)
         if let restricted = request.content.android?.restrictedPackageName ?? request.content.restrictedPackageName,
             device.platform == .android, restricted != device.appId
         {
-            throw FCMError(.invalidPackageName, "restricted_package_name '\(restricted)' does not match the app", field: "message.android.restricted_package_name")
+            throw FCMError(
+                .invalidPackageName, "restricted_package_name '\(restricted)' does not match the app",
+                field: "message.android.restricted_package_name")
         }
         if !ttlZero { try checkRate(settings.deviceRateLimit, key: "d:\(id)", code: .deviceMessageRateExceeded) }
         guard !request.validateOnly else { return Self.validated }
@@ -97,7 +102,8 @@ extension World {
             if let restricted, let device = devices[Int(id)], device.platform == .android, device.appId != restricted { continue }
             dispatch(message, to: id)
         }
-        return SendOutcome(message: message, messageId: message.id, canonicalToken: nil, groupSuccess: recipients.count, groupFailedTokens: [])
+        return SendOutcome(
+            message: message, messageId: message.id, canonicalToken: nil, groupSuccess: recipients.count, groupFailedTokens: [])
     }
 
     /// Devices of a project that match a condition. When the condition holds for an instance with

@@ -59,7 +59,9 @@ struct World: Sendable {
         }
     }
 
-    mutating func log(_ kind: Event.Kind, device: DeviceID? = nil, message: Message? = nil, related: Message? = nil, detail: String? = nil) {
+    mutating func log(
+        _ kind: Event.Kind, device: DeviceID? = nil, message: Message? = nil, related: Message? = nil, detail: String? = nil
+    ) {
         events.append(time: now, kind: kind, device: device, message: message, related: related, detail: detail)
     }
 

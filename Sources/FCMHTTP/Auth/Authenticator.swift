@@ -34,7 +34,9 @@ struct AuthFailure: Error {
         status: 401,
         v1: V1Error(
             status: 401, statusName: "UNAUTHENTICATED",
-            message: "Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential. See https://developers.google.com/identity/sign-in/web/devconsole-project.",
+            message:
+                "Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid"
+                    + " authentication credential. See https://developers.google.com/identity/sign-in/web/devconsole-project.",
             details: []
         ),
         iidText: "Unauthorized"
@@ -52,7 +54,9 @@ struct AuthFailure: Error {
             status: 403,
             v1: V1Error(
                 status: 403, statusName: "PERMISSION_DENIED",
-                message: "Permission 'cloudmessaging.messages.create' denied on resource '//cloudresourcemanager.googleapis.com/projects/\(project)' (or it may not exist).",
+                message:
+                    "Permission 'cloudmessaging.messages.create' denied on resource"
+                        + " '//cloudresourcemanager.googleapis.com/projects/\(project)' (or it may not exist).",
                 details: []
             ),
             iidText: "PermissionDenied"

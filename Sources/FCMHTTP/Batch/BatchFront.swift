@@ -36,7 +36,8 @@ struct BatchFront: Sendable {
             var inner = part.request
             // The part's own Authorization wins; otherwise the outer one applies (§2.1).
             if inner.header("Authorization") == nil, let outer { inner.headers.append(("Authorization", outer)) }
-            let answer = inner.path.hasPrefix("/v1/")
+            let answer =
+                inner.path.hasPrefix("/v1/")
                 ? respond(inner)
                 : V1Error(status: 404, statusName: "NOT_FOUND", message: "Requested entity was not found.", details: []).response
             body += "--\(responseBoundary)\r\n"

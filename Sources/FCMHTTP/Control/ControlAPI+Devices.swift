@@ -11,81 +11,119 @@ extension ControlAPI {
 
     func registerDevices(into router: inout Router) {
         let base = Self.prefix + "/projects/{project}/devices"
-        router.add("GET", base, handle { request, params throws(FCMError) in
-            let offset = Int(request.queryValue("offset") ?? "0") ?? -1
-            let limit = Int(request.queryValue("limit") ?? "1000") ?? -1
-            guard offset >= 0, (1...100_000).contains(limit) else {
-                throw FCMError(.invalidArgument, "offset must be ≥ 0 and limit 1–100000", field: "limit")
-            }
-            let (total, page) = try emulator.devices(projectId: try params.require("project"), offset: offset, limit: limit)
-            return ControlJSON.response(.object([("total", .int(total)), ("devices", .array(page.map(ControlJSON.device)))]))
-        })
-        router.add("POST", base, handle { request, params throws(FCMError) in
-            try createDevices(request, projectId: try params.require("project"))
-        })
-        router.add("GET", base + "/{device}", handle { _, params throws(FCMError) in
-            ControlJSON.response(ControlJSON.device(try emulator.device(try params.require("device"), projectId: try params.require("project"))))
-        })
-        router.add("PATCH", base + "/{device}", handle { request, params throws(FCMError) in
-            let body = try ControlBody(request, allowed: ["state", "senders"])
-            let project = try params.require("project")
-            // The body is read whole, and the core checks both fields before changing either.
-            let state = try body.choice("state", DeviceState.self)
-            let own = try emulator.project(project).number
-            let senders = try body.strings("senders")?.filter { $0 != own }
-            if let senders, !senders.allSatisfy(Project.isValidNumber) {
-                throw FCMError(.invalidArgument, "Sender ids are project numbers (decimal digits)", field: "senders")
-            }
-            let info = try emulator.updateDevice(try params.require("device"), projectId: project, state: state, extraSenders: senders)
-            return ControlJSON.response(ControlJSON.device(info))
-        })
-        router.add("DELETE", base + "/{device}", handle { _, params throws(FCMError) in
-            try emulator.deleteDevice(try params.require("device"), projectId: try params.require("project"))
-            return ControlJSON.response(.object([]))
-        })
-        router.add("POST", base + "/{device}:uninstall", handle { _, params throws(FCMError) in
-            ControlJSON.response(ControlJSON.device(try emulator.uninstall(try params.require("device"), projectId: try params.require("project"))))
-        })
-        router.add("POST", base + "/{device}:refreshToken", handle { request, params throws(FCMError) in
-            let body = try ControlBody(request, allowed: ["token"])
-            let info = try emulator.refreshToken(try params.require("device"), projectId: try params.require("project"), newToken: try body.string("token"))
-            return ControlJSON.response(ControlJSON.device(info))
-        })
-        router.add("POST", base + "/{device}:upstream", handle { request, params throws(FCMError) in
-            // A device sends to its app server over XMPP (FCM-WIRE.md §5.3, upstream).
-            let body = try ControlBody(request, allowed: ["data", "messageId", "ttl"])
-            var data: StringPairs = []
-            if let object = body.value("data") {
-                guard let pairs = object.objectValue, pairs.allSatisfy({ $0.1.stringValue != nil }) else {
-                    throw FCMError(.invalidArgument, "Field 'data' must be an object of strings", field: "data")
+        router.add(
+            "GET", base,
+            handle { request, params throws(FCMError) in
+                let offset = Int(request.queryValue("offset") ?? "0") ?? -1
+                let limit = Int(request.queryValue("limit") ?? "1000") ?? -1
+                guard offset >= 0, (1...100_000).contains(limit) else {
+                    throw FCMError(.invalidArgument, "offset must be ≥ 0 and limit 1–100000", field: "limit")
                 }
-                data = pairs.map { ($0.0, $0.1.stringValue ?? "") }
-            }
-            let ttl = try body.durationMillis("ttl").map { $0 / 1000 } ?? 86_400
-            let item = try emulator.sendUpstream(try params.require("device"), projectId: try params.require("project"), data: data, messageId: try body.string("messageId"), ttlSeconds: ttl)
-            return ControlJSON.response(status: 201, .object([("messageId", .string(item.messageId)), ("payload", item.json)]))
-        })
-        router.add("PUT", base + "/{device}/topics/{topic}", handle { _, params throws(FCMError) in
-            ControlJSON.response(ControlJSON.device(try emulator.subscribe(try params.require("device"), projectId: try params.require("project"), topic: try params.require("topic"))))
-        })
-        router.add("DELETE", base + "/{device}/topics/{topic}", handle { _, params throws(FCMError) in
-            ControlJSON.response(ControlJSON.device(try emulator.unsubscribe(try params.require("device"), projectId: try params.require("project"), topic: try params.require("topic"))))
-        })
-        router.add("GET", base + "/{device}/inbox", handle { _, params throws(FCMError) in
-            let (info, deliveries) = try emulator.inbox(try params.require("device"), projectId: try params.require("project"))
-            return ControlJSON.response(.object([
-                ("device", ControlJSON.device(info)),
-                ("deliveries", .array(deliveries.map { ControlJSON.delivery($0, platform: info.platform) })),
-            ]))
-        })
-        router.add("DELETE", base + "/{device}/inbox", handle { _, params throws(FCMError) in
-            try emulator.clearInbox(try params.require("device"), projectId: try params.require("project"))
-            return ControlJSON.response(.object([]))
-        })
-        router.add("GET", base + "/{device}/events", handle { request, params throws(FCMError) in
-            let id = try emulator.device(try params.require("device"), projectId: try params.require("project")).id
-            return try events(request, projectId: try params.require("project"), device: id)
-        })
+                let (total, page) = try emulator.devices(projectId: try params.require("project"), offset: offset, limit: limit)
+                return ControlJSON.response(.object([("total", .int(total)), ("devices", .array(page.map(ControlJSON.device)))]))
+            })
+        router.add(
+            "POST", base,
+            handle { request, params throws(FCMError) in
+                try createDevices(request, projectId: try params.require("project"))
+            })
+        router.add(
+            "GET", base + "/{device}",
+            handle { _, params throws(FCMError) in
+                ControlJSON.response(
+                    ControlJSON.device(try emulator.device(try params.require("device"), projectId: try params.require("project"))))
+            })
+        router.add(
+            "PATCH", base + "/{device}",
+            handle { request, params throws(FCMError) in
+                let body = try ControlBody(request, allowed: ["state", "senders"])
+                let project = try params.require("project")
+                // The body is read whole, and the core checks both fields before changing either.
+                let state = try body.choice("state", DeviceState.self)
+                let own = try emulator.project(project).number
+                let senders = try body.strings("senders")?.filter { $0 != own }
+                if let senders, !senders.allSatisfy(Project.isValidNumber) {
+                    throw FCMError(.invalidArgument, "Sender ids are project numbers (decimal digits)", field: "senders")
+                }
+                let info = try emulator.updateDevice(try params.require("device"), projectId: project, state: state, extraSenders: senders)
+                return ControlJSON.response(ControlJSON.device(info))
+            })
+        router.add(
+            "DELETE", base + "/{device}",
+            handle { _, params throws(FCMError) in
+                try emulator.deleteDevice(try params.require("device"), projectId: try params.require("project"))
+                return ControlJSON.response(.object([]))
+            })
+        router.add(
+            "POST", base + "/{device}:uninstall",
+            handle { _, params throws(FCMError) in
+                ControlJSON.response(
+                    ControlJSON.device(try emulator.uninstall(try params.require("device"), projectId: try params.require("project"))))
+            })
+        router.add(
+            "POST", base + "/{device}:refreshToken",
+            handle { request, params throws(FCMError) in
+                let body = try ControlBody(request, allowed: ["token"])
+                let info = try emulator.refreshToken(
+                    try params.require("device"), projectId: try params.require("project"), newToken: try body.string("token"))
+                return ControlJSON.response(ControlJSON.device(info))
+            })
+        router.add(
+            "POST", base + "/{device}:upstream",
+            handle { request, params throws(FCMError) in
+                // A device sends to its app server over XMPP (FCM-WIRE.md §5.3, upstream).
+                let body = try ControlBody(request, allowed: ["data", "messageId", "ttl"])
+                var data: StringPairs = []
+                if let object = body.value("data") {
+                    guard let pairs = object.objectValue, pairs.allSatisfy({ $0.1.stringValue != nil }) else {
+                        throw FCMError(.invalidArgument, "Field 'data' must be an object of strings", field: "data")
+                    }
+                    data = pairs.map { ($0.0, $0.1.stringValue ?? "") }
+                }
+                let ttl = try body.durationMillis("ttl").map { $0 / 1000 } ?? 86_400
+                let item = try emulator.sendUpstream(
+                    try params.require("device"), projectId: try params.require("project"), data: data,
+                    messageId: try body.string("messageId"), ttlSeconds: ttl)
+                return ControlJSON.response(status: 201, .object([("messageId", .string(item.messageId)), ("payload", item.json)]))
+            })
+        router.add(
+            "PUT", base + "/{device}/topics/{topic}",
+            handle { _, params throws(FCMError) in
+                ControlJSON.response(
+                    ControlJSON.device(
+                        try emulator.subscribe(
+                            try params.require("device"), projectId: try params.require("project"), topic: try params.require("topic"))))
+            })
+        router.add(
+            "DELETE", base + "/{device}/topics/{topic}",
+            handle { _, params throws(FCMError) in
+                ControlJSON.response(
+                    ControlJSON.device(
+                        try emulator.unsubscribe(
+                            try params.require("device"), projectId: try params.require("project"), topic: try params.require("topic"))))
+            })
+        router.add(
+            "GET", base + "/{device}/inbox",
+            handle { _, params throws(FCMError) in
+                let (info, deliveries) = try emulator.inbox(try params.require("device"), projectId: try params.require("project"))
+                return ControlJSON.response(
+                    .object([
+                        ("device", ControlJSON.device(info)),
+                        ("deliveries", .array(deliveries.map { ControlJSON.delivery($0, platform: info.platform) })),
+                    ]))
+            })
+        router.add(
+            "DELETE", base + "/{device}/inbox",
+            handle { _, params throws(FCMError) in
+                try emulator.clearInbox(try params.require("device"), projectId: try params.require("project"))
+                return ControlJSON.response(.object([]))
+            })
+        router.add(
+            "GET", base + "/{device}/events",
+            handle { request, params throws(FCMError) in
+                let id = try emulator.device(try params.require("device"), projectId: try params.require("project")).id
+                return try events(request, projectId: try params.require("project"), device: id)
+            })
     }
 
     private func createDevices(_ request: HTTPRequest, projectId: String) throws(FCMError) -> HTTPResponse {

@@ -24,16 +24,20 @@ public struct ControlAPI: Sendable {
         let p = Self.prefix
         router.add("GET", "\(p)/health") { _, _ in ControlJSON.response(.object([("status", .string("ok"))])) }
         router.add("GET", "\(p)/info") { _, _ in ControlJSON.response(info()) }
-        router.add("GET", "\(p)/openapi.json", handle { _, _ throws(FCMError) in
-            guard let document = OpenAPIDocument.json else {
-                throw FCMError(.notFound, "The OpenAPI document (fcm-emu_FCMHTTP.resources) is not installed beside the binary")
-            }
-            return HTTPResponse(status: 200, contentType: "application/json; charset=UTF-8", body: document)
-        })
-        router.add("POST", "\(p)/reset", handle { _, _ throws(FCMError) in
-            try emulator.reset()
-            return ControlJSON.response(.object([]))
-        })
+        router.add(
+            "GET", "\(p)/openapi.json",
+            handle { _, _ throws(FCMError) in
+                guard let document = OpenAPIDocument.json else {
+                    throw FCMError(.notFound, "The OpenAPI document (fcm-emu_FCMHTTP.resources) is not installed beside the binary")
+                }
+                return HTTPResponse(status: 200, contentType: "application/json; charset=UTF-8", body: document)
+            })
+        router.add(
+            "POST", "\(p)/reset",
+            handle { _, _ throws(FCMError) in
+                try emulator.reset()
+                return ControlJSON.response(.object([]))
+            })
         registerClock(into: &router)
         registerFaults(into: &router)
         registerProjects(into: &router)
@@ -61,7 +65,8 @@ public struct ControlAPI: Sendable {
             response.headers.append(("Allow", allowed.joined(separator: ", ")))
             return response
         }
-        return ControlError.response(status: 404, name: "NOT_FOUND", message: "No control API route \(request.method) \(request.path); see \(prefix)/openapi.json")
+        return ControlError.response(
+            status: 404, name: "NOT_FOUND", message: "No control API route \(request.method) \(request.path); see \(prefix)/openapi.json")
     }
 
     /// A body over the limit.
@@ -74,21 +79,23 @@ public struct ControlAPI: Sendable {
     private func registerClock(into router: inout Router) {
         let p = Self.prefix
         router.add("GET", "\(p)/clock") { _, _ in ControlJSON.response(ControlJSON.clock(emulator.clockStatus)) }
-        router.add("POST", "\(p)/clock:advance", handle { request, _ throws(FCMError) in
-            let body = try ControlBody(request, allowed: ["by", "to"])
-            if let by = try body.durationMillis("by") {
-                guard try body.string("to") == nil else { throw FCMError(.invalidArgument, "Give 'by' or 'to', not both") }
-                try emulator.advance(byMillis: by)
-            } else if let to = try body.string("to") {
-                guard let instant = Instant(iso8601: to) else {
-                    throw FCMError(.invalidArgument, "Field 'to' must be an RFC 3339 time such as 2026-01-01T10:00:00Z", field: "to")
+        router.add(
+            "POST", "\(p)/clock:advance",
+            handle { request, _ throws(FCMError) in
+                let body = try ControlBody(request, allowed: ["by", "to"])
+                if let by = try body.durationMillis("by") {
+                    guard try body.string("to") == nil else { throw FCMError(.invalidArgument, "Give 'by' or 'to', not both") }
+                    try emulator.advance(byMillis: by)
+                } else if let to = try body.string("to") {
+                    guard let instant = Instant(iso8601: to) else {
+                        throw FCMError(.invalidArgument, "Field 'to' must be an RFC 3339 time such as 2026-01-01T10:00:00Z", field: "to")
+                    }
+                    try emulator.advance(to: instant)
+                } else {
+                    throw FCMError(.invalidArgument, "Give 'by' (\"90s\", \"15m\", milliseconds) or 'to' (an RFC 3339 time)")
                 }
-                try emulator.advance(to: instant)
-            } else {
-                throw FCMError(.invalidArgument, "Give 'by' (\"90s\", \"15m\", milliseconds) or 'to' (an RFC 3339 time)")
-            }
-            return ControlJSON.response(ControlJSON.clock(emulator.clockStatus))
-        })
+                return ControlJSON.response(ControlJSON.clock(emulator.clockStatus))
+            })
         router.add("POST", "\(p)/clock:pause") { _, _ in
             emulator.pauseClock()
             return ControlJSON.response(ControlJSON.clock(emulator.clockStatus))
@@ -97,12 +104,16 @@ public struct ControlAPI: Sendable {
             emulator.resumeClock()
             return ControlJSON.response(ControlJSON.clock(emulator.clockStatus))
         }
-        router.add("POST", "\(p)/clock:setSpeed", handle { request, _ throws(FCMError) in
-            let body = try ControlBody(request, allowed: ["speed"])
-            guard let speed = try body.number("speed") else { throw FCMError(.invalidArgument, "Field 'speed' is required", field: "speed") }
-            try emulator.setClockSpeed(speed)
-            return ControlJSON.response(ControlJSON.clock(emulator.clockStatus))
-        })
+        router.add(
+            "POST", "\(p)/clock:setSpeed",
+            handle { request, _ throws(FCMError) in
+                let body = try ControlBody(request, allowed: ["speed"])
+                guard let speed = try body.number("speed") else {
+                    throw FCMError(.invalidArgument, "Field 'speed' is required", field: "speed")
+                }
+                try emulator.setClockSpeed(speed)
+                return ControlJSON.response(ControlJSON.clock(emulator.clockStatus))
+            })
     }
 
     // MARK: - Faults
@@ -113,28 +124,34 @@ public struct ControlAPI: Sendable {
             ControlJSON.response(.object([("faults", .array(emulator.faultRules().map(FaultRuleCodec.encode)))]))
         }
         router.add("GET", "\(p)/faults") { _, _ in list() }
-        router.add("POST", "\(p)/faults", handle { request, _ throws(FCMError) in
-            let rule = try FaultRuleCodec.decode(try Self.json(request), defaultId: "rule-\(emulator.faultRules().count + 1)")
-            emulator.addFaultRule(rule)
-            return ControlJSON.response(status: 201, FaultRuleCodec.encode(rule))
-        })
-        router.add("PUT", "\(p)/faults", handle { request, _ throws(FCMError) in
-            guard let items = try Self.json(request)["faults"]?.arrayValue else {
-                throw FCMError(.invalidArgument, "The body is {\"faults\": [rules]}", field: "faults")
-            }
-            var rules: [FaultRule] = []
-            for (i, item) in items.enumerated() { rules.append(try FaultRuleCodec.decode(item, defaultId: "rule-\(i + 1)")) }
-            emulator.setFaultRules(rules)
-            return list()
-        })
+        router.add(
+            "POST", "\(p)/faults",
+            handle { request, _ throws(FCMError) in
+                let rule = try FaultRuleCodec.decode(try Self.json(request), defaultId: "rule-\(emulator.faultRules().count + 1)")
+                emulator.addFaultRule(rule)
+                return ControlJSON.response(status: 201, FaultRuleCodec.encode(rule))
+            })
+        router.add(
+            "PUT", "\(p)/faults",
+            handle { request, _ throws(FCMError) in
+                guard let items = try Self.json(request)["faults"]?.arrayValue else {
+                    throw FCMError(.invalidArgument, "The body is {\"faults\": [rules]}", field: "faults")
+                }
+                var rules: [FaultRule] = []
+                for (i, item) in items.enumerated() { rules.append(try FaultRuleCodec.decode(item, defaultId: "rule-\(i + 1)")) }
+                emulator.setFaultRules(rules)
+                return list()
+            })
         router.add("DELETE", "\(p)/faults") { _, _ in
             emulator.setFaultRules([])
             return list()
         }
-        router.add("DELETE", "\(p)/faults/{id}", handle { _, params throws(FCMError) in
-            try emulator.removeFaultRule(id: try params.require("id"))
-            return list()
-        })
+        router.add(
+            "DELETE", "\(p)/faults/{id}",
+            handle { _, params throws(FCMError) in
+                try emulator.removeFaultRule(id: try params.require("id"))
+                return list()
+            })
     }
 
     static func json(_ request: HTTPRequest) throws(FCMError) -> JSONValue {
@@ -152,63 +169,90 @@ public struct ControlAPI: Sendable {
         router.add("GET", "\(p)/projects") { _, _ in
             ControlJSON.response(.object([("projects", .array(emulator.projects().map(ControlJSON.project)))]))
         }
-        router.add("POST", "\(p)/projects", handle { request, _ throws(FCMError) in
-            let body = try ControlBody(request, allowed: ["id", "number", "serverKeys"])
-            guard let id = try body.string("id") else { throw FCMError(.invalidArgument, "Field 'id' is required", field: "id") }
-            let project = try emulator.createProject(id: id, number: try body.string("number"), serverKeys: try body.strings("serverKeys") ?? [])
-            return ControlJSON.response(status: 201, ControlJSON.project(project))
-        })
-        router.add("GET", "\(p)/projects/{project}", handle { _, params throws(FCMError) in
-            ControlJSON.response(ControlJSON.project(try emulator.project(try params.require("project"))))
-        })
-        router.add("DELETE", "\(p)/projects/{project}", handle { _, params throws(FCMError) in
-            try emulator.deleteProject(id: try params.require("project"))
-            return ControlJSON.response(.object([]))
-        })
-        router.add("POST", "\(p)/projects/{project}:reset", handle { _, params throws(FCMError) in
-            try emulator.reset(projectId: try params.require("project"))
-            return ControlJSON.response(.object([]))
-        })
-        router.add("GET", "\(p)/projects/{project}/serviceAccount", handle { request, params throws(FCMError) in
-            // A key file whose token_uri points back here, as the client reached us.
-            let project = try emulator.project(try params.require("project"))
-            let host = request.header("Host") ?? "127.0.0.1"
-            do {
-                return ControlJSON.response(try accounts.keyFile(forProject: project.id, tokenURI: "http://\(host)/token"))
-            } catch {
-                throw FCMError(.internalError, "Could not make a service-account key: \(error)")
-            }
-        })
-        router.add("POST", "\(p)/projects/{project}/xmpp:drain", handle { _, params throws(FCMError) in
-            try emulator.requestDrain(projectId: try params.require("project"))
-            return ControlJSON.response(.object([]))
-        })
-        router.add("GET", "\(p)/projects/{project}/topics", handle { _, params throws(FCMError) in
-            let topics = try emulator.topics(projectId: try params.require("project"))
-            return ControlJSON.response(.object([
-                ("topics", .array(topics.map { .object([("name", .string($0.name)), ("subscribers", .int($0.subscribers))]) }))
-            ]))
-        })
-        router.add("GET", "\(p)/projects/{project}/groups", handle { _, params throws(FCMError) in
-            ControlJSON.response(.object([("groups", .array(try emulator.groups(projectId: try params.require("project")).map(ControlJSON.group)))]))
-        })
-        router.add("GET", "\(p)/events", handle { request, _ throws(FCMError) in
-            try events(request, projectId: nil, device: nil)
-        })
-        router.add("GET", "\(p)/projects/{project}/events", handle { request, params throws(FCMError) in
-            try events(request, projectId: try params.require("project"), device: nil)
-        })
+        router.add(
+            "POST", "\(p)/projects",
+            handle { request, _ throws(FCMError) in
+                let body = try ControlBody(request, allowed: ["id", "number", "serverKeys"])
+                guard let id = try body.string("id") else { throw FCMError(.invalidArgument, "Field 'id' is required", field: "id") }
+                let project = try emulator.createProject(
+                    id: id, number: try body.string("number"), serverKeys: try body.strings("serverKeys") ?? [])
+                return ControlJSON.response(status: 201, ControlJSON.project(project))
+            })
+        router.add(
+            "GET", "\(p)/projects/{project}",
+            handle { _, params throws(FCMError) in
+                ControlJSON.response(ControlJSON.project(try emulator.project(try params.require("project"))))
+            })
+        router.add(
+            "DELETE", "\(p)/projects/{project}",
+            handle { _, params throws(FCMError) in
+                try emulator.deleteProject(id: try params.require("project"))
+                return ControlJSON.response(.object([]))
+            })
+        router.add(
+            "POST", "\(p)/projects/{project}:reset",
+            handle { _, params throws(FCMError) in
+                try emulator.reset(projectId: try params.require("project"))
+                return ControlJSON.response(.object([]))
+            })
+        router.add(
+            "GET", "\(p)/projects/{project}/serviceAccount",
+            handle { request, params throws(FCMError) in
+                // A key file whose token_uri points back here, as the client reached us.
+                let project = try emulator.project(try params.require("project"))
+                let host = request.header("Host") ?? "127.0.0.1"
+                do {
+                    return ControlJSON.response(try accounts.keyFile(forProject: project.id, tokenURI: "http://\(host)/token"))
+                } catch {
+                    throw FCMError(.internalError, "Could not make a service-account key: \(error)")
+                }
+            })
+        router.add(
+            "POST", "\(p)/projects/{project}/xmpp:drain",
+            handle { _, params throws(FCMError) in
+                try emulator.requestDrain(projectId: try params.require("project"))
+                return ControlJSON.response(.object([]))
+            })
+        router.add(
+            "GET", "\(p)/projects/{project}/topics",
+            handle { _, params throws(FCMError) in
+                let topics = try emulator.topics(projectId: try params.require("project"))
+                return ControlJSON.response(
+                    .object([
+                        ("topics", .array(topics.map { .object([("name", .string($0.name)), ("subscribers", .int($0.subscribers))]) }))
+                    ]))
+            })
+        router.add(
+            "GET", "\(p)/projects/{project}/groups",
+            handle { _, params throws(FCMError) in
+                ControlJSON.response(
+                    .object([("groups", .array(try emulator.groups(projectId: try params.require("project")).map(ControlJSON.group)))]))
+            })
+        router.add(
+            "GET", "\(p)/events",
+            handle { request, _ throws(FCMError) in
+                try events(request, projectId: nil, device: nil)
+            })
+        router.add(
+            "GET", "\(p)/projects/{project}/events",
+            handle { request, params throws(FCMError) in
+                try events(request, projectId: try params.require("project"), device: nil)
+            })
     }
 
     /// `GET …/events?device=&token=&topic=&message=&kind=a,b&since=&until=&limit=`.
     func events(_ request: HTTPRequest, projectId: String?, device: DeviceID?) throws(FCMError) -> HTTPResponse {
         let known: Set<String> = ["device", "token", "topic", "message", "kind", "since", "until", "limit"]
         for (key, _) in request.query where !known.contains(key) {
-            throw FCMError(.invalidArgument, "Unknown query parameter '\(key)'; expected one of: \(known.sorted().joined(separator: ", "))", field: key)
+            throw FCMError(
+                .invalidArgument, "Unknown query parameter '\(key)'; expected one of: \(known.sorted().joined(separator: ", "))", field: key
+            )
         }
         var query = EventQuery(projectId: projectId, deviceId: device)
         if let reference = request.queryValue("device") {
-            guard let projectId else { throw FCMError(.invalidArgument, "Filter by device under /projects/{project}/events", field: "device") }
+            guard let projectId else {
+                throw FCMError(.invalidArgument, "Filter by device under /projects/{project}/events", field: "device")
+            }
             query.deviceId = try emulator.device(reference, projectId: projectId).id
         }
         query.token = request.queryValue("token")
@@ -218,7 +262,10 @@ public struct ControlAPI: Sendable {
             var set = Set<Event.Kind>()
             for name in kinds.split(separator: ",") {
                 guard let kind = Event.Kind(rawValue: String(name)) else {
-                    throw FCMError(.invalidArgument, "Unknown event kind '\(name)'; expected: \(Event.Kind.allCases.map(\.rawValue).joined(separator: ", "))", field: "kind")
+                    throw FCMError(
+                        .invalidArgument,
+                        "Unknown event kind '\(name)'; expected: \(Event.Kind.allCases.map(\.rawValue).joined(separator: ", "))",
+                        field: "kind")
                 }
                 set.insert(kind)
             }

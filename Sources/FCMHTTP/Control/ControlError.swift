@@ -61,18 +61,20 @@ struct ControlBody {
                 throw FCMError(.invalidArgument, "The body must be a JSON object, not \(value.typeName)")
             }
             for (key, _) in object where !allowed.contains(key) {
-                throw FCMError(.invalidArgument, "Unknown field '\(key)'; expected one of: \(allowed.sorted().joined(separator: ", "))", field: key)
+                throw FCMError(
+                    .invalidArgument, "Unknown field '\(key)'; expected one of: \(allowed.sorted().joined(separator: ", "))", field: key)
             }
             pairs = object
         }
         fields = TypedFields(pairs: pairs) { key, expected, got in
-            let wanted: String = switch expected {
-            case .string: "a string"
-            case .boolean: "true or false"
-            case .number: "a number"
-            case .array, .arrayOfStrings: "an array of strings"
-            case .object: "an object"
-            }
+            let wanted: String =
+                switch expected {
+                case .string: "a string"
+                case .boolean: "true or false"
+                case .number: "a number"
+                case .array, .arrayOfStrings: "an array of strings"
+                case .object: "an object"
+                }
             return FCMError(.invalidArgument, "Field '\(key)' must be \(wanted), got \(got.typeName)", field: key)
         }
     }
@@ -87,14 +89,17 @@ struct ControlBody {
         guard let v = value(key) else { return nil }
         if let ms = v.int64Value { return ms }
         if let text = v.stringValue, let ms = DurationText.millis(text) { return ms }
-        throw FCMError(.invalidArgument, "Field '\(key)' must be a duration such as \"90s\", \"15m\" or a number of milliseconds", field: key)
+        throw FCMError(
+            .invalidArgument, "Field '\(key)' must be a duration such as \"90s\", \"15m\" or a number of milliseconds", field: key)
     }
 
     /// One of a fixed set of strings.
     func choice<T: RawRepresentable & CaseIterable>(_ key: String, _ type: T.Type) throws(FCMError) -> T? where T.RawValue == String {
         guard let s = try string(key) else { return nil }
         guard let value = T(rawValue: s) else {
-            throw FCMError(.invalidArgument, "Field '\(key)' must be one of: \(T.allCases.map(\.rawValue).joined(separator: ", ")); got '\(s)'", field: key)
+            throw FCMError(
+                .invalidArgument, "Field '\(key)' must be one of: \(T.allCases.map(\.rawValue).joined(separator: ", ")); got '\(s)'",
+                field: key)
         }
         return value
     }

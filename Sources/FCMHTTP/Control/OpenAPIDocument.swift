@@ -17,7 +17,8 @@ enum OpenAPIDocument {
         return [
             executable.appendingPathComponent("fcm-emu_FCMHTTP.resources/openapi.json"),
             Bundle.main.bundleURL.appendingPathComponent("fcm-emu_FCMHTTP.resources/openapi.json"),
-            URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Resources/openapi.json"),
+            URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent(
+                "Resources/openapi.json"),
         ]
     }
 }

@@ -34,10 +34,13 @@ public enum FaultRuleCodec {
         let id = json["id"]?.stringValue ?? defaultId
         var match = FaultRule.Match()
         if let m = json["match"] {
-            try only(m, ["api", "route", "project", "target", "device", "nth", "every", "probability", "from", "until", "count"], at: "match")
+            try only(
+                m, ["api", "route", "project", "target", "device", "nth", "every", "probability", "from", "until", "count"], at: "match")
             if let api = m["api"] {
                 guard let text = api.stringValue, let value = FaultAPI(rawValue: text) else {
-                    throw FCMError(.invalidArgument, "match.api must be one of: \(FaultAPI.allCases.map(\.rawValue).joined(separator: ", "))", field: "match.api")
+                    throw FCMError(
+                        .invalidArgument, "match.api must be one of: \(FaultAPI.allCases.map(\.rawValue).joined(separator: ", "))",
+                        field: "match.api")
                 }
                 match.api = value
             }
@@ -63,7 +66,9 @@ public enum FaultRuleCodec {
         let action: FaultRule.Action
         if let name = try string(a, "error") {
             guard let code = errorNames[name] ?? FCMError.Code(rawValue: name) else {
-                throw FCMError(.invalidArgument, "Unknown error '\(name)'; use an FCM error code such as UNAVAILABLE, UNREGISTERED, QUOTA_EXCEEDED", field: "action.error")
+                throw FCMError(
+                    .invalidArgument, "Unknown error '\(name)'; use an FCM error code such as UNAVAILABLE, UNREGISTERED, QUOTA_EXCEEDED",
+                    field: "action.error")
             }
             action = .error(code, retryAfterSeconds: retryAfter)
         } else if let status = a["status"] {
@@ -99,8 +104,10 @@ public enum FaultRuleCodec {
         ])
         let action: JSONValue
         switch rule.action {
-        case .error(let code, let retry): action = .object(omittingNils: [("error", .string(code.rawValue)), ("retryAfter", retry.map(JSONValue.int))])
-        case .status(let status, let retry): action = .object(omittingNils: [("status", .int(status)), ("retryAfter", retry.map(JSONValue.int))])
+        case .error(let code, let retry):
+            action = .object(omittingNils: [("error", .string(code.rawValue)), ("retryAfter", retry.map(JSONValue.int))])
+        case .status(let status, let retry):
+            action = .object(omittingNils: [("status", .int(status)), ("retryAfter", retry.map(JSONValue.int))])
         case .latency(let millis): action = .object([("latency", .string("\(millis)ms"))])
         case .reset: action = .object([("reset", .bool(true))])
         case .html502: action = .object([("html502", .bool(true))])
@@ -112,7 +119,9 @@ public enum FaultRuleCodec {
     private static func only(_ json: JSONValue, _ allowed: Set<String>, at: String) throws(FCMError) {
         guard let pairs = json.objectValue else { throw FCMError(.invalidArgument, "\(at) must be an object", field: at) }
         for (key, _) in pairs where !allowed.contains(key) {
-            throw FCMError(.invalidArgument, "Unknown field '\(key)' in \(at); expected one of: \(allowed.sorted().joined(separator: ", "))", field: "\(at).\(key)")
+            throw FCMError(
+                .invalidArgument, "Unknown field '\(key)' in \(at); expected one of: \(allowed.sorted().joined(separator: ", "))",
+                field: "\(at).\(key)")
         }
     }
 
@@ -124,7 +133,9 @@ public enum FaultRuleCodec {
 
     private static func positive(_ json: JSONValue, _ key: String) throws(FCMError) -> Int? {
         guard let v = json[key] else { return nil }
-        guard let n = v.int64Value, n >= 1, n <= 1_000_000_000 else { throw FCMError(.invalidArgument, "\(key) must be a whole number ≥ 1", field: key) }
+        guard let n = v.int64Value, n >= 1, n <= 1_000_000_000 else {
+            throw FCMError(.invalidArgument, "\(key) must be a whole number ≥ 1", field: key)
+        }
         return Int(n)
     }
 

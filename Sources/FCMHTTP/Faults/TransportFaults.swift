@@ -38,7 +38,11 @@ struct TransportFaults: Sendable {
             if let retryAfter { response.headers.append(("Retry-After", String(retryAfter))) }
             return response
         case .html502:
-            return Self.page(502, "Error 502 (Server Error)!!1", "<p><b>502.</b> <ins>That’s an error.</ins><p>The server encountered a temporary error and could not complete your request.<p>Please try again in 30 seconds.  <ins>That’s all we know.</ins>")
+            return Self.page(
+                502, "Error 502 (Server Error)!!1",
+                "<p><b>502.</b> <ins>That’s an error.</ins><p>The server encountered a temporary error and could not complete"
+                + " your request.<p>Please try again in 30 seconds.  <ins>That’s all we know.</ins>"
+            )
         case .reset:
             var response = HTTPResponse(status: 500)
             response.resetConnection = true
@@ -56,29 +60,35 @@ struct TransportFaults: Sendable {
     static func statusResponse(_ status: Int, api: FaultAPI) -> HTTPResponse {
         switch api {
         case .v1, .batch:
-            let (name, code): (String, String?) = switch status {
-            case 400: ("INVALID_ARGUMENT", "INVALID_ARGUMENT")
-            case 401: ("UNAUTHENTICATED", nil)
-            case 403: ("PERMISSION_DENIED", nil)
-            case 404: ("NOT_FOUND", "UNREGISTERED")
-            case 429: ("RESOURCE_EXHAUSTED", "QUOTA_EXCEEDED")
-            case 500: ("INTERNAL", "INTERNAL")
-            case 503: ("UNAVAILABLE", "UNAVAILABLE")
-            default: ("UNKNOWN", nil)
-            }
+            let (name, code): (String, String?) =
+                switch status {
+                case 400: ("INVALID_ARGUMENT", "INVALID_ARGUMENT")
+                case 401: ("UNAUTHENTICATED", nil)
+                case 403: ("PERMISSION_DENIED", nil)
+                case 404: ("NOT_FOUND", "UNREGISTERED")
+                case 429: ("RESOURCE_EXHAUSTED", "QUOTA_EXCEEDED")
+                case 500: ("INTERNAL", "INTERNAL")
+                case 503: ("UNAVAILABLE", "UNAVAILABLE")
+                default: ("UNKNOWN", nil)
+                }
             let message = status == 503 ? "The service is currently unavailable." : "Injected error \(status)."
             return V1Error(status: status, statusName: name, message: message, details: code.map { [.fcmError($0)] } ?? []).response
         case .legacy:
-            return page(status, HTTPResponse.reasonPhrase(status), "<H1>\(HTTPResponse.reasonPhrase(status))</H1>\n<H2>Error \(status)</H2>")
+            return page(
+                status, HTTPResponse.reasonPhrase(status), "<H1>\(HTTPResponse.reasonPhrase(status))</H1>\n<H2>Error \(status)</H2>")
         case .iid:
             return IIDFront.error(status, status == 503 ? "Unavailable" : HTTPResponse.reasonPhrase(status))
         case .oauth, .xmpp:
             let error = status >= 500 ? "temporarily_unavailable" : "invalid_request"
-            return HTTPResponse(status: status, contentType: "application/json; charset=utf-8", body: JSONValue.object([("error", .string(error)), ("error_description", .string("Injected error \(status)."))]).encoded())
+            return HTTPResponse(
+                status: status, contentType: "application/json; charset=utf-8",
+                body: JSONValue.object([("error", .string(error)), ("error_description", .string("Injected error \(status)."))]).encoded())
         }
     }
 
     private static func page(_ status: Int, _ title: String, _ body: String) -> HTTPResponse {
-        HTTPResponse(status: status, contentType: "text/html; charset=UTF-8", body: "<!DOCTYPE html>\n<html lang=en>\n  <meta charset=utf-8>\n  <title>\(title)</title>\n  \(body)\n")
+        HTTPResponse(
+            status: status, contentType: "text/html; charset=UTF-8",
+            body: "<!DOCTYPE html>\n<html lang=en>\n  <meta charset=utf-8>\n  <title>\(title)</title>\n  \(body)\n")
     }
 }

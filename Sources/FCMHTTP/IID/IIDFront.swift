@@ -26,7 +26,9 @@ struct IIDFront: Sendable {
     }
 
     static func error(_ status: Int, _ text: String) -> HTTPResponse {
-        HTTPResponse(status: status, contentType: "application/json; charset=UTF-8", body: JSONValue.object([("error", .string(text))]).encoded() + "\n")
+        HTTPResponse(
+            status: status, contentType: "application/json; charset=UTF-8",
+            body: JSONValue.object([("error", .string(text))]).encoded() + "\n")
     }
 
     private static func ok(_ body: JSONValue) -> HTTPResponse {

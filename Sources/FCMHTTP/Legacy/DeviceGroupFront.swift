@@ -16,7 +16,8 @@ struct DeviceGroupFront: Sendable {
     }
 
     private static func error(_ text: String, status: Int = 400) -> HTTPResponse {
-        HTTPResponse(status: status, contentType: "application/json; charset=UTF-8", body: JSONValue.object([("error", .string(text))]).encoded())
+        HTTPResponse(
+            status: status, contentType: "application/json; charset=UTF-8", body: JSONValue.object([("error", .string(text))]).encoded())
     }
 
     private static func key(_ group: DeviceGroup) -> HTTPResponse {
@@ -52,7 +53,9 @@ struct DeviceGroupFront: Sendable {
         case .refused(let response): return response
         case .project(let p): projectId = p
         }
-        guard let name = request.queryValue("notification_key_name"), let group = try? emulator.group(named: name, projectIdOrNumber: projectId) else {
+        guard let name = request.queryValue("notification_key_name"),
+            let group = try? emulator.group(named: name, projectIdOrNumber: projectId)
+        else {
             return Self.error("notification_key not found")
         }
         return Self.key(group)

@@ -18,7 +18,9 @@ enum LegacyFormReader {
         content.collapseKey = value("collapse_key")
         content.restrictedPackageName = value("restricted_package_name")
         if let ttl = value("time_to_live") {
-            guard let seconds = Int64(ttl), (0...EmulatorSettings.maxTTLSeconds).contains(seconds) else { throw Refusal(error: "InvalidTtl") }
+            guard let seconds = Int64(ttl), (0...EmulatorSettings.maxTTLSeconds).contains(seconds) else {
+                throw Refusal(error: "InvalidTtl")
+            }
             content.ttlSeconds = seconds
         }
         if let priority = value("priority") { content.priority = priority == "high" || priority == "10" ? .high : .normal }

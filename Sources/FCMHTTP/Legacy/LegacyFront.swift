@@ -46,11 +46,12 @@ struct LegacyFront: Sendable {
             // A single `to` token that names a device group is a group send.
             if !multicast, let token = tokens.first, let group = groupSend(key: token, request: parsed, sender: sender) { return group }
             let outcome = sendToTokens(parsed, sender: sender)
-            return Self.json(.object([
-                ("multicast_id", .number(String(emulator.randomInt64()))), ("success", .int(outcome.success)),
-                ("failure", .int(outcome.failure)), ("canonical_ids", .int(outcome.canonical)),
-                ("results", .array(outcome.results.map(\.json))),
-            ]))
+            return Self.json(
+                .object([
+                    ("multicast_id", .number(String(emulator.randomInt64()))), ("success", .int(outcome.success)),
+                    ("failure", .int(outcome.failure)), ("canonical_ids", .int(outcome.canonical)),
+                    ("results", .array(outcome.results.map(\.json))),
+                ]))
         case .topic(let name):
             return sendToTopics(.topic(name), request: parsed, sender: sender)
         case .condition(let condition):
@@ -65,7 +66,8 @@ struct LegacyFront: Sendable {
     private func sendToTopics(_ target: MessageTarget, request: LegacyRequest, sender: String?) -> HTTPResponse {
         let project = sender ?? DemoProject.id
         do {
-            let outcome = try emulator.send(SendRequest(target: target, content: request.content, validateOnly: request.dryRun, api: .legacy), from: project)
+            let outcome = try emulator.send(
+                SendRequest(target: target, content: request.content, validateOnly: request.dryRun, api: .legacy), from: project)
             let id: JSONValue = Int64(outcome.messageId).map { .int($0) } ?? .string(outcome.messageId)
             return Self.json(.object([("message_id", id)]))
         } catch {
@@ -88,7 +90,9 @@ struct LegacyFront: Sendable {
         }
     }
 
-    private func sendToTokens(_ request: LegacyRequest, sender: String?) -> (results: [Result], success: Int, failure: Int, canonical: Int) {
+    private func sendToTokens(
+        _ request: LegacyRequest, sender: String?
+    ) -> (results: [Result], success: Int, failure: Int, canonical: Int) {
         var results: [Result] = []
         for token in request.tokensOrEmpty {
             guard !token.isEmpty else {
@@ -98,7 +102,8 @@ struct LegacyFront: Sendable {
             // Lax senders act as the token's own project.
             let project = sender ?? emulator.device(token: token)?.projectId ?? DemoProject.id
             do {
-                let outcome = try emulator.send(SendRequest(target: .token(token), content: request.content, validateOnly: request.dryRun, api: .legacy), from: project)
+                let outcome = try emulator.send(
+                    SendRequest(target: .token(token), content: request.content, validateOnly: request.dryRun, api: .legacy), from: project)
                 results.append(.success(messageId: outcome.messageId, canonical: outcome.canonicalToken))
             } catch {
                 results.append(.failure(Self.errorName(error)))
@@ -113,11 +118,17 @@ struct LegacyFront: Sendable {
         let project = sender ?? DemoProject.id
         guard emulator.isDeviceGroup(key, projectIdOrNumber: project) else { return nil }
         do {
-            let outcome = try emulator.send(SendRequest(target: .notificationKey(key), content: request.content, validateOnly: request.dryRun, api: .legacy), from: project)
-            return Self.json(.object(omittingNils: [
-                ("success", .int(outcome.groupSuccess)), ("failure", .int(outcome.groupFailedTokens.count)),
-                ("failed_registration_ids", outcome.groupFailedTokens.isEmpty ? nil : .array(outcome.groupFailedTokens.map(JSONValue.string))),
-            ]))
+            let outcome = try emulator.send(
+                SendRequest(target: .notificationKey(key), content: request.content, validateOnly: request.dryRun, api: .legacy),
+                from: project)
+            return Self.json(
+                .object(omittingNils: [
+                    ("success", .int(outcome.groupSuccess)), ("failure", .int(outcome.groupFailedTokens.count)),
+                    (
+                        "failed_registration_ids",
+                        outcome.groupFailedTokens.isEmpty ? nil : .array(outcome.groupFailedTokens.map(JSONValue.string))
+                    ),
+                ]))
         } catch {
             return Self.json(.object([("error", .string(Self.errorName(error)))]))
         }
@@ -154,4 +165,3 @@ struct LegacyFront: Sendable {
         HTTPResponse(status: 200, contentType: "application/json; charset=UTF-8", body: body.encoded())
     }
 }
-

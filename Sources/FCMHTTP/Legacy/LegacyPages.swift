@@ -2,7 +2,9 @@
 
 /// The HTML pages the legacy endpoints answer with (FCM-WIRE.md §3.1).
 enum LegacyPages {
-    static let missingKey = "The request was missing an Authentication Key (FCM Token). Please, refer to section &quot;Authentication&quot; of the FCM documentation, at https://firebase.google.com/docs/cloud-messaging/server."
+    static let missingKey =
+        "The request was missing an Authentication Key (FCM Token). Please, refer to section &quot;Authentication&quot;"
+        + " of the FCM documentation, at https://firebase.google.com/docs/cloud-messaging/server."
     static let invalidKey = "Invalid (legacy) Server-key delivered or Sender is not authorized to perform request."
 
     static func unauthorized(_ text: String) -> HTTPResponse {

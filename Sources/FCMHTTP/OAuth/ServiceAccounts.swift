@@ -67,7 +67,8 @@ final class ServiceAccounts: Sendable {
             try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             let path = directory + "/" + projectId + ".json"
             // Best effort: a key that cannot be kept still works for this run.
-            _ = FileManager.default.createFile(atPath: path, contents: Data(JSONValue.object(document).encoded(.pretty).utf8), attributes: [.posixPermissions: 0o600])
+            _ = FileManager.default.createFile(
+                atPath: path, contents: Data(JSONValue.object(document).encoded(.pretty).utf8), attributes: [.posixPermissions: 0o600])
         }
         return stored
     }
@@ -88,6 +89,8 @@ final class ServiceAccounts: Sendable {
             let keyId = json["private_key_id"]?.stringValue, let pem = json["private_key"]?.stringValue
         else { throw CocoaError(.fileReadCorruptFile) }
         let key = try _RSA.Signing.PrivateKey(pemRepresentation: pem)
-        return ServiceAccount(projectId: projectId, clientEmail: email, keyId: keyId, publicKey: key.publicKey, document: pairs.filter { $0.0 != "token_uri" })
+        return ServiceAccount(
+            projectId: projectId, clientEmail: email, keyId: keyId, publicKey: key.publicKey, document: pairs.filter { $0.0 != "token_uri" }
+        )
     }
 }

@@ -31,7 +31,8 @@ struct TokenEndpoint: Sendable {
     }
 
     func respond(_ request: HTTPRequest) -> HTTPResponse {
-        let form = Dictionary(HTTPRequest.parseQuery(String(decoding: request.body, as: UTF8.self)), uniquingKeysWith: { first, _ in first })
+        let form = Dictionary(
+            HTTPRequest.parseQuery(String(decoding: request.body, as: UTF8.self)), uniquingKeysWith: { first, _ in first })
         switch issue(form: form, requestHost: request.header("Host")) {
         case .success(let grant):
             let body = JSONValue.object([
@@ -83,10 +84,13 @@ struct TokenEndpoint: Sendable {
         // The claims are the peer's numbers: their difference may not fit (issue 11, row 4).
         let (lifetime, overflowed) = exp.subtractingReportingOverflow(iat)
         guard exp > iat, !overflowed, lifetime <= 3600 + 60, iat <= now + 60, exp >= now - 60 else {
-            return .failure(Failure(
-                error: "invalid_grant",
-                description: "Invalid JWT: Token must be a short-lived token (60 minutes) and in a reasonable timeframe. Check your iat and exp values in the JWT claim."
-            ))
+            return .failure(
+                Failure(
+                    error: "invalid_grant",
+                    description:
+                        "Invalid JWT: Token must be a short-lived token (60 minutes) and in a reasonable timeframe."
+                            + " Check your iat and exp values in the JWT claim."
+                ))
         }
         let scopes = (jwt.claims["scope"]?.stringValue ?? "").split(separator: " ").map(String.init)
         guard !scopes.isEmpty else {

@@ -83,7 +83,9 @@ public struct Router: Sendable {
             guard let close = p.firstIndex(of: "}") else { return nil }
             let name = String(p[p.index(after: p.startIndex)..<close])
             let suffix = String(p[p.index(after: close)...])
-            guard let decoded = s.utf8.contains(UInt8(ascii: "%")) ? HTTPRequest.percentDecode(s) : s, decoded.hasSuffix(suffix), decoded.count > suffix.count else {
+            guard let decoded = s.utf8.contains(UInt8(ascii: "%")) ? HTTPRequest.percentDecode(s) : s, decoded.hasSuffix(suffix),
+                decoded.count > suffix.count
+            else {
                 return nil
             }
             parameters.set(name, String(decoded.dropLast(suffix.count)))

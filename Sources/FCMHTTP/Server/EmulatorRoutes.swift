@@ -52,7 +52,10 @@ public enum EmulatorRoutes {
         ) { request in
             if request.path.hasPrefix("/fcm/") || request.path.hasPrefix("/gcm/") { return LegacyPages.tooLarge() }
             if request.path.hasPrefix("/v1/") {
-                return V1Error(status: 413, statusName: "INVALID_ARGUMENT", message: "Request payload size exceeds the limit: \(maxBodyBytes) bytes.", details: []).response
+                return V1Error(
+                    status: 413, statusName: "INVALID_ARGUMENT", message: "Request payload size exceeds the limit: \(maxBodyBytes) bytes.",
+                    details: []
+                ).response
             }
             return ControlAPI.tooLarge(request, limit: maxBodyBytes)
         }

@@ -10,9 +10,9 @@ import NIOSSL
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Where and how `serve` listens.
@@ -78,7 +78,9 @@ public final class EmulatorServer: Sendable {
         group: any EventLoopGroup, logger: Logger, wallClock: Bool = true
     ) async throws -> EmulatorServer {
         let infoBox = InfoBox()
-        let responder = EmulatorRoutes.responder(emulator: emulator, maxBodyBytes: configuration.maxBodyBytes, fronts: fronts) { infoBox.read() }
+        let responder = EmulatorRoutes.responder(emulator: emulator, maxBodyBytes: configuration.maxBodyBytes, fronts: fronts) {
+            infoBox.read()
+        }
         let http = try await HTTPServer.start(
             host: configuration.host, port: configuration.httpPort, responder: responder, group: group,
             idleTimeout: .seconds(configuration.idleTimeoutSeconds), logger: logger

@@ -63,7 +63,9 @@ struct LocalCA {
     func issueServerCertificate() throws -> (certificatePEM: String, keyPEM: String) {
         let leafKey = P256.Signing.PrivateKey()
         let now = Date()
-        let names = Self.dnsNames.map { GeneralName.dnsName($0) } + Self.ipAddresses.map { GeneralName.ipAddress(ASN1OctetString(contentBytes: $0[...])) }
+        let names =
+            Self.dnsNames.map { GeneralName.dnsName($0) }
+            + Self.ipAddresses.map { GeneralName.ipAddress(ASN1OctetString(contentBytes: $0[...])) }
         let leaf = try Certificate(
             version: .v3, serialNumber: Certificate.SerialNumber(), publicKey: .init(leafKey.publicKey),
             notValidBefore: now.addingTimeInterval(-3600), notValidAfter: now.addingTimeInterval(365 * 86_400),

@@ -87,7 +87,9 @@ enum APSRules {
             (.stringOrDictionary, .object):
             return
         case (.zeroOrOne, .number):
-            guard value.doubleValue == 0 || value.doubleValue == 1 else { throw refusal(field, "Value for \(noun) [\(key)] is either 0 or 1.") }
+            guard value.doubleValue == 0 || value.doubleValue == 1 else {
+                throw refusal(field, "Value for \(noun) [\(key)] is either 0 or 1.")
+            }
         case (.zeroOrOne, .bool):
             throw refusal(field, "Value for \(noun) [\(key)] is either 0 or 1.")
         case (.string, _): throw refusal(field, "Value type for \(noun) [\(key)] is a string.")

@@ -17,7 +17,8 @@ enum ProtoJSONReader {
         for (key, item) in pairs {
             guard let field = schema.field(jsonName: key) else {
                 let at = path.isEmpty ? "" : " at '\(path)'"
-                throw V1Error.transcoder(field: path, message: "Invalid JSON payload received. Unknown name \"\(key)\"\(at): Cannot find field.")
+                throw V1Error.transcoder(
+                    field: path, message: "Invalid JSON payload received. Unknown name \"\(key)\"\(at): Cannot find field.")
             }
             if item == .null { continue }
             let fieldPath = path.isEmpty ? field.name : path + "." + field.name

@@ -82,7 +82,8 @@ enum FCMSchema {
         oneof: ("target", ["token", "topic", "condition", "fid"])
     )
 
-    static let notification = ProtoMessage(typeName: fcm + "Notification", fields: [("title", .string), ("body", .string), ("image", .string)])
+    static let notification = ProtoMessage(
+        typeName: fcm + "Notification", fields: [("title", .string), ("body", .string), ("image", .string)])
 
     static let fcmOptions = ProtoMessage(typeName: fcm + "FcmOptions", fields: [("analytics_label", .string)])
 
@@ -134,14 +135,19 @@ enum FCMSchema {
 
     static let webpush = ProtoMessage(
         typeName: fcm + "WebpushConfig",
-        fields: [("headers", .stringMap), ("data", .stringMap), ("notification", .structValue), ("fcm_options", .message(webpushFcmOptions))]
+        fields: [
+            ("headers", .stringMap), ("data", .stringMap), ("notification", .structValue), ("fcm_options", .message(webpushFcmOptions)),
+        ]
     )
 
-    static let webpushFcmOptions = ProtoMessage(typeName: fcm + "WebpushFcmOptions", fields: [("link", .string), ("analytics_label", .string)])
+    static let webpushFcmOptions = ProtoMessage(
+        typeName: fcm + "WebpushFcmOptions", fields: [("link", .string), ("analytics_label", .string)])
 
     static let apns = ProtoMessage(
         typeName: fcm + "ApnsConfig",
-        fields: [("headers", .stringMap), ("payload", .structValue), ("fcm_options", .message(apnsFcmOptions)), ("live_activity_token", .string)]
+        fields: [
+            ("headers", .stringMap), ("payload", .structValue), ("fcm_options", .message(apnsFcmOptions)), ("live_activity_token", .string),
+        ]
     )
 
     static let apnsFcmOptions = ProtoMessage(typeName: fcm + "ApnsFcmOptions", fields: [("analytics_label", .string), ("image", .string)])

@@ -48,9 +48,11 @@ struct V1Error: Error, Sendable {
         case .invalidRegistration:
             self = .invalidArgument("The registration token is not a valid FCM registration token")
         case .unregistered:
-            self.init(status: 404, statusName: "NOT_FOUND", message: "Requested entity was not found.", details: [.fcmError("UNREGISTERED")])
+            self.init(
+                status: 404, statusName: "NOT_FOUND", message: "Requested entity was not found.", details: [.fcmError("UNREGISTERED")])
         case .senderIdMismatch:
-            self.init(status: 403, statusName: "PERMISSION_DENIED", message: "SenderId mismatch", details: [.fcmError("SENDER_ID_MISMATCH")])
+            self.init(
+                status: 403, statusName: "PERMISSION_DENIED", message: "SenderId mismatch", details: [.fcmError("SENDER_ID_MISMATCH")])
         case .messageTooBig:
             // Captured from FCM: no details at all.
             self.init(status: 400, statusName: "INVALID_ARGUMENT", message: "Request contains an invalid argument.", details: [])
@@ -71,7 +73,8 @@ struct V1Error: Error, Sendable {
             )
         case .unavailable:
             self.init(
-                status: 503, statusName: "UNAVAILABLE", message: "The service is currently unavailable.", details: [.fcmError("UNAVAILABLE")],
+                status: 503, statusName: "UNAVAILABLE", message: "The service is currently unavailable.",
+                details: [.fcmError("UNAVAILABLE")],
                 retryAfterSeconds: error.retryAfterSeconds.map { Int($0) }
             )
         case .thirdPartyAuthError:

@@ -30,7 +30,8 @@ enum V1MessageDecoder {
         if let a = m.object("apns").map(Fields.init) {
             if let payload = a.object("payload") { try APSRules.check(payload) }
             let options = a.object("fcm_options").map(Fields.init)
-            content.apns = APNsOptions(headers: a.stringMap("headers") ?? [], payload: a.object("payload")?.payloadPairs ?? [], image: options?.string("image"))
+            content.apns = APNsOptions(
+                headers: a.stringMap("headers") ?? [], payload: a.object("payload")?.payloadPairs ?? [], image: options?.string("image"))
         }
         if let w = m.object("webpush").map(Fields.init) {
             let options = w.object("fcm_options").map(Fields.init)
@@ -38,7 +39,9 @@ enum V1MessageDecoder {
                 throw V1Error.invalidArgument(field: "message.webpush.fcm_options.link")
             }
             try checkLabel(options?.string("analytics_label"), field: "message.webpush.fcm_options.analytics_label")
-            content.webpush = WebpushOptions(headers: w.stringMap("headers") ?? [], data: w.stringMap("data"), notification: w.object("notification")?.payloadPairs, link: options?.string("link"))
+            content.webpush = WebpushOptions(
+                headers: w.stringMap("headers") ?? [], data: w.stringMap("data"), notification: w.object("notification")?.payloadPairs,
+                link: options?.string("link"))
         }
         try checkLabel(m.object("fcm_options").map(Fields.init)?.string("analytics_label"), field: "message.fcm_options.analytics_label")
         return SendRequest(target: target, content: content, validateOnly: fields.bool("validate_only") ?? false, api: .v1)
@@ -66,7 +69,8 @@ enum V1MessageDecoder {
     }
 
     private static func android(_ a: Fields) throws(V1Error) -> AndroidOptions {
-        var options = AndroidOptions(collapseKey: a.string("collapse_key"), restrictedPackageName: a.string("restricted_package_name"), data: a.stringMap("data"))
+        var options = AndroidOptions(
+            collapseKey: a.string("collapse_key"), restrictedPackageName: a.string("restricted_package_name"), data: a.stringMap("data"))
         if let priority = a.string("priority") { options.priority = priority == "HIGH" ? .high : .normal }
         if let ttl = a.string("ttl") {
             // "The ttl will be rounded down to the nearest second" (discovery document).
@@ -89,7 +93,8 @@ enum V1MessageDecoder {
             // The app reads these through RemoteMessage.Notification's getters.
             options.notification = n.map { key, value in (key == "image" ? "imageUrl" : ProtoNames.camel(key), PayloadValue(value)) }
         }
-        try checkLabel(a.object("fcm_options").map(Fields.init)?.string("analytics_label"), field: "message.android.fcm_options.analytics_label")
+        try checkLabel(
+            a.object("fcm_options").map(Fields.init)?.string("analytics_label"), field: "message.android.fcm_options.analytics_label")
         return options
     }
 

@@ -21,7 +21,9 @@ public enum ScenarioParser {
         } catch {
             throw ScenarioError(file: file, line: 1, "not valid YAML: \(error)")
         }
-        guard let root, let mapping = root.mapping else { throw ScenarioError(file: file, line: 1, "a scenario is a mapping with 'steps:'") }
+        guard let root, let mapping = root.mapping else {
+            throw ScenarioError(file: file, line: 1, "a scenario is a mapping with 'steps:'")
+        }
         let defaultName = String(file.split(separator: "/").last ?? Substring(file))
         var scenario = Scenario(name: defaultName, file: file)
         let fail = { (node: Node, message: String) in ScenarioError(file: file, line: YAMLJSON.line(node), message) }
@@ -30,7 +32,9 @@ public enum ScenarioParser {
             switch key {
             case "name": scenario.name = try scalar(value, fail)
             case "start":
-                guard let instant = Instant(iso8601: try scalar(value, fail)) else { throw fail(value, "start must be an RFC 3339 time such as 2026-01-01T00:00:00Z") }
+                guard let instant = Instant(iso8601: try scalar(value, fail)) else {
+                    throw fail(value, "start must be an RFC 3339 time such as 2026-01-01T00:00:00Z")
+                }
                 scenario.start = instant
             case "auth":
                 guard let mode = AuthMode(rawValue: try scalar(value, fail)) else { throw fail(value, "auth must be strict or lax") }
@@ -83,21 +87,31 @@ public enum ScenarioParser {
             switch key {
             case "expect": expect = YAMLJSON.json(v)
             case "repeat":
-                guard let n = Int(try scalar(v, fail)), (1...100_000).contains(n) else { throw fail(v, "repeat is a count from 1 to 100000") }
+                guard let n = Int(try scalar(v, fail)), (1...100_000).contains(n) else {
+                    throw fail(v, "repeat is a count from 1 to 100000")
+                }
                 times = n
             case "save":
                 guard let pairs = v.mapping else { throw fail(v, "save is a mapping of variable: path.in.the.answer") }
-                save = try pairs.map { (pair: (key: Node, value: Node)) throws(ScenarioError) -> (String, String) in (pair.key.string ?? "", try scalar(pair.value, fail)) }
+                save = try pairs.map { (pair: (key: Node, value: Node)) throws(ScenarioError) -> (String, String) in
+                    (pair.key.string ?? "", try scalar(pair.value, fail))
+                }
             case "note": break
             default:
                 guard actions.contains(key) else {
-                    throw fail(k, "unknown step '\(key)'; a step is one of: \(actions.joined(separator: ", ")) (with optional expect, save, repeat, note)")
+                    throw fail(
+                        k,
+                        "unknown step '\(key)'; a step is one of: \(actions.joined(separator: ", "))"
+                            + " (with optional expect, save, repeat, note)"
+                    )
                 }
                 guard action == nil else { throw fail(k, "one action per step: '\(action?.0 ?? "")' and '\(key)'") }
                 action = (key, v)
             }
         }
-        guard let (keyword, value) = action else { throw fail(node, "the step has no action; use one of: \(actions.joined(separator: ", "))") }
+        guard let (keyword, value) = action else {
+            throw fail(node, "the step has no action; use one of: \(actions.joined(separator: ", "))")
+        }
         let json = YAMLJSON.json(value)
         let line = YAMLJSON.line(node)
         func field(_ name: String) throws(ScenarioError) -> String {
@@ -139,7 +153,9 @@ public enum ScenarioParser {
         case "clearFaults": parsed = .clearFaults
         case "xmpp":
             try only(value, ["sender", "message"], fail)
-            guard let message = json["message"], case .object = message else { throw fail(value, "xmpp needs 'message' (the CCS JSON: to, message_id, data…)") }
+            guard let message = json["message"], case .object = message else {
+                throw fail(value, "xmpp needs 'message' (the CCS JSON: to, message_id, data…)")
+            }
             parsed = .xmpp(sender: json["sender"]?.stringValue, payload: message)
         case "xmppAck": parsed = .xmppAck(messageId: try scalar(value, fail))
         case "upstream":

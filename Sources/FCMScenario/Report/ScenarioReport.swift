@@ -38,7 +38,9 @@ public enum JUnitReport {
                 out += "    <testcase name=\"\(escape(result.name))\" classname=\"\(escape(file))\" time=\"\(result.seconds)\""
                 if let failure = result.failure {
                     let message = "step \(failure.step) (line \(failure.line)): \(failure.differences.first ?? failure.action)"
-                    out += ">\n      <failure message=\"\(escape(message))\">\(escape(ScenarioReport.line(result)))</failure>\n    </testcase>\n"
+                    out +=
+                        ">\n      <failure message=\"\(escape(message))\">"
+                            + "\(escape(ScenarioReport.line(result)))</failure>\n    </testcase>\n"
                 } else {
                     out += "/>\n"
                 }

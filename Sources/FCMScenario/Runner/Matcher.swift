@@ -15,7 +15,9 @@ enum Matcher {
             }
             return out
         case .array(let items):
-            guard let actualItems = actual?.arrayValue else { return ["\(path): expected a list of \(items.count), got \(describe(actual))"] }
+            guard let actualItems = actual?.arrayValue else {
+                return ["\(path): expected a list of \(items.count), got \(describe(actual))"]
+            }
             var out: [String] = []
             if actualItems.count != items.count { out.append("\(path): expected \(items.count) items, got \(actualItems.count)") }
             for (i, item) in items.enumerated() where i < actualItems.count {

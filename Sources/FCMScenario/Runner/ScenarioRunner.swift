@@ -45,7 +45,8 @@ public struct ScenarioRunner {
                 if case .check(let expected) = step.action, let xmpp = substitute(expected)["xmpp"] { differences += checkXMPP(xmpp) }
                 if !differences.isEmpty {
                     let action = step.times > 1 ? "\(step.keyword) (repeat \(i) of \(step.times))" : step.keyword
-                    return ScenarioResult.Failure(step: index + 1, line: step.line, action: action, differences: differences, eventLog: eventLog(step))
+                    return ScenarioResult.Failure(
+                        step: index + 1, line: step.line, action: action, differences: differences, eventLog: eventLog(step))
                 }
             }
         }
@@ -56,7 +57,8 @@ public struct ScenarioRunner {
 
     private mutating func setUp() -> ScenarioResult.Failure? {
         func failed(_ line: Int, _ what: String, _ response: HTTPResponse) -> ScenarioResult.Failure {
-            ScenarioResult.Failure(step: 0, line: line, action: what, differences: ["HTTP \(response.status): \(response.bodyText)"], eventLog: [])
+            ScenarioResult.Failure(
+                step: 0, line: line, action: what, differences: ["HTTP \(response.status): \(response.bodyText)"], eventLog: [])
         }
         for project in scenario.projects {
             let body = JSONValue.object(omittingNils: [
@@ -91,29 +93,36 @@ public struct ScenarioRunner {
         let response: HTTPResponse
         switch step.action {
         case .send(let project, let body):
-            response = call("POST", "/v1/projects/\(project)/messages:send", substitute(body), headers: [("Authorization", "Bearer scenario")])
+            response = call(
+                "POST", "/v1/projects/\(project)/messages:send", substitute(body), headers: [("Authorization", "Bearer scenario")])
         case .legacy(let body, let form, let key):
             let serverKey = substitute(key ?? variables["\(DemoProject.id).serverKey"] ?? DemoProject.serverKey)
             if let form {
-                response = raw("POST", "/fcm/send", Array(substitute(form).utf8), headers: [
-                    ("Authorization", "key=\(serverKey)"), ("Content-Type", "application/x-www-form-urlencoded;charset=UTF-8"),
-                ])
+                response = raw(
+                    "POST", "/fcm/send", Array(substitute(form).utf8),
+                    headers: [
+                        ("Authorization", "key=\(serverKey)"), ("Content-Type", "application/x-www-form-urlencoded;charset=UTF-8"),
+                    ])
             } else {
                 response = call("POST", "/fcm/send", substitute(body ?? .object([])), headers: [("Authorization", "key=\(serverKey)")])
             }
         case .request(let method, let path, let headers, let body):
-            let bytes: [UInt8] = body.map { $0.stringValue.map { Array(substitute($0).utf8) } ?? Array(substitute($0).encoded().utf8) } ?? []
+            let bytes: [UInt8] =
+                body.map { $0.stringValue.map { Array(substitute($0).utf8) } ?? Array(substitute($0).encoded().utf8) } ?? []
             response = raw(method, substitute(path), bytes, headers: headers.map { ($0.0, substitute($0.1)) })
         case .state(let device, let to):
             response = deviceCall("PATCH", device, "", .object([("state", .string(to))]))
         case .uninstall(let device): response = deviceCall("POST", device, ":uninstall", nil)
         case .refreshToken(let device):
             response = deviceCall("POST", device, ":refreshToken", nil)
-            if let made = try? JSONParser.parse(response.body), let token = made["token"]?.stringValue { variables["\(device).token"] = token }
+            if let made = try? JSONParser.parse(response.body), let token = made["token"]?.stringValue {
+                variables["\(device).token"] = token
+            }
         case .subscribe(let device, let topic): response = deviceCall("PUT", device, "/topics/\(topic)", nil)
         case .unsubscribe(let device, let topic): response = deviceCall("DELETE", device, "/topics/\(topic)", nil)
         case .advance(let by, let to):
-            response = control("POST", "/clock:advance", .object(omittingNils: [("by", by.map(JSONValue.string)), ("to", to.map(JSONValue.string))]))
+            response = control(
+                "POST", "/clock:advance", .object(omittingNils: [("by", by.map(JSONValue.string)), ("to", to.map(JSONValue.string))]))
         case .fault(let rule): response = control("POST", "/faults", substitute(rule))
         case .clearFaults: response = control("DELETE", "/faults", nil)
         case .check(let expectations):
@@ -124,12 +133,15 @@ public struct ScenarioRunner {
         case .xmppAck(let messageId):
             let id = substitute(messageId)
             let to = xmppClient?.received.last { $0["message_id"]?.stringValue == id }?["from"]?.stringValue ?? "gcm.googleapis.com"
-            let replies = xmppClient?.send(.object([("to", .string(to)), ("message_id", .string(id)), ("message_type", .string("ack"))])) ?? []
+            let replies =
+                xmppClient?.send(.object([("to", .string(to)), ("message_id", .string(id)), ("message_type", .string("ack"))])) ?? []
             return replies.isEmpty ? [] : ["xmppAck: the ack was refused: \(Matcher.describe(replies.first))"]
         case .upstream(let device, let data, let messageId):
-            response = deviceCall("POST", device, ":upstream", .object(omittingNils: [
-                ("data", data.map(substitute)), ("messageId", messageId.map { .string(substitute($0)) }),
-            ]))
+            response = deviceCall(
+                "POST", device, ":upstream",
+                .object(omittingNils: [
+                    ("data", data.map(substitute)), ("messageId", messageId.map { .string(substitute($0)) }),
+                ]))
         case .drain(let project): response = control("POST", "/projects/\(project)/xmpp:drain", nil)
         }
         // An injected latency takes emulator time: the answer arrives that much later.
@@ -143,13 +155,17 @@ public struct ScenarioRunner {
         var out: [String] = []
         let expect = step.expect.map(substitute)
         if let status = expect?["status"] {
-            if status.int64Value != Int64(response.status) { out.append("status: expected \(status.encoded()), got \(response.status) \(Matcher.describe(body))") }
+            if status.int64Value != Int64(response.status) {
+                out.append("status: expected \(status.encoded()), got \(response.status) \(Matcher.describe(body))")
+            }
         } else if !(200..<300).contains(response.status) {
             out.append("status: expected 2xx, got \(response.status) \(Matcher.describe(body))")
         }
         if let expectedBody = expect?["body"] {
             if case .string(let text) = expectedBody, case .string = body {
-                if text != response.bodyText { out.append("body: expected \(JSONValue.string(text).encoded()), got \(JSONValue.string(response.bodyText).encoded())") }
+                if text != response.bodyText {
+                    out.append("body: expected \(JSONValue.string(text).encoded()), got \(JSONValue.string(response.bodyText).encoded())")
+                }
             } else {
                 out += Matcher.differences(expected: expectedBody, actual: body, path: "body")
             }
@@ -205,7 +221,9 @@ public struct ScenarioRunner {
             let deliveries = (try? JSONParser.parse(control("GET", base + "/inbox", nil).body))?["deliveries"] ?? .array([])
             let items = deliveries.arrayValue ?? []
             if let count = inbox["count"] { out += Matcher.differences(expected: count, actual: .int(items.count), path: "inbox.count") }
-            if let expectedItems = inbox["items"] { out += Matcher.differences(expected: expectedItems, actual: deliveries, path: "inbox.items") }
+            if let expectedItems = inbox["items"] {
+                out += Matcher.differences(expected: expectedItems, actual: deliveries, path: "inbox.items")
+            }
             if let first = inbox["first"] { out += Matcher.differences(expected: first, actual: items.first, path: "inbox.first") }
             if let last = inbox["last"] { out += Matcher.differences(expected: last, actual: items.last, path: "inbox.last") }
         }
@@ -215,8 +233,10 @@ public struct ScenarioRunner {
 
     /// `events: {kind: expired, count: 1, last: {detail: …}}` against the event log.
     private func checkEvents(_ expected: JSONValue, path: String) -> [String] {
-        let query = ["kind", "topic", "message"].compactMap { key in expected[key]?.stringValue.map { "\(key)=\($0)" } }.joined(separator: "&")
-        let events = (try? JSONParser.parse(control("GET", path + (query.isEmpty ? "" : "?" + query), nil).body))?["events"]?.arrayValue ?? []
+        let query = ["kind", "topic", "message"].compactMap { key in expected[key]?.stringValue.map { "\(key)=\($0)" } }.joined(
+            separator: "&")
+        let events =
+            (try? JSONParser.parse(control("GET", path + (query.isEmpty ? "" : "?" + query), nil).body))?["events"]?.arrayValue ?? []
         var out: [String] = []
         if let count = expected["count"] { out += Matcher.differences(expected: count, actual: .int(events.count), path: "events.count") }
         if let last = expected["last"] { out += Matcher.differences(expected: last, actual: events.last, path: "events.last") }
@@ -229,7 +249,9 @@ public struct ScenarioRunner {
     /// A downstream CCS message; by default it must be acked.
     private mutating func xmpp(sender: String?, payload: JSONValue, step: Step) -> [String] {
         let sender = substitute(sender ?? DemoProject.id)
-        if xmppClient?.sender != sender { xmppClient = ScenarioXMPP(emulator: emulator, sender: sender, laxAuth: scenario.authMode == .lax) }
+        if xmppClient?.sender != sender {
+            xmppClient = ScenarioXMPP(emulator: emulator, sender: sender, laxAuth: scenario.authMode == .lax)
+        }
         guard var client = xmppClient else { return ["xmpp: no connection"] }
         if !client.isLoggedIn, !client.login() { return ["xmpp: the login of sender \(sender) was refused"] }
         let reply = client.send(payload).first
@@ -250,7 +272,9 @@ public struct ScenarioRunner {
         let received = xmppClient?.received ?? []
         guard let want = expected["received"] else { return [] }
         var out: [String] = []
-        if let count = want["count"] { out += Matcher.differences(expected: count, actual: .int(received.count), path: "xmpp.received.count") }
+        if let count = want["count"] {
+            out += Matcher.differences(expected: count, actual: .int(received.count), path: "xmpp.received.count")
+        }
         if let items = want["items"] { out += Matcher.differences(expected: items, actual: .array(received), path: "xmpp.received.items") }
         if let last = want["last"] { out += Matcher.differences(expected: last, actual: received.last, path: "xmpp.received.last") }
         return out
@@ -310,8 +334,11 @@ public struct ScenarioRunner {
         }
         let query = EventQuery(deviceId: device.flatMap { variables["\($0).id"] }.flatMap { DeviceID($0) }, limit: 15)
         return ((try? emulator.events(query)) ?? []).map { event in
-            [event.time.iso8601, event.kind.rawValue, event.device.map { "device \($0)" }, event.message.map { "message \($0.id)" }, event.detail]
-                .compactMap { $0 }.joined(separator: "  ")
+            [
+                event.time.iso8601, event.kind.rawValue, event.device.map { "device \($0)" }, event.message.map { "message \($0.id)" },
+                event.detail,
+            ]
+            .compactMap { $0 }.joined(separator: "  ")
         }
     }
 }

@@ -26,12 +26,17 @@ struct ScenarioXMPP {
     /// Logs in with the sender's server key and binds, as a client would; false when refused.
     mutating func login() -> Bool {
         guard let project = try? emulator.project(sender) else { return false }
-        let header = "<stream:stream to=\"gcm.googleapis.com\" version=\"1.0\" xmlns=\"jabber:client\" xmlns:stream=\"http://etherx.jabber.org/streams\">"
+        let header =
+            "<stream:stream to=\"gcm.googleapis.com\" version=\"1.0\""
+                + " xmlns=\"jabber:client\" xmlns:stream=\"http://etherx.jabber.org/streams\">"
         let credentials = Data("\0\(project.number)@gcm.googleapis.com\0\(project.serverKeys.first ?? "")".utf8).base64EncodedString()
-        let auth = XMLElement(name: "auth", attributes: [("xmlns", "urn:ietf:params:xml:ns:xmpp-sasl"), ("mechanism", "PLAIN")], text: credentials)
-        let bind = XMLElement(name: "iq", attributes: [("type", "set"), ("id", "b1")], children: [
-            XMLElement(name: "bind", attributes: [("xmlns", "urn:ietf:params:xml:ns:xmpp-bind")])
-        ])
+        let auth = XMLElement(
+            name: "auth", attributes: [("xmlns", "urn:ietf:params:xml:ns:xmpp-sasl"), ("mechanism", "PLAIN")], text: credentials)
+        let bind = XMLElement(
+            name: "iq", attributes: [("type", "set"), ("id", "b1")],
+            children: [
+                XMLElement(name: "bind", attributes: [("xmlns", "urn:ietf:params:xml:ns:xmpp-bind")])
+            ])
         for bytes in [header, auth.xml, header, bind.xml] { _ = take(connection.receive(Array(bytes.utf8))) }
         return isLoggedIn
     }
@@ -40,9 +45,11 @@ struct ScenarioXMPP {
 
     /// Sends a CCS message (downstream or ack); returns the CCS replies it drew.
     mutating func send(_ payload: JSONValue) -> [JSONValue] {
-        let stanza = XMLElement(name: "message", attributes: [("id", "")], children: [
-            XMLElement(name: "gcm", attributes: [("xmlns", "google:mobile:data")], text: payload.encoded())
-        ])
+        let stanza = XMLElement(
+            name: "message", attributes: [("id", "")],
+            children: [
+                XMLElement(name: "gcm", attributes: [("xmlns", "google:mobile:data")], text: payload.encoded())
+            ])
         let answers = take(connection.receive(Array(stanza.xml.utf8)))
         pump()
         return answers

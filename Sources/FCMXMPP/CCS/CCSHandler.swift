@@ -39,7 +39,11 @@ struct CCSHandler: Sendable {
         }
         let to = json["to"]?.stringValue ?? json["condition"]?.stringValue ?? ""
         if draining {
-            return [nack(messageId: messageId, from: to, error: "CONNECTION_DRAINING", description: "Connection is draining; send on another connection")]
+            return [
+                nack(
+                    messageId: messageId, from: to, error: "CONNECTION_DRAINING",
+                    description: "Connection is draining; send on another connection")
+            ]
         }
         let request: LegacyRequest
         do {
@@ -59,7 +63,8 @@ struct CCSHandler: Sendable {
         case .notificationKey(let key): target = .notificationKey(key)
         }
         do {
-            let outcome = try emulator.send(SendRequest(target: target, content: content, validateOnly: request.dryRun, api: .xmpp), from: sender)
+            let outcome = try emulator.send(
+                SendRequest(target: target, content: content, validateOnly: request.dryRun, api: .xmpp), from: sender)
             return [.ccs(CCSPayloads.ack(messageId: messageId, from: to, canonicalToken: outcome.canonicalToken), prefixed: false)]
         } catch {
             return [nack(messageId: messageId, from: to, error: Self.nackCode(error), description: error.message)]
@@ -69,7 +74,8 @@ struct CCSHandler: Sendable {
     /// Whether a drain fault rule fires for this downstream stanza.
     func drainFault(_ stanza: XMLElement, sender: String) -> Bool {
         guard emulator.hasTransportFaults, let project = try? emulator.project(sender) else { return false }
-        let context = FaultContext(api: .xmpp, route: "message", projects: [project.id, project.number], text: stanza.child("gcm")?.text ?? "")
+        let context = FaultContext(
+            api: .xmpp, route: "message", projects: [project.id, project.number], text: stanza.child("gcm")?.text ?? "")
         return emulator.transportFault(context) == .drain
     }
 

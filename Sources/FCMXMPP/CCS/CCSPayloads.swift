@@ -5,7 +5,9 @@ import FCMJSON
 /// The JSON of the messages CCS itself writes to an app server (FCM-WIRE.md §5.3, §5.5);
 /// upstream messages and receipts come from the core's values (`CCSItem.json`).
 enum CCSPayloads {
-    static let connectionDraining = JSONValue.object([("message_type", .string("control")), ("control_type", .string("CONNECTION_DRAINING"))])
+    static let connectionDraining = JSONValue.object([
+        ("message_type", .string("control")), ("control_type", .string("CONNECTION_DRAINING")),
+    ])
 
     static func ack(messageId: String, from: String, canonicalToken: String?) -> JSONValue {
         .object(omittingNils: [

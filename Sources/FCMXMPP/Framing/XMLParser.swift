@@ -53,7 +53,9 @@ enum XMLParser {
             guard i < end, b[i] == UInt8(ascii: "=") else { throw .notWellFormed("attribute \(key) has no value") }
             i += 1
             while i < end, isSpace(b[i]) { i += 1 }
-            guard i < end, b[i] == UInt8(ascii: "\"") || b[i] == UInt8(ascii: "'") else { throw .notWellFormed("unquoted attribute \(key)") }
+            guard i < end, b[i] == UInt8(ascii: "\"") || b[i] == UInt8(ascii: "'") else {
+                throw .notWellFormed("unquoted attribute \(key)")
+            }
             let quote = b[i]
             i += 1
             let valueStart = i
@@ -76,7 +78,9 @@ enum XMLParser {
 
     private static func parseElement(_ b: [UInt8], _ i: inout Int, depth: Int) throws(XMPPStreamError) -> XMLElement {
         guard depth < maxDepth else { throw .policyViolation("elements nested deeper than \(maxDepth)") }
-        guard i < b.count, b[i] == UInt8(ascii: "<"), let close = XMPPFramer.tagEnd(b, from: i) else { throw .notWellFormed("expected a tag") }
+        guard i < b.count, b[i] == UInt8(ascii: "<"), let close = XMPPFramer.tagEnd(b, from: i) else {
+            throw .notWellFormed("expected a tag")
+        }
         let tag = try tag(b, i, close)
         i = close + 1
         var element = XMLElement(name: tag.name, attributes: tag.attributes)
@@ -91,13 +95,17 @@ enum XMLParser {
             guard i + 1 < b.count else { break }
             if b[i + 1] == UInt8(ascii: "/") {
                 guard let end = XMPPFramer.tagEnd(b, from: i) else { break }
-                guard name(b, i + 2, end) == tag.name else { throw .notWellFormed("</\(name(b, i + 2, end))> does not close <\(tag.name)>") }
+                guard name(b, i + 2, end) == tag.name else {
+                    throw .notWellFormed("</\(name(b, i + 2, end))> does not close <\(tag.name)>")
+                }
                 i = end + 1
                 guard let decoded = XMLEscaping.unescape(text[...]) else { throw .notWellFormed("bad character data in <\(tag.name)>") }
                 element.text = decoded
                 return element
             }
-            if b[i + 1] == UInt8(ascii: "!") || b[i + 1] == UInt8(ascii: "?") { throw .restrictedXML("comments, CDATA and processing instructions are not allowed") }
+            if b[i + 1] == UInt8(ascii: "!") || b[i + 1] == UInt8(ascii: "?") {
+                throw .restrictedXML("comments, CDATA and processing instructions are not allowed")
+            }
             element.children.append(try parseElement(b, &i, depth: depth + 1))
         }
         throw .notWellFormed("<\(tag.name)> is not closed")

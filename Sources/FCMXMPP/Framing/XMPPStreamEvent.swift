@@ -20,10 +20,4 @@ public struct XMPPStreamError: Error, Sendable, Equatable, CustomStringConvertib
     static func notWellFormed(_ text: String) -> XMPPStreamError { XMPPStreamError(condition: "not-well-formed", text: text) }
     static func restrictedXML(_ text: String) -> XMPPStreamError { XMPPStreamError(condition: "restricted-xml", text: text) }
     static func policyViolation(_ text: String) -> XMPPStreamError { XMPPStreamError(condition: "policy-violation", text: text) }
-
-    /// The `<stream:error>` element and the stream close that follow it on the wire.
-    public var xml: String {
-        "<stream:error><\(condition) xmlns=\"urn:ietf:params:xml:ns:xmpp-streams\"/>"
-            + "<text xmlns=\"urn:ietf:params:xml:ns:xmpp-streams\">\(XMLEscaping.escape(text, quotes: false))</text></stream:error></stream:stream>"
-    }
 }

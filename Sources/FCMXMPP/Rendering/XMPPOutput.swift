@@ -63,28 +63,38 @@ public enum XMPPOutput: Sendable, Equatable {
         switch self {
         case .features(.mechanisms):
             let mechanisms = ["X-OAUTH2", "X-GOOGLE-TOKEN", "PLAIN"].map { XMLElement(name: "mechanism", text: $0) }
-            return XMLElement(name: "stream:features", children: [XMLElement(name: "mechanisms", attributes: [("xmlns", Self.sasl)], children: mechanisms)])
+            return XMLElement(
+                name: "stream:features",
+                children: [XMLElement(name: "mechanisms", attributes: [("xmlns", Self.sasl)], children: mechanisms)])
         case .features(.bind):
-            return XMLElement(name: "stream:features", children: [
-                XMLElement(name: "bind", attributes: [("xmlns", Self.bindNS)]),
-                XMLElement(name: "session", attributes: [("xmlns", "urn:ietf:params:xml:ns:xmpp-session")]),
-            ])
+            return XMLElement(
+                name: "stream:features",
+                children: [
+                    XMLElement(name: "bind", attributes: [("xmlns", Self.bindNS)]),
+                    XMLElement(name: "session", attributes: [("xmlns", "urn:ietf:params:xml:ns:xmpp-session")]),
+                ])
         case .saslSuccess:
             return XMLElement(name: "success", attributes: [("xmlns", Self.sasl)])
         case .saslFailure(let condition):
             return XMLElement(name: "failure", attributes: [("xmlns", Self.sasl)], children: [XMLElement(name: condition)])
         case .bindResult(let id, let jid):
-            return XMLElement(name: "iq", attributes: [("type", "result"), ("id", id)], children: [
-                XMLElement(name: "bind", attributes: [("xmlns", Self.bindNS)], children: [XMLElement(name: "jid", text: jid)])
-            ])
+            return XMLElement(
+                name: "iq", attributes: [("type", "result"), ("id", id)],
+                children: [
+                    XMLElement(name: "bind", attributes: [("xmlns", Self.bindNS)], children: [XMLElement(name: "jid", text: jid)])
+                ])
         case .iqResult(let id, let to):
             return XMLElement(name: "iq", attributes: [("type", "result"), ("id", id), ("to", to)])
         case .iqUnavailable(let id):
-            return XMLElement(name: "iq", attributes: [("type", "error"), ("id", id)], children: [
-                XMLElement(name: "error", attributes: [("type", "cancel")], children: [
-                    XMLElement(name: "service-unavailable", attributes: [("xmlns", Self.stanzasNS)])
+            return XMLElement(
+                name: "iq", attributes: [("type", "error"), ("id", id)],
+                children: [
+                    XMLElement(
+                        name: "error", attributes: [("type", "cancel")],
+                        children: [
+                            XMLElement(name: "service-unavailable", attributes: [("xmlns", Self.stanzasNS)])
+                        ])
                 ])
-            ])
         case .ccs(let json, let prefixed):
             // Acks, upstream messages and receipts use `<gcm xmlns=…>`; the reference shows nacks and
             // control messages in the prefixed form (§5.3).
@@ -101,16 +111,21 @@ public enum XMPPOutput: Sendable, Equatable {
         case .stanzaError(let stanza, let to, let text):
             var echo = stanza
             echo.attributes = [("id", stanza.attribute("id") ?? ""), ("type", "error"), ("to", to)]
-            echo.children.append(XMLElement(name: "error", attributes: [("code", "400"), ("type", "modify")], children: [
-                XMLElement(name: "bad-request", attributes: [("xmlns", Self.stanzasNS)]),
-                XMLElement(name: "text", attributes: [("xmlns", Self.stanzasNS)], text: text),
-            ]))
+            echo.children.append(
+                XMLElement(
+                    name: "error", attributes: [("code", "400"), ("type", "modify")],
+                    children: [
+                        XMLElement(name: "bad-request", attributes: [("xmlns", Self.stanzasNS)]),
+                        XMLElement(name: "text", attributes: [("xmlns", Self.stanzasNS)], text: text),
+                    ]))
             return echo
         case .streamError(let error):
-            return XMLElement(name: "stream:error", children: [
-                XMLElement(name: error.condition, attributes: [("xmlns", Self.streamsNS)]),
-                XMLElement(name: "text", attributes: [("xmlns", Self.streamsNS)], text: error.text),
-            ])
+            return XMLElement(
+                name: "stream:error",
+                children: [
+                    XMLElement(name: error.condition, attributes: [("xmlns", Self.streamsNS)]),
+                    XMLElement(name: "text", attributes: [("xmlns", Self.streamsNS)], text: error.text),
+                ])
         case .streamHeader, .streamClose, .keepalive:
             return XMLElement(name: "")
         }

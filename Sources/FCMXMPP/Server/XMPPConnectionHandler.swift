@@ -60,12 +60,15 @@ final class XMPPConnectionHandler: ChannelInboundHandler {
         startKeepalive(context: context)
     }
 
-    private func schedule(in delay: TimeAmount, context: ChannelHandlerContext, _ step: @escaping @Sendable (inout CCSConnection) -> [CCSConnection.Effect]) {
+    private func schedule(
+        in delay: TimeAmount, context: ChannelHandlerContext, _ step: @escaping @Sendable (inout CCSConnection) -> [CCSConnection.Effect]
+    ) {
         let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-        timers.append(context.eventLoop.scheduleTask(in: delay) {
-            let (handler, context) = loopBound.value
-            handler.perform(step(&handler.connection), context: context)
-        })
+        timers.append(
+            context.eventLoop.scheduleTask(in: delay) {
+                let (handler, context) = loopBound.value
+                handler.perform(step(&handler.connection), context: context)
+            })
     }
 
     /// Whitespace pings between stanzas, as CCS sends them (FCM-WIRE.md §5.2).

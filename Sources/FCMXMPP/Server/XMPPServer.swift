@@ -48,7 +48,8 @@ public final class XMPPServer: Sendable {
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls))
-                    try channel.pipeline.syncOperations.addHandler(XMPPConnectionHandler(emulator: emulator, router: router, configuration: configuration))
+                    try channel.pipeline.syncOperations.addHandler(
+                        XMPPConnectionHandler(emulator: emulator, router: router, configuration: configuration))
                 }
             }
             .bind(host: configuration.host, port: configuration.port)

@@ -12,7 +12,8 @@ extension FCMEmu {
         static let configuration = CommandConfiguration(
             abstract: "Measure the engine: memory per idle device, and topic fan-out time.",
             discussion: """
-                Runs in process on the virtual clock and prints figures; nothing listens. Build with `swift build -c release` first for meaningful numbers:
+                Runs in process on the virtual clock and prints figures; nothing listens. Build with `swift build -c \
+                release` first for meaningful numbers:
                   .build/release/fcm-emu bench
                   .build/release/fcm-emu bench --devices 100000 --subscribers 100000
                 """
@@ -49,13 +50,16 @@ extension FCMEmu {
             let start = ContinuousClock.now
             var emulator: Emulator? = Emulator()
             for _ in 0..<devices {
-                _ = try emulator?.createDevice(DeviceSpec(platform: .android, appId: "com.example.app", state: .foreground), projectId: DemoProject.id)
+                _ = try emulator?.createDevice(
+                    DeviceSpec(platform: .android, appId: "com.example.app", state: .foreground), projectId: DemoProject.id)
             }
             let elapsed = ContinuousClock.now - start
             let after = Memory.residentBytes()
             let perDevice = Double(after - before) / Double(devices)
-            print(String(format: "memory:  %d idle devices registered in %.2f s; resident +%.1f MiB = %.0f bytes/device (event log included)",
-                         devices, elapsed.seconds, Double(after - before) / 1_048_576, perDevice))
+            print(
+                String(
+                    format: "memory:  %d idle devices registered in %.2f s; resident +%.1f MiB = %.0f bytes/device (event log included)",
+                    devices, elapsed.seconds, Double(after - before) / 1_048_576, perDevice))
             emulator = nil
         }
 
@@ -67,8 +71,10 @@ extension FCMEmu {
             let start = ContinuousClock.now
             let outcome = try emulator.send(request, from: DemoProject.id)
             let elapsed = ContinuousClock.now - start
-            print(String(format: "fan-out: one topic message to %d subscribers (%@) in %.3f s = %.2f M recipients/s",
-                         outcome.groupSuccess, label, elapsed.seconds, Double(outcome.groupSuccess) / elapsed.seconds / 1e6))
+            print(
+                String(
+                    format: "fan-out: one topic message to %d subscribers (%@) in %.3f s = %.2f M recipients/s",
+                    outcome.groupSuccess, label, elapsed.seconds, Double(outcome.groupSuccess) / elapsed.seconds / 1e6))
         }
     }
 }
@@ -80,7 +86,8 @@ extension FCMEmu.Bench {
         let emulator = Emulator()
         let device = try emulator.createDevice(DeviceSpec(platform: .android, appId: "com.example.app"), projectId: DemoProject.id)
         let responder = EmulatorRoutes.responder(emulator: emulator, maxBodyBytes: 1 << 20) { .null }
-        let body = #"{"message":{"token":"\#(device.token)","data":{"score":"3-0","minute":"90"},"android":{"priority":"high","ttl":"3600s"}}}"#
+        let body =
+            #"{"message":{"token":"\#(device.token)","data":{"score":"3-0","minute":"90"},"android":{"priority":"high","ttl":"3600s"}}}"#
         let request = HTTPRequest(
             method: "POST", target: "/v1/projects/demo-fcm-emu/messages:send",
             headers: [("Content-Type", "application/json"), ("Authorization", "Bearer bench")], body: body
@@ -89,8 +96,10 @@ extension FCMEmu.Bench {
         var failures = 0
         for _ in 0..<requests where responder.respond(request).status != 200 { failures += 1 }
         let elapsed = ContinuousClock.now - start
-        print(String(format: "send:    %d v1 messages:send in process in %.2f s = %.0f requests/s on one core (%.1f µs each, %d failed)",
-                     requests, elapsed.seconds, Double(requests) / elapsed.seconds, elapsed.seconds / Double(requests) * 1e6, failures))
+        print(
+            String(
+                format: "send:    %d v1 messages:send in process in %.2f s = %.0f requests/s on one core (%.1f µs each, %d failed)",
+                requests, elapsed.seconds, Double(requests) / elapsed.seconds, elapsed.seconds / Double(requests) * 1e6, failures))
     }
 }
 

@@ -77,14 +77,17 @@ struct ConfigFile {
         return Array(sequence)
     }
 
-    private static func fields(_ node: Node, allowed: Set<String>, path: String) throws(ConfigError) -> (values: [String: Node], origin: String) {
+    private static func fields(
+        _ node: Node, allowed: Set<String>, path: String
+    ) throws(ConfigError) -> (values: [String: Node], origin: String) {
         let origin = "\(path):\(node.mark?.line ?? 0)"
         guard let mapping = node.mapping else { throw ConfigError("\(origin): expected a mapping") }
         var values: [String: Node] = [:]
         for (k, v) in mapping {
             let key = k.string ?? ""
             guard allowed.contains(key) else {
-                throw ConfigError("\(path):\(k.mark?.line ?? 0): unknown key '\(key)'; expected one of: \(allowed.sorted().joined(separator: ", "))")
+                throw ConfigError(
+                    "\(path):\(k.mark?.line ?? 0): unknown key '\(key)'; expected one of: \(allowed.sorted().joined(separator: ", "))")
             }
             values[key] = v
         }

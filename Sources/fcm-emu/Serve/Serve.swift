@@ -15,9 +15,11 @@ extension FCMEmu {
         static let configuration = CommandConfiguration(
             abstract: "Run the emulator until Ctrl-C (SIGINT) or SIGTERM.",
             discussion: """
-                Works with no configuration: it listens on 127.0.0.1:9092 and creates the demo project '\(DemoProject.id)' (sender id \(DemoProject.number), server key printed at start-up).
+                Works with no configuration: it listens on 127.0.0.1:9092 and creates the demo project \
+                '\(DemoProject.id)' (sender id \(DemoProject.number), server key printed at start-up).
 
-                Settings come from, lowest first: defaults, the --config file, FCM_EMU_* environment variables, then flags (--set key=value for any setting below).
+                Settings come from, lowest first: defaults, the --config file, FCM_EMU_* environment variables, then \
+                flags (--set key=value for any setting below).
 
                 Settings:
                 \(Settings.helpText)
@@ -43,7 +45,9 @@ extension FCMEmu {
         @Option(help: "A YAML or JSON file of settings, projects and devices.", completion: .file())
         var config: String?
 
-        @Option(name: .customLong("devices"), help: "A YAML file of projects and devices to create at start-up (repeatable).", completion: .file())
+        @Option(
+            name: .customLong("devices"), help: "A YAML file of projects and devices to create at start-up (repeatable).",
+            completion: .file())
         var deviceFiles: [String] = []
 
         @Option(help: "Write the bound addresses and demo credentials here as JSON once listening.", completion: .file())
@@ -52,10 +56,13 @@ extension FCMEmu {
         @Option(help: "trace, debug, info, notice, warning, error or critical (default info).")
         var logLevel: String?
 
-        @Option(name: .customLong("faults"), help: "A YAML or JSON file of fault rules to apply from the start (repeatable).", completion: .file())
+        @Option(
+            name: .customLong("faults"), help: "A YAML or JSON file of fault rules to apply from the start (repeatable).",
+            completion: .file())
         var faultFiles: [String] = []
 
-        @Option(name: .customLong("set"), help: ArgumentHelp("Any setting listed below, as key=value (repeatable).", valueName: "key=value"))
+        @Option(
+            name: .customLong("set"), help: ArgumentHelp("Any setting listed below, as key=value (repeatable).", valueName: "key=value"))
         var assignments: [String] = []
 
         func run() async throws {
@@ -148,7 +155,9 @@ extension FCMEmu {
         @Sendable static func wallMillis() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
 
         /// The XMPP listeners, with certificates from the HTTP server's CA.
-        static func startXMPP(_ options: ServeOptions, server: EmulatorServer, group: any EventLoopGroup, logger: Logger) async throws -> [XMPPServer] {
+        static func startXMPP(
+            _ options: ServeOptions, server: EmulatorServer, group: any EventLoopGroup, logger: Logger
+        ) async throws -> [XMPPServer] {
             let ports = [options.xmppPort, options.xmppTestPort].compactMap { $0 }
             guard !ports.isEmpty else { return [] }
             let (tls, caPath) = try TLSFiles.serverContext(directory: server.tlsDirectory, alpn: [])
@@ -161,11 +170,16 @@ extension FCMEmu {
                 configuration.laxAuth = options.fronts.authMode == .lax
                 configuration.drainAfterSeconds = options.xmppDrainAfterSeconds
                 configuration.prefixedForm = options.xmppPrefixedForm
-                listeners.append(try await XMPPServer.start(configuration: configuration, tls: tls, emulator: server.emulator, router: router, group: group, logger: logger))
+                listeners.append(
+                    try await XMPPServer.start(
+                        configuration: configuration, tls: tls, emulator: server.emulator, router: router, group: group, logger: logger))
             }
-            server.addInfo("xmpp", .object([
-                ("host", .string(options.server.host)), ("ports", .array(listeners.map { .int($0.port) })), ("caCertificate", .string(caPath)),
-            ]))
+            server.addInfo(
+                "xmpp",
+                .object([
+                    ("host", .string(options.server.host)), ("ports", .array(listeners.map { .int($0.port) })),
+                    ("caCertificate", .string(caPath)),
+                ]))
             return listeners
         }
     }

@@ -59,76 +59,110 @@ struct ConfigError: Error, CustomStringConvertible {
 
 enum Settings {
     static let server: [Setting] = [
-        Setting(key: "host", example: "127.0.0.1", help: "Address to listen on; 0.0.0.0 exposes the emulator to the network") { o, v throws(ConfigError) in
+        Setting(key: "host", example: "127.0.0.1", help: "Address to listen on; 0.0.0.0 exposes the emulator to the network") {
+            o, v throws(ConfigError) in
             o.server.host = v
         },
-        Setting(key: "port", example: "9092", help: "HTTP port for every API and the control API; 0 picks a free one") { o, v throws(ConfigError) in
+        Setting(key: "port", example: "9092", help: "HTTP port for every API and the control API; 0 picks a free one") {
+            o, v throws(ConfigError) in
             o.server.httpPort = try port(v)
         },
-        Setting(key: "tlsPort", example: "9093", help: "TLS port (HTTP/2 and HTTP/1.1 by ALPN, certificate from the local CA); 0 picks a free one, off disables it") { o, v throws(ConfigError) in
+        Setting(
+            key: "tlsPort", example: "9093",
+            help: "TLS port (HTTP/2 and HTTP/1.1 by ALPN, certificate from the local CA); 0 picks a free one, off disables it"
+        ) { o, v throws(ConfigError) in
             o.server.tlsPort = v == "off" ? nil : try port(v)
         },
-        Setting(key: "xmppPort", example: "5235", help: "XMPP connection server port (TLS from the first byte); 0 picks a free one, off disables it") { o, v throws(ConfigError) in
+        Setting(
+            key: "xmppPort", example: "5235",
+            help: "XMPP connection server port (TLS from the first byte); 0 picks a free one, off disables it"
+        ) { o, v throws(ConfigError) in
             o.xmppPort = v == "off" ? nil : try port(v)
         },
-        Setting(key: "xmppTestPort", example: "5236", help: "Second XMPP port, as FCM's testing endpoint; off disables it") { o, v throws(ConfigError) in
+        Setting(key: "xmppTestPort", example: "5236", help: "Second XMPP port, as FCM's testing endpoint; off disables it") {
+            o, v throws(ConfigError) in
             o.xmppTestPort = v == "off" ? nil : try port(v)
         },
-        Setting(key: "xmppDrainAfter", example: "off", help: "Send CONNECTION_DRAINING to each XMPP connection this long after it binds, then close it; off by default") { o, v throws(ConfigError) in
+        Setting(
+            key: "xmppDrainAfter", example: "off",
+            help: "Send CONNECTION_DRAINING to each XMPP connection this long after it binds, then close it; off by default"
+        ) { o, v throws(ConfigError) in
             if v == "off" { o.xmppDrainAfterSeconds = nil } else { o.xmppDrainAfterSeconds = try duration(v) / 1000 }
         },
-        Setting(key: "xmppPrefixedForm", example: "true", help: "Nacks and control messages as <data:gcm xmlns:data=…>, as the reference shows; false puts every payload in <gcm>") { o, v throws(ConfigError) in
+        Setting(
+            key: "xmppPrefixedForm", example: "true",
+            help: "Nacks and control messages as <data:gcm xmlns:data=…>, as the reference shows; false puts every payload in <gcm>"
+        ) { o, v throws(ConfigError) in
             o.xmppPrefixedForm = try bool(v)
         },
-        Setting(key: "logLevel", example: "info", help: "trace, debug, info, notice, warning, error or critical") { o, v throws(ConfigError) in
-            guard let level = Logger.Level(rawValue: v.lowercased()) else { throw ConfigError("expected trace, debug, info, notice, warning, error or critical, got '\(v)'") }
+        Setting(key: "logLevel", example: "info", help: "trace, debug, info, notice, warning, error or critical") {
+            o, v throws(ConfigError) in
+            guard let level = Logger.Level(rawValue: v.lowercased()) else {
+                throw ConfigError("expected trace, debug, info, notice, warning, error or critical, got '\(v)'")
+            }
             o.logLevel = level
         },
-        Setting(key: "readyFile", example: "/tmp/fcm-emu.json", help: "Write addresses and demo credentials here as JSON once listening") { o, v throws(ConfigError) in
+        Setting(key: "readyFile", example: "/tmp/fcm-emu.json", help: "Write addresses and demo credentials here as JSON once listening") {
+            o, v throws(ConfigError) in
             o.readyFile = v
         },
-        Setting(key: "devices", example: "devices.yaml", help: "Create the projects and devices listed in this YAML file at start-up") { o, v throws(ConfigError) in
+        Setting(key: "devices", example: "devices.yaml", help: "Create the projects and devices listed in this YAML file at start-up") {
+            o, v throws(ConfigError) in
             o.preloadFiles.append(v)
         },
-        Setting(key: "auth", example: "strict", help: "strict checks bearer tokens and server keys as FCM does; lax accepts any (demo-* projects always are)") { o, v throws(ConfigError) in
+        Setting(
+            key: "auth", example: "strict",
+            help: "strict checks bearer tokens and server keys as FCM does; lax accepts any (demo-* projects always are)"
+        ) { o, v throws(ConfigError) in
             guard let mode = AuthMode(rawValue: v) else { throw ConfigError("expected strict or lax, got '\(v)'") }
             o.fronts.authMode = mode
         },
-        Setting(key: "stateDir", example: "~/.fcm-emu", help: "Where service-account keys and the access-token key are kept between runs; 'none': in memory") { o, v throws(ConfigError) in
+        Setting(
+            key: "stateDir", example: "~/.fcm-emu",
+            help: "Where service-account keys and the access-token key are kept between runs; 'none': in memory"
+        ) { o, v throws(ConfigError) in
             o.fronts.stateDirectory = v == "none" ? nil : v
         },
-        Setting(key: "faults", example: "faults.yaml", help: "Apply the fault rules in this YAML or JSON file ({faults: [{id, match, action}]}) from the start") { o, v throws(ConfigError) in
+        Setting(
+            key: "faults", example: "faults.yaml",
+            help: "Apply the fault rules in this YAML or JSON file ({faults: [{id, match, action}]}) from the start"
+        ) { o, v throws(ConfigError) in
             o.faultFiles.append(v)
         },
         Setting(key: "maxBodyBytes", example: "8388608", help: "Larger request bodies are refused with 413") { o, v throws(ConfigError) in
             guard let n = Int(v), n >= 1024 else { throw ConfigError("expected a byte count of at least 1024, got '\(v)'") }
             o.server.maxBodyBytes = n
         },
-        Setting(key: "clockStart", example: "2026-01-01T00:00:00Z", help: "Start the clock here instead of at the current time") { o, v throws(ConfigError) in
+        Setting(key: "clockStart", example: "2026-01-01T00:00:00Z", help: "Start the clock here instead of at the current time") {
+            o, v throws(ConfigError) in
             guard let instant = Instant(iso8601: v) else { throw ConfigError("expected an RFC 3339 time, got '\(v)'") }
             o.clockStart = instant
         },
-        Setting(key: "clockSpeed", example: "1", help: "Clock speed relative to real time (60 = a minute per second)") { o, v throws(ConfigError) in
+        Setting(key: "clockSpeed", example: "1", help: "Clock speed relative to real time (60 = a minute per second)") {
+            o, v throws(ConfigError) in
             guard let speed = Double(v), speed >= 0.001, speed <= 1_000_000 else {
                 throw ConfigError("expected a number from 0.001 to 1000000, got '\(v)'")
             }
             o.clockSpeed = speed
         },
-        Setting(key: "clockPaused", example: "false", help: "Start with the clock paused; move it with POST /emulator/v1/clock:advance") { o, v throws(ConfigError) in
+        Setting(key: "clockPaused", example: "false", help: "Start with the clock paused; move it with POST /emulator/v1/clock:advance") {
+            o, v throws(ConfigError) in
             o.clockPaused = try bool(v)
         },
     ]
 
     /// The server's own settings, then the simulated world's (shared with scenarios).
-    static let all: [Setting] = server + EmulatorSettings.keys.map { key in
-        Setting(key: key.name, example: key.example, help: key.help) { o, v throws(ConfigError) in
-            do throws(FCMError) {
-                try o.settings.set(key.name, v)
-            } catch {
-                throw ConfigError(error.message)
+    static let all: [Setting] =
+        server
+        + EmulatorSettings.keys.map { key in
+            Setting(key: key.name, example: key.example, help: key.help) { o, v throws(ConfigError) in
+                do throws(FCMError) {
+                    try o.settings.set(key.name, v)
+                } catch {
+                    throw ConfigError(error.message)
+                }
             }
         }
-    }
 
     static func named(_ key: String) -> Setting? { all.first { $0.key == key } }
 
@@ -151,7 +185,9 @@ enum Settings {
     }
 
     private static func duration(_ v: String) throws(ConfigError) -> Int64 {
-        guard let ms = DurationText.millis(v) else { throw ConfigError("expected a duration such as 500ms, 90s, 15m, 2h or 28d, got '\(v)'") }
+        guard let ms = DurationText.millis(v) else {
+            throw ConfigError("expected a duration such as 500ms, 90s, 15m, 2h or 28d, got '\(v)'")
+        }
         return ms
     }
 

@@ -3,9 +3,9 @@
 import Dispatch
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Runs `onSignal` once on SIGINT or SIGTERM, for a clean shutdown.
