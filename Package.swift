@@ -105,7 +105,6 @@ let package = Package(
             name: "FCMHTTPTests",
             dependencies: [
                 "FCMHTTP", "FCMCore", "FCMJSON",
-                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
