@@ -167,6 +167,21 @@ struct LegacySendTests {
         #expect(get.status == 405)
         #expect(get.bodyText.contains("HTTP method GET is not supported by this URL"))
     }
+
+    /// Issue 12, item 8: demo projects take any bearer on every API, legacy included
+    /// (`access_token_auth: true`); a strict project's token still needs a grant.
+    @Test func anyBearerReachesDemoProjectsOnly() throws {
+        let api = InProcess()
+        let demo = try device(api)
+        _ = try api.emulator.createProject(id: "strict-app", number: "5555")
+        let strict = try api.emulator.createDevice(DeviceSpec(platform: .android, appId: "com.x"), projectId: "strict-app")
+        let bearer = [("Authorization", "Bearer ya29.cached-by-the-sdk"), ("access_token_auth", "true")]
+        #expect(try JSONParser.parse(send(api, #"{"to":"\#(demo.token)"}"#, headers: bearer).body)["success"] == .int(1))
+        #expect(try JSONParser.parse(send(api, #"{"to":"/topics/news"}"#, headers: bearer).body)["message_id"] != nil)
+        #expect(send(api, #"{"to":"\#(strict.token)"}"#, headers: bearer).status == 401)
+        #expect(send(api, #"{"registration_ids":["\#(demo.token)","\#(strict.token)"]}"#, headers: bearer).status == 401)
+        #expect(send(api, "registration_id=\(demo.token)", headers: bearer, form: true).bodyText.hasPrefix("id="))
+    }
 }
 
 @Suite("Legacy device groups /fcm/notification")

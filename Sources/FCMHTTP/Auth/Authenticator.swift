@@ -140,8 +140,10 @@ final class Authenticator: Sendable {
     }
 
     /// A legacy call (`/fcm/send`, `/fcm/notification`): `key=<server key>`, or a bearer token with
-    /// `access_token_auth: true` (FCM-WIRE.md §3.1). The sender it acts for, or nil in lax mode.
-    func authenticateLegacy(_ request: HTTPRequest) -> Result<String?, AuthFailure> {
+    /// `access_token_auth: true` (FCM-WIRE.md §3.1). The sender it acts for, or nil when lax.
+    /// A bearer the emulator never issued is still taken when every project the call `concerns`
+    /// (nil: the default project) is a `demo-` one: demo projects take any bearer on every API.
+    func authenticateLegacy(_ request: HTTPRequest, concerns: () -> [String?] = { [] }) -> Result<String?, AuthFailure> {
         guard let header = request.header("Authorization"), !header.isEmpty else { return .failure(.missingLegacyKey) }
         if let key = Self.serverKey(request) {
             if let project = emulator.project(serverKey: key) { return .success(project.id) }
@@ -149,7 +151,10 @@ final class Authenticator: Sendable {
         }
         if let token = Self.bearer(request), request.header("access_token_auth") == "true" {
             if let grant = grants.grant(token) { return .success(grant.projectId) }
-            return mode == .lax ? .success(nil) : .failure(.unauthenticated)
+            if mode == .lax { return .success(nil) }
+            let projects = concerns()
+            let demoOnly = !projects.isEmpty && projects.allSatisfy { isLax($0 ?? DemoProject.id) }
+            return demoOnly ? .success(nil) : .failure(.unauthenticated)
         }
         return .failure(.unauthenticated)
     }

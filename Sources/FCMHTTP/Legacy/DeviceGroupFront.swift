@@ -34,7 +34,7 @@ struct DeviceGroupFront: Sendable {
 
     private func project(_ request: HTTPRequest) -> ProjectCheck {
         let sender: String?
-        switch auth.authenticateLegacy(request) {
+        switch auth.authenticateLegacy(request, concerns: { [request.header("project_id")] }) {
         case .failure(let failure): return .refused(failure.legacyPage)
         case .success(let s): sender = s
         }

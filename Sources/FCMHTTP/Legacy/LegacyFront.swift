@@ -21,25 +21,27 @@ struct LegacyFront: Sendable {
     }
 
     func send(_ request: HTTPRequest) -> HTTPResponse {
+        // Read once, answered only after the credentials: FCM refuses a bad key before a bad body.
+        let plainText = request.header("Content-Type")?.lowercased().hasPrefix("application/x-www-form-urlencoded") ?? false
+        let form = plainText ? Swift.Result { () throws(LegacyFormReader.Refusal) in try LegacyFormReader.read(request.body) } : nil
+        let json = plainText ? nil : Swift.Result { () throws(LegacyBadRequest) in try LegacyJSONReader.read(request.body) }
         let sender: String?
-        switch auth.authenticateLegacy(request) {
+        switch auth.authenticateLegacy(request, concerns: { projects(of: (try? form?.get()) ?? (try? json?.get())) }) {
         case .failure(let failure): return failure.legacyPage
         case .success(let project): sender = project
         }
-        let plainText = request.header("Content-Type")?.lowercased().hasPrefix("application/x-www-form-urlencoded") ?? false
-        if plainText {
-            do throws(LegacyFormReader.Refusal) {
-                let parsed = try LegacyFormReader.read(request.body)
+        if let form {
+            switch form {
+            case .success(let parsed):
                 return plainTextResponse(sendToTokens(parsed, sender: sender).results.first ?? .failure("InternalServerError"))
-            } catch {
-                return plainTextResponse(.failure(error.error))
+            case .failure(let refusal): return plainTextResponse(.failure(refusal.error))
             }
         }
         let parsed: LegacyRequest
-        do {
-            parsed = try LegacyJSONReader.read(request.body)
-        } catch {
-            return HTTPResponse(status: 400, contentType: "text/plain; charset=UTF-8", body: error.text + "\n")
+        switch json {
+        case .success(let request): parsed = request
+        case .failure(let error): return HTTPResponse(status: 400, contentType: "text/plain; charset=UTF-8", body: error.text + "\n")
+        case nil: return plainTextResponse(.failure("InternalServerError"))
         }
         switch parsed.recipients {
         case .tokens(let tokens, let multicast):
@@ -59,6 +61,17 @@ struct LegacyFront: Sendable {
         case .notificationKey(let key):
             return groupSend(key: key, request: parsed, sender: sender)
                 ?? Self.json(.object([("success", .int(0)), ("failure", .int(0))]))
+        }
+    }
+
+    /// The projects a request is about, for credentials that only demo projects accept: each
+    /// known token's project; nil for the default project (topics, conditions, groups, unknown
+    /// tokens' senders).
+    private func projects(of request: LegacyRequest?) -> [String?] {
+        guard let request else { return [] }
+        switch request.recipients {
+        case .tokens(let tokens, _): return tokens.map { emulator.device(token: $0)?.projectId }
+        case .topic, .condition, .notificationKey: return [nil]
         }
     }
 
