@@ -50,6 +50,15 @@ struct HTTPHandlerTests {
         #expect(wire.channel.isActive)
     }
 
+    @Test func pipelinedRequestsAreAnsweredInOrder() throws {
+        let wire = try Wire()
+        let request = { (path: String) in "GET \(path) HTTP/1.1\r\nHost: x\r\n\r\n" }
+        try wire.send(request("/emulator/v1/health") + request("/emulator/v1/nope") + request("/emulator/v1/health"))
+        // Bodies end without a line break, so a status line may follow one directly.
+        let statuses = try wire.received().components(separatedBy: "HTTP/1.1 ").dropFirst().map { $0.prefix(3) }
+        #expect(statuses == ["200", "404", "200"])
+    }
+
     @Test func keepAliveRequestsAreAnsweredInTurn() throws {
         let wire = try Wire()
         var statuses: [String] = []
