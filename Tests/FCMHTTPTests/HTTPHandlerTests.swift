@@ -59,6 +59,20 @@ struct HTTPHandlerTests {
         #expect(statuses == ["200", "404", "200"])
     }
 
+    /// Issue 11, row 5: a client that pipelines and never reads grew the server to gigabytes.
+    /// While the channel is not writable, answers wait and nothing more is read.
+    @Test func nothingIsAnsweredOrReadWhileTheChannelCannotWrite() throws {
+        let wire = try Wire()
+        wire.channel.isWritable = false
+        wire.channel.pipeline.fireChannelWritabilityChanged()
+        let request = "GET /emulator/v1/health HTTP/1.1\r\nHost: x\r\n\r\n"
+        try wire.send(request + request)
+        #expect(try wire.received().isEmpty)
+        wire.channel.isWritable = true
+        wire.channel.pipeline.fireChannelWritabilityChanged()
+        #expect(try wire.received().components(separatedBy: "HTTP/1.1 200 OK").count - 1 == 2)
+    }
+
     @Test func keepAliveRequestsAreAnsweredInTurn() throws {
         let wire = try Wire()
         var statuses: [String] = []

@@ -11,8 +11,19 @@ import Testing
 /// reads, and the timers it starts, moved by hand.
 @Suite("XMPP connection handler, without sockets")
 struct XMPPHandlerTests {
+    /// Counts the reads that reach the socket.
+    final class ReadCounter: ChannelOutboundHandler {
+        typealias OutboundIn = ByteBuffer
+        var count = 0
+        func read(context: ChannelHandlerContext) {
+            count += 1
+            context.read()
+        }
+    }
+
     struct Wire {
         let channel = EmbeddedChannel()
+        let reads = ReadCounter()
         let emulator: Emulator
         let key: String
 
@@ -23,8 +34,8 @@ struct XMPPHandlerTests {
             var configuration = XMPPServer.Configuration()
             configure(&configuration)
             let router = CCSRouter(emulator: emulator)
-            try channel.pipeline.syncOperations.addHandler(
-                XMPPConnectionHandler(emulator: emulator, router: router, configuration: configuration))
+            try channel.pipeline.syncOperations.addHandler(reads)
+            try XMPPServer.configureConnection(channel.pipeline.syncOperations, emulator: emulator, router: router, configuration: configuration)
             try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 9)).wait()
         }
 
@@ -127,6 +138,21 @@ struct XMPPHandlerTests {
         wire.channel.embeddedEventLoop.advanceTime(by: .milliseconds(1))
         #expect(try wire.received() == "</stream:stream>")
         #expect(!wire.channel.isActive)
+    }
+
+    /// Issue 11, row 7: a client that sends and never reads made the server buffer without bound.
+    @Test func aConnectionThatCannotWriteIsNotRead() throws {
+        let wire = try Wire()
+        try wire.login()
+        _ = try wire.received()
+        wire.channel.isWritable = false
+        wire.channel.pipeline.fireChannelWritabilityChanged()
+        let before = wire.reads.count
+        wire.channel.read()
+        #expect(wire.reads.count == before)
+        wire.channel.isWritable = true
+        wire.channel.pipeline.fireChannelWritabilityChanged()
+        #expect(wire.reads.count == before + 1)
     }
 
     @Test func closingCancelsEveryTimerTheConnectionStarted() throws {

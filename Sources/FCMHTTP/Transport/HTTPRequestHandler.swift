@@ -20,6 +20,8 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     private var state = State.idle
+    /// A complete request whose answer waits for the channel to drain.
+    private var held: (HTTPRequestHead, HTTPRequest)?
     private let responder: HTTPResponder
     static let initialBodyCapacity = 16 * 1024
     /// The longest an injected latency may hold an answer, in wall time, however slow the clock.
@@ -59,30 +61,49 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
                 headers: head.headers.map { ($0.name, $0.value) },
                 body: buffer.readBytes(length: buffer.readableBytes) ?? []
             )
-            var response = responder.respond(request)
-            if head.version.major < 2, !head.isKeepAlive { response.closeConnection = true }
-            if response.resetConnection {
-                // On HTTP/2 this handler sits on a stream channel, and closing it resets only the
-                // stream; a reset fault stands for a dropped connection, which clients retry, so
-                // close the connection (the stream's parent). On HTTP/1 the parent is the listener.
-                let connection = head.version.major >= 2 ? context.channel.parent ?? context.channel : context.channel
-                connection.close(promise: nil)
+            // A peer that sends without reading must not make us buffer answers (issue 11, row 5):
+            // while the channel is not writable the request waits, and with it every pipelined one
+            // behind it (NIO's pipelining handler delivers the next only after this answer).
+            guard context.channel.isWritable else {
+                held = (head, request)
                 return
             }
-            // Emulator time to wall time: a paused or virtual clock (speed 0) does not wait.
-            let wallDelay = Self.wallDelay(emulatorMillis: response.delayMillis, speed: responder.clockSpeed())
-            guard wallDelay > 0 else {
-                write(response, version: head.version, context: context)
-                return
-            }
-            // Injected latency: the pipeline handler holds later requests until this answer is written.
-            let version = head.version
-            let delayed = response
-            let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-            context.eventLoop.scheduleTask(in: .milliseconds(wallDelay)) {
-                let (handler, context) = loopBound.value
-                handler.write(delayed, version: version, context: context)
-            }
+            answer(request, head: head, context: context)
+        }
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if context.channel.isWritable, let (head, request) = held {
+            held = nil
+            answer(request, head: head, context: context)
+        }
+        context.fireChannelWritabilityChanged()
+    }
+
+    private func answer(_ request: HTTPRequest, head: HTTPRequestHead, context: ChannelHandlerContext) {
+        var response = responder.respond(request)
+        if head.version.major < 2, !head.isKeepAlive { response.closeConnection = true }
+        if response.resetConnection {
+            // On HTTP/2 this handler sits on a stream channel, and closing it resets only the
+            // stream; a reset fault stands for a dropped connection, which clients retry, so
+            // close the connection (the stream's parent). On HTTP/1 the parent is the listener.
+            let connection = head.version.major >= 2 ? context.channel.parent ?? context.channel : context.channel
+            connection.close(promise: nil)
+            return
+        }
+        // Emulator time to wall time: a paused or virtual clock (speed 0) does not wait.
+        let wallDelay = Self.wallDelay(emulatorMillis: response.delayMillis, speed: responder.clockSpeed())
+        guard wallDelay > 0 else {
+            write(response, version: head.version, context: context)
+            return
+        }
+        // Injected latency: the pipeline handler holds later requests until this answer is written.
+        let version = head.version
+        let delayed = response
+        let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        context.eventLoop.scheduleTask(in: .milliseconds(wallDelay)) {
+            let (handler, context) = loopBound.value
+            handler.write(delayed, version: version, context: context)
         }
     }
 

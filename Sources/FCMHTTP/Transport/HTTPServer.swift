@@ -41,6 +41,8 @@ public final class HTTPServer: Sendable {
                     let sync = channel.pipeline.syncOperations
                     try sync.addHandler(IdleStateHandler(readTimeout: idleTimeout))
                     try sync.addHandler(NIOSSLServerHandler(context: tls))
+                    // No connection reads faster than it can write (issue 11, row 5).
+                    try sync.addHandler(BackPressureHandler())
                 }.flatMap {
                     // One configurator for HTTP/1.1 connections and for each HTTP/2 stream.
                     channel.configureCommonHTTPServerPipeline { stream in
@@ -57,12 +59,14 @@ public final class HTTPServer: Sendable {
         return HTTPServer(channel: channel, host: host, port: bound)
     }
 
-    /// The plain HTTP/1.1 pipeline: idle timeout, NIO's codec with pipelining and its 400 for
-    /// malformed requests, then the emulator's handler. Tests build it on an `EmbeddedChannel`.
+    /// The plain HTTP/1.1 pipeline: idle timeout, no reading while writes wait, NIO's codec with
+    /// pipelining and its 400 for malformed requests, then the emulator's handler. Tests build it on an `EmbeddedChannel`.
     static func configurePlainHTTP(
         _ sync: ChannelPipeline.SynchronousOperations, responder: HTTPResponder, idleTimeout: TimeAmount
     ) throws {
         try sync.addHandler(IdleStateHandler(readTimeout: idleTimeout))
+        // No connection reads faster than it can write (issue 11, row 5).
+        try sync.addHandler(BackPressureHandler())
         try sync.configureHTTPServerPipeline(withPipeliningAssistance: true, withErrorHandling: true)
         try sync.addHandler(HTTPRequestHandler(responder: responder))
     }

@@ -48,8 +48,7 @@ public final class XMPPServer: Sendable {
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls))
-                    try channel.pipeline.syncOperations.addHandler(
-                        XMPPConnectionHandler(emulator: emulator, router: router, configuration: configuration))
+                    try configureConnection(channel.pipeline.syncOperations, emulator: emulator, router: router, configuration: configuration)
                 }
             }
             .bind(host: configuration.host, port: configuration.port)
@@ -57,6 +56,15 @@ public final class XMPPServer: Sendable {
         let bound = channel.localAddress?.port ?? configuration.port
         logger.info("XMPP (CCS, TLS) listening", metadata: ["address": "\(configuration.host):\(bound)"])
         return XMPPServer(channel: channel, port: bound)
+    }
+
+    /// A CCS connection's pipeline after TLS; tests build it on an `EmbeddedChannel`.
+    static func configureConnection(
+        _ sync: ChannelPipeline.SynchronousOperations, emulator: Emulator, router: CCSRouter, configuration: Configuration
+    ) throws {
+        // A client that sends and never reads stops being read (issue 11, row 7).
+        try sync.addHandler(BackPressureHandler())
+        try sync.addHandler(XMPPConnectionHandler(emulator: emulator, router: router, configuration: configuration))
     }
 
     public func close() async {
