@@ -34,6 +34,7 @@ let package = Package(
             dependencies: [
                 .product(name: "OrderedCollections", package: "swift-collections"),
                 .product(name: "HeapModule", package: "swift-collections"),
+                .product(name: "DequeModule", package: "swift-collections"),
             ]
         ),
         .target(name: "FCMCoreJSON", dependencies: ["FCMCore", "FCMJSON"]),

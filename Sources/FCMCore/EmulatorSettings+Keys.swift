@@ -57,6 +57,10 @@ extension EmulatorSettings {
             s, v throws(FCMError) in
             s.topicRateLimit = try rateLimit(v)
         },
+        Key(name: "maxGroupsPerProject", example: "10000", help: "Device groups one project may hold") { s, v throws(FCMError) in
+            guard let n = Int(v), n >= 1 else { throw bad(v, "a positive number") }
+            s.maxGroupsPerProject = n
+        },
         Key(name: "maxEvents", example: "1000000", help: "Events kept in the log; the oldest go first") { s, v throws(FCMError) in
             guard let n = Int(v), n >= 1 else { throw bad(v, "a positive number") }
             s.maxEvents = n

@@ -29,6 +29,9 @@ public struct EmulatorSettings: Sendable, Equatable {
     public var maxTopicsPerInstance = 2000
     /// Members of one device group.
     public var maxGroupMembers = 20
+    /// Device groups of one project (FCM states none; each holds up to 20 tokens, so a peer must
+    /// not be able to make millions).
+    public var maxGroupsPerProject = 10_000
     /// Senders allowed to message one app instance.
     public var maxSendersPerInstance = 100
     /// Messages per device per window; nil turns the limit off (the default).

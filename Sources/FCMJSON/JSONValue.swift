@@ -36,8 +36,10 @@ extension JSONValue {
     public static func int<I: BinaryInteger>(_ value: I) -> JSONValue { .number(String(value)) }
 
     /// A number value from a double, written without a fraction when it has none.
+    /// JSON has no infinity or NaN: those are written as `null` rather than as an invalid token.
     public static func double(_ value: Double) -> JSONValue {
-        if value.isFinite, value == value.rounded(), abs(value) < 1e15 { return .number(String(Int64(value))) }
+        guard value.isFinite else { return .null }
+        if value == value.rounded(), abs(value) < 1e15 { return .number(String(Int64(value))) }
         return .number(String(value))
     }
 

@@ -62,6 +62,17 @@ struct CCSOutboxTests {
         #expect(receipts.first?.body == .receipt(receipt))
     }
 
+    /// Issue 11: the line for a project's connections grew without bound and was rescanned
+    /// whole on every pump.
+    @Test func theLineIsBoundedAndDropsItsOldest() throws {
+        let w = Harness()
+        _ = try w.device(name: "pixel")
+        for i in 0...10_000 { try w.emu.sendUpstream("pixel", projectId: w.project, data: [], messageId: "u-\(i)") }
+        #expect(try w.emu.events(EventQuery(kinds: [.ccsDropped])).map(\.detail) == ["u-0"])
+        let connection = try w.emu.ccsConnect(sender: DemoProject.id).connection
+        #expect(w.emu.ccsTake(connection).first?.messageId == "u-1")
+    }
+
     @Test func drainRequestsAreCounted() throws {
         let w = Harness()
         try w.emu.requestDrain(projectId: DemoProject.number)

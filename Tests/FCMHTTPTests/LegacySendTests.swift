@@ -260,4 +260,17 @@ struct DeviceGroupTests {
         #expect(response.status == 400)
         #expect(response.bodyText == #"{"error":"maximum number of members exceeded"}"#)
     }
+
+    /// Issue 11: device groups per project were unbounded.
+    @Test func aProjectHoldsABoundedNumberOfGroups() throws {
+        var settings = EmulatorSettings()
+        settings.maxGroupsPerProject = 2
+        let api = InProcess(Emulator(settings: settings))
+        let token = try api.emulator.createDevice(DeviceSpec(platform: .android, appId: "a"), projectId: DemoProject.id).token
+        for name in ["g1", "g2", "g3"] {
+            let response = call(api, "POST", body: #"{"operation":"create","notification_key_name":"\#(name)","registration_ids":["\#(token)"]}"#)
+            #expect(response.status == (name == "g3" ? 400 : 200))
+            if name == "g3" { #expect(response.bodyText == #"{"error":"maximum number of device groups exceeded"}"#) }
+        }
+    }
 }

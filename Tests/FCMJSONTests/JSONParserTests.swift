@@ -14,6 +14,15 @@ struct JSONParserTests {
         #expect(value["a"]?["y"] == .bool(true))
     }
 
+    /// Issue 11: a double such as 1e400 was written as the bare token `inf`, which no parser reads.
+    @Test func nonFiniteDoublesAreWrittenAsValidJSON() throws {
+        for value in [Double.infinity, -.infinity, .nan, Double("1e400") ?? 0] {
+            let text = JSONValue.object([("speed", .double(value))]).encoded()
+            #expect(text == #"{"speed":null}"#)
+            #expect(throws: Never.self) { try JSONParser.parse(Array(text.utf8)) }
+        }
+    }
+
     @Test func encodesCompactAndPrettyAndEscapes() throws {
         let value = JSONValue.object([
             ("name", .string("a\"b\\c\u{01}")), ("list", .array([.int(1), .bool(false)])), ("empty", .object([])),

@@ -1,21 +1,29 @@
 // SPDX-License-Identifier: Apache-2.0
 
+import DequeModule
+
 /// What CCS owes each sender's XMPP connections: items wait until a connection takes them, stay
 /// in flight until that connection acks them, and go back to waiting when it closes without acking
 /// ("sent again on the next connection unless expired", FCM-WIRE.md §5.3). At most
 /// `maxInFlight` un-acked items per connection (§5.4).
 struct CCSOutbox: Sendable {
     static let maxInFlight = 100
+    /// What waits for a project's connections is bounded too: past it the oldest item is dropped
+    /// (a `ccsDropped` event), as a backlog no app server takes cannot grow forever (issue 11).
+    static let maxWaiting = 10_000
 
-    private var waiting: [String: [CCSItem]] = [:]
+    private var waiting: [String: Deque<CCSItem>] = [:]
     /// Connection → (project, items it holds).
     private var inFlight: [Int: (project: String, items: [CCSItem])] = [:]
     private var nextConnection = 1
     /// Per project: how many drains were asked for, so each connection drains once per request.
     private(set) var drainRequests: [String: Int] = [:]
 
-    mutating func enqueue(_ item: CCSItem, project: String) {
+    /// Queues an item; returns the oldest one when the queue was full and it had to go.
+    mutating func enqueue(_ item: CCSItem, project: String) -> CCSItem? {
         waiting[project, default: []].append(item)
+        guard let count = waiting[project]?.count, count > Self.maxWaiting else { return nil }
+        return waiting[project]?.popFirst()
     }
 
     mutating func connect(project: String) -> Int {
@@ -27,19 +35,20 @@ struct CCSOutbox: Sendable {
     /// Puts what the connection held back in line, first.
     mutating func disconnect(_ connection: Int) {
         guard let held = inFlight.removeValue(forKey: connection), !held.items.isEmpty else { return }
-        waiting[held.project, default: []].insert(contentsOf: held.items, at: 0)
+        waiting[held.project, default: []].prepend(contentsOf: held.items)
     }
 
-    /// Items for the connection to send now; expired ones are dropped and returned apart.
+    /// Items for the connection to send now, from the front of the line; the expired ones met on
+    /// the way are dropped and returned apart. Only what is taken is looked at, so a long line
+    /// costs nothing per pump (expired items further back go when they reach the front).
     mutating func take(_ connection: Int, now: Instant) -> (send: [CCSItem], expired: [CCSItem]) {
-        guard var held = inFlight[connection] else { return ([], []) }
-        var queue = waiting[held.project] ?? []
-        let expired = queue.filter { $0.expiresAt <= now }
-        queue.removeAll { $0.expiresAt <= now }
-        let room = max(0, Self.maxInFlight - held.items.count)
-        let send = Array(queue.prefix(room))
-        queue.removeFirst(send.count)
-        waiting[held.project] = queue
+        guard var held = inFlight[connection], var queue = waiting.removeValue(forKey: held.project) else { return ([], []) }
+        var send: [CCSItem] = []
+        var expired: [CCSItem] = []
+        while held.items.count + send.count < Self.maxInFlight, let item = queue.popFirst() {
+            if item.expiresAt <= now { expired.append(item) } else { send.append(item) }
+        }
+        if !queue.isEmpty { waiting[held.project] = queue }
         held.items += send
         inFlight[connection] = held
         return (send, expired)

@@ -14,7 +14,7 @@ extension World {
         let upstreamId = messageId ?? "m-\(ids.random.next() % 1_000_000_000_000)"
         let message = UpstreamMessage(messageId: upstreamId, from: device.token, category: device.appId, data: data, ttlSeconds: ttlSeconds)
         let item = CCSItem(.upstream(message), expiresAt: now.adding(seconds: max(ttlSeconds, 1)))
-        ccs.enqueue(item, project: project.id)
+        if let dropped = ccs.enqueue(item, project: project.id) { log(.ccsDropped, detail: dropped.messageId) }
         ccsWork.insert(project.id)
         log(.upstream, device: device.id, detail: upstreamId)
         return item
@@ -28,7 +28,7 @@ extension World {
         else { return }
         let receipt = DeliveryReceipt(originalMessageId: original, deviceToken: device.token, category: device.appId, sentAt: now)
         let item = CCSItem(.receipt(receipt), expiresAt: now.adding(seconds: EmulatorSettings.maxTTLSeconds))
-        ccs.enqueue(item, project: message.projectId)
+        if let dropped = ccs.enqueue(item, project: message.projectId) { log(.ccsDropped, detail: dropped.messageId) }
         ccsWork.insert(message.projectId)
         log(.receiptQueued, device: device.id, message: message, detail: item.messageId)
     }

@@ -35,6 +35,8 @@ public struct Event: Sendable {
         case ccsAcked
         /// An upstream message or receipt expired before the app server took it.
         case ccsExpired
+        /// An upstream message or receipt was dropped unsent: its project's line was full.
+        case ccsDropped
     }
 
     public let sequence: Int
@@ -76,4 +78,12 @@ struct EventLog: Sendable {
 
     /// Kept events, oldest first.
     var all: [Event] { Array(ring[head...] + ring[..<head]) }
+
+    /// Kept events, newest first, read in place: a query for the last few events must not copy a
+    /// ring of a million under the world lock (issue 11).
+    var newestFirst: LazyMapSequence<Range<Int>, Event> {
+        let ring = ring
+        let newest = head + ring.count - 1
+        return (0..<ring.count).lazy.map { ring[(newest - $0) % ring.count] }
+    }
 }

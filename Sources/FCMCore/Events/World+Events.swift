@@ -16,7 +16,7 @@ extension World {
             device = id
         }
         var matched: [Event] = []
-        for event in events.all.reversed() {
+        for event in events.newestFirst {
             if let kinds = query.kinds, !kinds.contains(event.kind) { continue }
             if let since = query.since, event.time < since { continue }
             if let until = query.until, event.time > until { continue }

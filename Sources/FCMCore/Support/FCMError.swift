@@ -44,6 +44,8 @@ public struct FCMError: Error, Sendable, Equatable, CustomStringConvertible {
     public enum Reason: Sendable, Equatable {
         case groupNameMismatch
         case groupMemberLimit
+        /// The project holds as many device groups as it may.
+        case groupLimit
         /// An invalid registration of an iOS instance: no valid APNs token or app id (XMPP nacks it
         /// INVALID_JSON, the seeds' error table).
         case apnsRegistration

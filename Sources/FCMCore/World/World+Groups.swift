@@ -11,6 +11,11 @@ extension World {
         guard state.groupKeyByName[name] == nil else {
             throw FCMError(.conflict, "notification_key already exists", field: "notification_key_name")
         }
+        guard state.groups.count < settings.maxGroupsPerProject else {
+            throw FCMError(
+                .invalidArgument, "A project holds at most \(settings.maxGroupsPerProject) device groups", field: "notification_key_name",
+                reason: .groupLimit)
+        }
         let members = try validMembers(tokens, project: state.project)
         guard members.count <= settings.maxGroupMembers else {
             throw FCMError(

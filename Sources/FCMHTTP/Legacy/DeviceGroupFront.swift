@@ -111,6 +111,7 @@ struct DeviceGroupFront: Sendable {
         case _ where error.reason == .groupNameMismatch:
             return "notification_key_name doesn't match the group name of the notification_key"
         case _ where error.reason == .groupMemberLimit: return "maximum number of members exceeded"
+        case _ where error.reason == .groupLimit: return "maximum number of device groups exceeded"
         default: return "no valid registration ids"
         }
     }
