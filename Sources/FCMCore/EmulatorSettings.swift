@@ -58,4 +58,8 @@ public struct EmulatorSettings: Sendable, Equatable {
 
     /// TTL bounds from DEVICE-RULES.md, store and forward, rule 2.
     public static let maxTTLSeconds: Int64 = 2_419_200
+    /// The longest collapse key, and the longest app-server message id (CCS `message_id`), kept
+    /// with every stored copy: FCM names no limit, a peer must not choose the memory (issue 11).
+    public static let maxCollapseKeyBytes = 1024
+    public static let maxClientMessageIdBytes = 1024
 }

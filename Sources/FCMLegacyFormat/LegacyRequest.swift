@@ -62,6 +62,9 @@ public enum LegacyJSONReader {
         let f = LegacyFields(json)
         var content = MessageContent()
         content.collapseKey = try f.string("collapse_key")
+        if let key = content.collapseKey, key.utf8.count > EmulatorSettings.maxCollapseKeyBytes {
+            throw LegacyBadRequest(text: "InvalidParameters: \"collapse_key\" is longer than \(EmulatorSettings.maxCollapseKeyBytes) bytes")
+        }
         if let priority = try f.string("priority") {
             switch priority {
             case "high", "10": content.priority = .high

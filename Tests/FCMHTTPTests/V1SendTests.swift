@@ -94,6 +94,14 @@ struct V1SendTests {
         }
     }
 
+    @Test func aCollapseKeyOver1024BytesIsAnInvalidArgument() throws {
+        let api = InProcess()
+        let key = String(repeating: "k", count: 1025)
+        let e = try error(api, #"{"message":{"topic":"news","android":{"collapse_key":"\#(key)"}}}"#, status: 400)
+        let fields = (e["error"]?["details"]?.arrayValue ?? []).compactMap { $0["fieldViolations"]?.arrayValue?.first?["field"] }
+        #expect(fields == [.string("message.android.collapse_key")])
+    }
+
     @Test func dataValueOfWrongTypeNamesTheFieldAsGoogleDoes() throws {
         let api = InProcess()
         let e = try error(api, #"{"message":{"topic":"x","data":{"a":"ok","x":12}}}"#, status: 400)

@@ -30,6 +30,13 @@ struct LegacyRequestTests {
         #expect(refusal("[1]")?.hasPrefix("JSON_PARSING_ERROR") == true)
     }
 
+    /// Issue 11: collapse keys were unbounded, and each stored copy keeps its key.
+    @Test func aCollapseKeyIsAtMost1024Bytes() throws {
+        let long = String(repeating: "k", count: 1025)
+        #expect(refusal(#"{"to":"t","collapse_key":"\#(long)"}"#) == "InvalidParameters: \"collapse_key\" is longer than 1024 bytes")
+        #expect(try read(#"{"to":"t","collapse_key":"\#(long.dropLast())"}"#).content.collapseKey?.count == 1024)
+    }
+
     @Test func recipientsByForm() throws {
         guard case .topic("news") = try read(#"{"to":"/topics/news"}"#).recipients else { Issue.record("not a topic"); return }
         guard case .tokens(let tokens, multicast: true) = try read(#"{"registration_ids":["a","b"]}"#).recipients else {

@@ -155,6 +155,23 @@ struct XMPPHandlerTests {
         #expect(wire.reads.count == before + 1)
     }
 
+    /// Issue 11: connections had no handshake or idle timeout.
+    @Test func aConnectionThatDoesNotLogInInTimeIsClosed() throws {
+        let wire = try Wire { $0.loginTimeoutSeconds = 30 }
+        try wire.send(Wire.header)
+        _ = try wire.received()
+        wire.channel.embeddedEventLoop.advanceTime(by: .seconds(30))
+        #expect(try wire.received().contains("<connection-timeout xmlns=\"urn:ietf:params:xml:ns:xmpp-streams\"/>"))
+        #expect(!wire.channel.isActive)
+    }
+
+    @Test func aLoggedInConnectionOutlivesTheLoginTimeout() throws {
+        let wire = try Wire { $0.loginTimeoutSeconds = 30 }
+        try wire.login()
+        wire.channel.embeddedEventLoop.advanceTime(by: .seconds(60))
+        #expect(wire.channel.isActive)
+    }
+
     @Test func closingCancelsEveryTimerTheConnectionStarted() throws {
         let wire = try Wire {
             $0.drainAfterSeconds = 5

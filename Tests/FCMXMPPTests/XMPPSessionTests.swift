@@ -175,6 +175,17 @@ struct XMPPSessionTests {
         #expect(!client.closed)
     }
 
+    /// Issue 11: a message_id is kept with every stored copy (for receipts), so it is bounded.
+    @Test func aMessageIdOver1024BytesGetsAStanzaError() throws {
+        let (emulator, device, key) = try setUp()
+        var client = Client(emulator)
+        client.login(authcid: "4242", key: key)
+        let id = String(repeating: "m", count: 1025)
+        client.send(#"<message id="9"><gcm xmlns="google:mobile:data">{"to":"\#(device.token)","message_id":"\#(id)"}</gcm></message>"#)
+        #expect(client.written.contains("message_id is longer than 1024 bytes"))
+        #expect(try emulator.inbox(String(device.id), projectId: "ccs-app").1.isEmpty)
+    }
+
     @Test func stanzasBeforeAuthenticationAndGarbageCloseTheStream() throws {
         let (emulator, _, _) = try setUp()
         var early = Client(emulator)

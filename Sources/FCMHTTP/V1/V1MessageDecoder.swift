@@ -71,6 +71,9 @@ enum V1MessageDecoder {
     private static func android(_ a: Fields) throws(V1Error) -> AndroidOptions {
         var options = AndroidOptions(
             collapseKey: a.string("collapse_key"), restrictedPackageName: a.string("restricted_package_name"), data: a.stringMap("data"))
+        if let key = options.collapseKey, key.utf8.count > EmulatorSettings.maxCollapseKeyBytes {
+            throw V1Error.invalidArgument(field: "message.android.collapse_key")
+        }
         if let priority = a.string("priority") { options.priority = priority == "HIGH" ? .high : .normal }
         if let ttl = a.string("ttl") {
             // "The ttl will be rounded down to the nearest second" (discovery document).

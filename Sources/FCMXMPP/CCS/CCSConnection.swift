@@ -101,6 +101,12 @@ public struct CCSConnection: Sendable {
         return perform(session.handle(.streamClosed))
     }
 
+    /// The client was silent too long, or did not log in in time: `connection-timeout`
+    /// (RFC 6120 §4.9.3.4), then the close.
+    public mutating func timedOut(_ what: String) -> [Effect] {
+        perform(session.fail(XMPPStreamError(condition: "connection-timeout", text: what)))
+    }
+
     /// The transport closed: what the connection held un-acked goes to the next one.
     public mutating func disconnect() {
         guard let binding else { return }

@@ -37,6 +37,10 @@ struct CCSHandler: Sendable {
         guard let messageId = json["message_id"]?.stringValue, !messageId.isEmpty else {
             return [.stanzaError(stanza, to: jid, text: "InvalidJson: JSON_PARSING_ERROR : Missing Required Field: message_id\n")]
         }
+        guard messageId.utf8.count <= EmulatorSettings.maxClientMessageIdBytes else {
+            let limit = EmulatorSettings.maxClientMessageIdBytes
+            return [.stanzaError(stanza, to: jid, text: "InvalidJson: JSON_PARSING_ERROR : message_id is longer than \(limit) bytes\n")]
+        }
         let to = json["to"]?.stringValue ?? json["condition"]?.stringValue ?? ""
         if draining {
             return [

@@ -24,6 +24,22 @@ final class XMPPConnectionHandler: ChannelInboundHandler {
         self.configuration = configuration
     }
 
+    func channelActive(context: ChannelHandlerContext) {
+        let seconds = configuration.loginTimeoutSeconds
+        schedule(in: .seconds(seconds), context: context) { connection in
+            connection.connection == nil ? connection.timedOut("not logged in within \(seconds) s") : []
+        }
+        context.fireChannelActive()
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if let idle = event as? IdleStateHandler.IdleStateEvent, idle == .read {
+            perform(connection.timedOut("nothing received for \(configuration.idleTimeoutSeconds) s"), context: context)
+            return
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let buffer = unwrapInboundIn(data)
         perform(connection.receive(buffer.readableBytesView), context: context)

@@ -29,6 +29,11 @@ public final class XMPPServer: Sendable {
         public var drainAfterSeconds: Int64?
         /// Nacks and control messages as `<data:gcm xmlns:data=…>` (the reference's form); off, `<gcm>`.
         public var prefixedForm = true
+        /// A connection must have logged in and bound within this long, or it is closed.
+        public var loginTimeoutSeconds: Int64 = 30
+        /// A connection the client has sent nothing on for this long is closed (whitespace
+        /// keepalives count); zero turns it off.
+        public var idleTimeoutSeconds: Int64 = 600
 
         public init() {}
 
@@ -64,6 +69,7 @@ public final class XMPPServer: Sendable {
     ) throws {
         // A client that sends and never reads stops being read (issue 11, row 7).
         try sync.addHandler(BackPressureHandler())
+        if configuration.idleTimeoutSeconds > 0 { try sync.addHandler(IdleStateHandler(readTimeout: .seconds(configuration.idleTimeoutSeconds))) }
         try sync.addHandler(XMPPConnectionHandler(emulator: emulator, router: router, configuration: configuration))
     }
 

@@ -170,6 +170,8 @@ extension FCMEmu {
                 configuration.laxAuth = options.fronts.authMode == .lax
                 configuration.drainAfterSeconds = options.xmppDrainAfterSeconds
                 configuration.prefixedForm = options.xmppPrefixedForm
+                configuration.loginTimeoutSeconds = options.xmppLoginTimeoutSeconds
+                configuration.idleTimeoutSeconds = options.xmppIdleTimeoutSeconds
                 listeners.append(
                     try await XMPPServer.start(
                         configuration: configuration, tls: tls, emulator: server.emulator, router: router, group: group, logger: logger))

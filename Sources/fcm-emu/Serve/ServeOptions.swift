@@ -25,6 +25,8 @@ struct ServeOptions: Sendable {
     /// Drain each XMPP connection this long after it binds; nil never.
     var xmppDrainAfterSeconds: Int64?
     var xmppPrefixedForm = true
+    var xmppLoginTimeoutSeconds: Int64 = 30
+    var xmppIdleTimeoutSeconds: Int64 = 600
 
     static var defaultStateDirectory: String {
         (ProcessInfo.processInfo.environment["HOME"] ?? ".") + "/.fcm-emu"
@@ -88,6 +90,16 @@ enum Settings {
             help: "Send CONNECTION_DRAINING to each XMPP connection this long after it binds, then close it; off by default"
         ) { o, v throws(ConfigError) in
             if v == "off" { o.xmppDrainAfterSeconds = nil } else { o.xmppDrainAfterSeconds = try duration(v) / 1000 }
+        },
+        Setting(key: "xmppLoginTimeout", example: "30s", help: "An XMPP connection not logged in and bound this long after it opens is closed") {
+            o, v throws(ConfigError) in
+            o.xmppLoginTimeoutSeconds = max(1, try duration(v) / 1000)
+        },
+        Setting(
+            key: "xmppIdleTimeout", example: "10m",
+            help: "An XMPP connection that sends nothing for this long (whitespace keepalives count) is closed; off never"
+        ) { o, v throws(ConfigError) in
+            o.xmppIdleTimeoutSeconds = v == "off" ? 0 : max(1, try duration(v) / 1000)
         },
         Setting(
             key: "xmppPrefixedForm", example: "true",
