@@ -96,6 +96,7 @@ let package = Package(
             name: "FCMXMPPTests",
             dependencies: [
                 "FCMXMPP", "FCMCore", "FCMJSON",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
             ]

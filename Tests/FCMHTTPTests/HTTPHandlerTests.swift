@@ -2,6 +2,7 @@
 
 import FCMCore
 @testable import FCMHTTP
+import Logging
 import NIOCore
 import NIOEmbedded
 import Testing
@@ -13,9 +14,9 @@ struct HTTPHandlerTests {
         let channel = EmbeddedChannel()
         let api: InProcess
 
-        init(emulator: Emulator = Emulator()) throws {
+        init(emulator: Emulator = Emulator(), logger: Logger = Logger(label: "test")) throws {
             api = InProcess(emulator)
-            try HTTPServer.configurePlainHTTP(channel.pipeline.syncOperations, responder: api.responder, idleTimeout: .seconds(120))
+            try HTTPServer.configurePlainHTTP(channel.pipeline.syncOperations, responder: api.responder, idleTimeout: .seconds(120), logger: logger)
             try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 9)).wait()
         }
 
@@ -71,6 +72,25 @@ struct HTTPHandlerTests {
         wire.channel.isWritable = true
         wire.channel.pipeline.fireChannelWritabilityChanged()
         #expect(try wire.received().components(separatedBy: "HTTP/1.1 200 OK").count - 1 == 2)
+    }
+
+    /// Issue 11: an access line per request at info, with the API, path, status, time and project.
+    @Test func eachAnswerIsOneAccessLogLine() throws {
+        let capture = LogCapture()
+        let wire = try Wire(logger: capture.logger(level: .info))
+        let body = #"{"message":{"topic":"news"}}"#
+        try wire.send(
+            "POST /v1/projects/demo-fcm-emu/messages:send?alt=json HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer x\r\n"
+                + "Content-Length: \(body.utf8.count)\r\n\r\n\(body)")
+        _ = try wire.received()
+        let line = try #require(capture.logged.first)
+        #expect(capture.logged.count == 1)
+        #expect(line.level == .info)
+        #expect(line.message == "POST /v1/projects/demo-fcm-emu/messages:send 200")
+        #expect(line.metadata["api"] == "v1")
+        #expect(line.metadata["project"] == "demo-fcm-emu")
+        #expect(line.metadata["status"] == "200")
+        #expect(line.metadata["ms"] != nil)
     }
 
     @Test func keepAliveRequestsAreAnsweredInTurn() throws {

@@ -3,6 +3,7 @@
 import FCMCore
 @testable import FCMXMPP
 import Foundation
+import Logging
 import NIOCore
 import NIOEmbedded
 import Testing
@@ -35,7 +36,8 @@ struct XMPPHandlerTests {
             configure(&configuration)
             let router = CCSRouter(emulator: emulator)
             try channel.pipeline.syncOperations.addHandler(reads)
-            try XMPPServer.configureConnection(channel.pipeline.syncOperations, emulator: emulator, router: router, configuration: configuration)
+            try XMPPServer.configureConnection(
+                channel.pipeline.syncOperations, emulator: emulator, router: router, configuration: configuration, logger: Logger(label: "test"))
             try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 9)).wait()
         }
 

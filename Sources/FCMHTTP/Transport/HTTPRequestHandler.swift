@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
+import Logging
 import NIOCore
 import NIOHTTP1
 
@@ -23,17 +24,22 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// A complete request whose answer waits for the channel to drain.
     private var held: (HTTPRequestHead, HTTPRequest)?
     private let responder: HTTPResponder
+    private let log: AccessLog
+    /// When the request being read began, for the access log.
+    private var started = NIODeadline.now()
     static let initialBodyCapacity = 16 * 1024
     /// The longest an injected latency may hold an answer, in wall time, however slow the clock.
     static let maxWallDelayMillis: Int64 = 10 * 60 * 1000
 
-    init(responder: HTTPResponder) {
+    init(responder: HTTPResponder, logger: Logger) {
         self.responder = responder
+        log = AccessLog(logger: logger)
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
         case .head(let head):
+            started = .now()
             let declared = head.headers.first(name: "content-length").flatMap { Int($0) } ?? 0
             if declared > responder.maxBodyBytes {
                 refuseTooLarge(context: context, head: head)
@@ -94,16 +100,15 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
         // Emulator time to wall time: a paused or virtual clock (speed 0) does not wait.
         let wallDelay = Self.wallDelay(emulatorMillis: response.delayMillis, speed: responder.clockSpeed())
         guard wallDelay > 0 else {
-            write(response, version: head.version, context: context)
+            write(response, head: head, context: context)
             return
         }
         // Injected latency: the pipeline handler holds later requests until this answer is written.
-        let version = head.version
         let delayed = response
         let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
         context.eventLoop.scheduleTask(in: .milliseconds(wallDelay)) {
             let (handler, context) = loopBound.value
-            handler.write(delayed, version: version, context: context)
+            handler.write(delayed, head: head, context: context)
         }
     }
 
@@ -121,10 +126,12 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
         let request = HTTPRequest(method: head.method.rawValue, target: head.uri, headers: head.headers.map { ($0.name, $0.value) })
         var response = responder.tooLarge(request)
         response.closeConnection = true
-        write(response, version: head.version, context: context)
+        write(response, head: head, context: context)
     }
 
-    private func write(_ response: HTTPResponse, version: HTTPVersion, context: ChannelHandlerContext) {
+    private func write(_ response: HTTPResponse, head request: HTTPRequestHead, context: ChannelHandlerContext) {
+        log.answered(method: request.method.rawValue, target: request.uri, status: response.status, since: started)
+        let version = request.version
         var headers = HTTPHeaders(response.headers)
         headers.replaceOrAdd(name: "Content-Length", value: String(response.body.count))
         // HTTP/2 forbids connection-specific headers; closing there ends only the stream.
@@ -150,6 +157,7 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         if event is IdleStateHandler.IdleStateEvent {
+            log.refused("connection idle past its timeout", metadata: ["peer": "\(context.remoteAddress?.description ?? "-")"])
             context.close(promise: nil)
             return
         }
@@ -157,6 +165,7 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     func errorCaught(context: ChannelHandlerContext, error: Error) {
+        log.refused("connection error: \(error)", metadata: ["peer": "\(context.remoteAddress?.description ?? "-")"])
         context.close(promise: nil)
     }
 }

@@ -34,7 +34,7 @@ public final class HTTPServer: Sendable {
             .childChannelInitializer { channel in
                 guard let tls else {
                     return channel.eventLoop.makeCompletedFuture {
-                        try configurePlainHTTP(channel.pipeline.syncOperations, responder: responder, idleTimeout: idleTimeout)
+                        try configurePlainHTTP(channel.pipeline.syncOperations, responder: responder, idleTimeout: idleTimeout, logger: logger)
                     }
                 }
                 return channel.eventLoop.makeCompletedFuture {
@@ -47,7 +47,7 @@ public final class HTTPServer: Sendable {
                     // One configurator for HTTP/1.1 connections and for each HTTP/2 stream.
                     channel.configureCommonHTTPServerPipeline { stream in
                         stream.eventLoop.makeCompletedFuture {
-                            try stream.pipeline.syncOperations.addHandler(HTTPRequestHandler(responder: responder))
+                            try stream.pipeline.syncOperations.addHandler(HTTPRequestHandler(responder: responder, logger: logger))
                         }
                     }
                 }
@@ -62,13 +62,13 @@ public final class HTTPServer: Sendable {
     /// The plain HTTP/1.1 pipeline: idle timeout, no reading while writes wait, NIO's codec with
     /// pipelining and its 400 for malformed requests, then the emulator's handler. Tests build it on an `EmbeddedChannel`.
     static func configurePlainHTTP(
-        _ sync: ChannelPipeline.SynchronousOperations, responder: HTTPResponder, idleTimeout: TimeAmount
+        _ sync: ChannelPipeline.SynchronousOperations, responder: HTTPResponder, idleTimeout: TimeAmount, logger: Logger
     ) throws {
         try sync.addHandler(IdleStateHandler(readTimeout: idleTimeout))
         // No connection reads faster than it can write (issue 11, row 5).
         try sync.addHandler(BackPressureHandler())
         try sync.configureHTTPServerPipeline(withPipeliningAssistance: true, withErrorHandling: true)
-        try sync.addHandler(HTTPRequestHandler(responder: responder))
+        try sync.addHandler(HTTPRequestHandler(responder: responder, logger: logger))
     }
 
     /// Stops accepting connections and closes the listener.

@@ -29,6 +29,8 @@ public struct CCSConnection: Sendable {
         case joined(projectId: String, connection: Int)
         /// CONNECTION_DRAINING was sent: call `finishDraining()` after the grace period.
         case drainStarted
+        /// Why the session ends, for the transport's log.
+        case ended(reason: String)
         case close
     }
 
@@ -121,6 +123,7 @@ public struct CCSConnection: Sendable {
             case .write(let output): effects.append(.write(output.text))
             case .close: effects.append(.close)
             case .drainStarted: effects.append(.drainStarted)
+            case .ended(let reason): effects.append(.ended(reason: reason))
             case .bound(let sender, _): effects += join(sender: sender)
             case .message(let stanza): effects += message(stanza)
             }

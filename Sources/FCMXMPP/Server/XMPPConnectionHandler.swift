@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import FCMCore
+import Logging
 import NIOCore
 
 /// Carries one CCS connection over a channel: bytes in, effects out, and the timers the effects
@@ -13,14 +14,16 @@ final class XMPPConnectionHandler: ChannelInboundHandler {
 
     private var connection: CCSConnection
     private let router: CCSRouter
+    private let logger: Logger
     private let configuration: XMPPServer.Configuration
     /// Every timer this connection started, so that a close leaves none behind.
     private var timers: [Scheduled<Void>] = []
     private var keepalive: RepeatedTask?
 
-    init(emulator: Emulator, router: CCSRouter, configuration: XMPPServer.Configuration) {
+    init(emulator: Emulator, router: CCSRouter, configuration: XMPPServer.Configuration, logger: Logger) {
         connection = CCSConnection(emulator: emulator, configuration: configuration.connection)
         self.router = router
+        self.logger = logger
         self.configuration = configuration
     }
 
@@ -51,7 +54,10 @@ final class XMPPConnectionHandler: ChannelInboundHandler {
             case .write(let text):
                 context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(string: text)), promise: nil)
             case .joined(let projectId, let id):
+                logger.info("XMPP session bound", metadata: ["project": "\(projectId)", "connection": "\(id)", "peer": "\(peer(context))"])
                 joined(projectId: projectId, connection: id, context: context)
+            case .ended(let reason):
+                logger.info("XMPP session ended: \(reason)", metadata: ["project": "\(connection.projectId ?? "-")", "peer": "\(peer(context))"])
             case .drainStarted:
                 schedule(in: .milliseconds(configuration.drainGraceMillis), context: context) { $0.finishDraining() }
             case .close:
@@ -113,8 +119,11 @@ final class XMPPConnectionHandler: ChannelInboundHandler {
         context.fireChannelInactive()
     }
 
+    private func peer(_ context: ChannelHandlerContext) -> String { context.remoteAddress?.description ?? "-" }
+
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         // A failed TLS handshake or a vanished client ends only this connection.
+        logger.debug("XMPP connection error: \(error)", metadata: ["peer": "\(peer(context))"])
         stopTimers()
         context.close(promise: nil)
     }

@@ -53,7 +53,8 @@ public final class XMPPServer: Sendable {
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls))
-                    try configureConnection(channel.pipeline.syncOperations, emulator: emulator, router: router, configuration: configuration)
+                    try configureConnection(
+                        channel.pipeline.syncOperations, emulator: emulator, router: router, configuration: configuration, logger: logger)
                 }
             }
             .bind(host: configuration.host, port: configuration.port)
@@ -65,12 +66,13 @@ public final class XMPPServer: Sendable {
 
     /// A CCS connection's pipeline after TLS; tests build it on an `EmbeddedChannel`.
     static func configureConnection(
-        _ sync: ChannelPipeline.SynchronousOperations, emulator: Emulator, router: CCSRouter, configuration: Configuration
+        _ sync: ChannelPipeline.SynchronousOperations, emulator: Emulator, router: CCSRouter, configuration: Configuration,
+        logger: Logger
     ) throws {
         // A client that sends and never reads stops being read (issue 11, row 7).
         try sync.addHandler(BackPressureHandler())
         if configuration.idleTimeoutSeconds > 0 { try sync.addHandler(IdleStateHandler(readTimeout: .seconds(configuration.idleTimeoutSeconds))) }
-        try sync.addHandler(XMPPConnectionHandler(emulator: emulator, router: router, configuration: configuration))
+        try sync.addHandler(XMPPConnectionHandler(emulator: emulator, router: router, configuration: configuration, logger: logger))
     }
 
     public func close() async {

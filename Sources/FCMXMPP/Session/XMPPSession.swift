@@ -40,6 +40,8 @@ public struct XMPPSession: Sendable {
         case message(XMLElement)
         /// CONNECTION_DRAINING was written: close the stream after the grace period.
         case drainStarted
+        /// Why the session ends, for the log (it comes just before `close`).
+        case ended(reason: String)
         case close
     }
 
@@ -86,7 +88,7 @@ public struct XMPPSession: Sendable {
             return []
         case (.streamClosed, _):
             state = .closed
-            return [.write(.streamClose), .close]
+            return [.write(.streamClose), .ended(reason: "stream closed"), .close]
         case (.stanza(let stanza), _):
             // Anything else before the session is established (RFC 6120 §6.3.10, §7.2).
             return fail(XMPPStreamError(condition: "not-authorized", text: "<\(stanza.localName)> before authentication"))
@@ -115,7 +117,8 @@ public struct XMPPSession: Sendable {
         case .awaitingAuth, .awaitingBind, .established: needsHeader = false
         }
         state = .closed
-        return (needsHeader ? [.write(.streamHeader(id: streamId()))] : []) + [.write(.streamError(error)), .close]
+        let ending: [Action] = [.write(.streamError(error)), .ended(reason: "stream error \(error)"), .close]
+        return (needsHeader ? [.write(.streamHeader(id: streamId()))] : []) + ending
     }
 
     /// SASL PLAIN: `\0authcid\0password`, with the sender id as `SENDER@fcm.googleapis.com`,
@@ -135,7 +138,7 @@ public struct XMPPSession: Sendable {
 
     private mutating func refuse(_ condition: String) -> [Action] {
         state = .closed
-        return [.write(.saslFailure(condition: condition)), .close]
+        return [.write(.saslFailure(condition: condition)), .ended(reason: "login refused: \(condition)"), .close]
     }
 
     private func routeEstablished(_ stanza: XMLElement, jid: String) -> [Action] {

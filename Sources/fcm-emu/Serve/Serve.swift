@@ -53,8 +53,11 @@ extension FCMEmu {
         @Option(help: "Write the bound addresses and demo credentials here as JSON once listening.", completion: .file())
         var readyFile: String?
 
-        @Option(help: "trace, debug, info, notice, warning, error or critical (default info).")
+        @Option(help: "trace, debug, info, notice, warning, error or critical (default info: one line per request).")
         var logLevel: String?
+
+        @Option(help: "text (default) or json (one object per line, for log collectors).")
+        var logFormat: String?
 
         @Option(
             name: .customLong("faults"), help: "A YAML or JSON file of fault rules to apply from the start (repeatable).",
@@ -67,11 +70,16 @@ extension FCMEmu {
 
         func run() async throws {
             let (options, file) = try resolve(environment: ProcessInfo.processInfo.environment)
-            let level = options.logLevel
+            let (level, format) = (options.logLevel, options.logFormat)
             LoggingSystem.bootstrap { label in
-                var handler = StreamLogHandler.standardError(label: label)
-                handler.logLevel = level
-                return handler
+                switch format {
+                case .text:
+                    var handler = StreamLogHandler.standardError(label: label)
+                    handler.logLevel = level
+                    return handler
+                case .json:
+                    return JSONLogHandler(label: label, logLevel: level)
+                }
             }
             let logger = Logger(label: "fcm-emu")
             let emulator = Emulator(settings: options.settings, clock: .wall(start: options.clockStart, wallMillis: Self.wallMillis))
@@ -134,7 +142,7 @@ extension FCMEmu {
             }
             let explicit: [(String, String?)] = [
                 ("host", host), ("port", port.map(String.init)), ("seed", seed.map(String.init)),
-                ("readyFile", readyFile), ("logLevel", logLevel),
+                ("readyFile", readyFile), ("logLevel", logLevel), ("logFormat", logFormat),
             ]
             for (key, value) in explicit { if let value { sources.append((key, value, "--" + key)) } }
             for path in deviceFiles { sources.append(("devices", path, "--devices")) }

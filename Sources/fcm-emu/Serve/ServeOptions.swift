@@ -15,6 +15,12 @@ struct ServeOptions: Sendable {
     var clockPaused = false
     var readyFile: String?
     var logLevel = Logger.Level.info
+    /// `text` for people, `json` for log collectors (one object per line).
+    var logFormat = LogFormat.text
+
+    enum LogFormat: String, CaseIterable, Sendable {
+        case text, json
+    }
     /// YAML files of projects and devices to create at start-up.
     var preloadFiles: [String] = []
     /// YAML or JSON files of fault rules to apply from the start.
@@ -113,6 +119,11 @@ enum Settings {
                 throw ConfigError("expected trace, debug, info, notice, warning, error or critical, got '\(v)'")
             }
             o.logLevel = level
+        },
+        Setting(key: "logFormat", example: "text", help: "text for people, json for log collectors (one object per line)") {
+            o, v throws(ConfigError) in
+            guard let format = ServeOptions.LogFormat(rawValue: v.lowercased()) else { throw ConfigError("expected text or json, got '\(v)'") }
+            o.logFormat = format
         },
         Setting(key: "readyFile", example: "/tmp/fcm-emu.json", help: "Write addresses and demo credentials here as JSON once listening") {
             o, v throws(ConfigError) in

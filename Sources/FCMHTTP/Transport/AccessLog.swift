@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Logging
+import NIOCore
+
+/// One line per answered request at info (issue 11, "logs that explain"): the API, method, path,
+/// status, time taken and project, so a user can see which API their SDK called and what it got.
+/// Refused connections and inputs are logged at debug with the reason.
+struct AccessLog: Sendable {
+    let logger: Logger
+
+    func answered(method: String, target: String, status: Int, since start: NIODeadline) {
+        guard logger.logLevel <= .info else { return }
+        let path = target.split(separator: "?", maxSplits: 1).first.map(String.init) ?? target
+        let millis = Double((NIODeadline.now() - start).nanoseconds) / 1_000_000
+        var metadata: Logger.Metadata = [
+            "api": "\(Self.api(path))", "method": "\(method)", "path": "\(path)", "status": "\(status)",
+            "ms": "\(String(format: "%.2f", millis))",
+        ]
+        if let project = Self.project(path) { metadata["project"] = "\(project)" }
+        logger.info("\(method) \(path) \(status)", metadata: metadata)
+    }
+
+    func refused(_ reason: String, metadata: Logger.Metadata = [:]) {
+        logger.debug("refused: \(reason)", metadata: metadata)
+    }
+
+    /// Which API a path belongs to, by the routes of `EmulatorRoutes`.
+    static func api(_ path: String) -> String {
+        if path.hasPrefix("/emulator/") { return "control" }
+        if path.hasPrefix("/fcm/send") || path.hasPrefix("/gcm/send") { return "legacy" }
+        if path.hasPrefix("/fcm/notification") { return "groups" }
+        if path.hasPrefix("/iid/") { return "iid" }
+        if path == "/batch" || path == "/v1" { return "batch" }
+        if path.hasSuffix("/token") || path.hasPrefix("/o/oauth2/") || path.hasPrefix("/oauth2/") { return "oauth" }
+        if path.contains("/topicSubscriptions") { return "v1-topics" }
+        if path.hasPrefix("/v1/") { return "v1" }
+        return "other"
+    }
+
+    /// The project a path names (`/v1/projects/{p}/…`, `/emulator/v1/projects/{p}/…`), if any.
+    static func project(_ path: String) -> Substring? {
+        guard let range = path.range(of: "/projects/") else { return nil }
+        let rest = path[range.upperBound...]
+        return rest.split(separator: "/", maxSplits: 1).first.map { $0.split(separator: ":").first ?? $0 }
+    }
+}
