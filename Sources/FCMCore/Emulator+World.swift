@@ -182,9 +182,11 @@ extension Emulator {
 extension Emulator {
     /// Accepts a message from the project `projectIdOrNumber` and routes it.
     public func send(_ request: SendRequest, from projectIdOrNumber: String) throws(FCMError) -> SendOutcome {
-        try withWorld { (w: inout World) throws(FCMError) -> SendOutcome in
-            try w.send(request, projectIndex: w.projectIndex(idOrNumber: projectIdOrNumber))
+        let (outcome, fanningOut) = try withWorld { (w: inout World) throws(FCMError) -> (SendOutcome, Bool) in
+            (try w.send(request, projectIndex: w.projectIndex(idOrNumber: projectIdOrNumber)), !w.fanOuts.isEmpty)
         }
+        if fanningOut { continueFanOuts() }
+        return outcome
     }
 
     public func createGroup(name: String, tokens: [String], projectIdOrNumber: String) throws(FCMError) -> DeviceGroup {

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
+import Dispatch
 import Synchronization
 
 /// The simulated FCM: projects, devices, topics, groups, the clock, store and forward, and the
@@ -21,6 +22,8 @@ public final class Emulator: Sendable {
     /// Transport fault rules in force, readable without the lock: the HTTP hot path checks it
     /// before building anything to match against.
     let transportRuleCount = Atomic<Int>(0)
+    /// Whether a background worker is finishing fan-outs (wall clock only).
+    private let fanOutWorker = Atomic<Bool>(false)
     private let driver: Mutex<ClockDriver?>
     private let wallMillis: (@Sendable () -> Int64)?
     /// Told (outside the lock) which projects' XMPP connections have CCS work.
@@ -63,6 +66,27 @@ public final class Emulator: Sendable {
             return try body(&world)
         }
     }
+
+    /// Finishes pending fan-outs a chunk per lock hold, so other clients get the lock in between
+    /// (FanOut.swift). On a virtual clock (tests, scenarios, the engine benchmark) the caller
+    /// finishes them before it returns, so runs stay deterministic; on a wall clock (`serve`) one
+    /// background worker does, so no event loop waits for a million deliveries.
+    func continueFanOuts() {
+        guard wallMillis != nil else {
+            while withWorld({ $0.continueFanOuts() }) {}
+            return
+        }
+        guard fanOutWorker.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else { return }
+        DispatchQueue.global().async { [self] in
+            while withWorld({ $0.continueFanOuts() }) {}
+            fanOutWorker.store(false, ordering: .releasing)
+            // A fan-out queued after the last chunk but before the flag fell would wait forever.
+            if withWorld({ !$0.fanOuts.isEmpty }) { continueFanOuts() }
+        }
+    }
+
+    /// Whether a topic or condition message is still reaching its recipients.
+    public var isFanningOut: Bool { withWorld { !$0.fanOuts.isEmpty } }
 
     /// Wakes the XMPP connections of these projects; called with no lock held, so the listener
     /// may call back into the emulator.

@@ -98,10 +98,9 @@ extension World {
         )
         log(.accepted, message: message, detail: request.api.rawValue)
         let restricted = request.content.android?.restrictedPackageName ?? request.content.restrictedPackageName
-        for id in recipients {
-            if let restricted, let device = devices[Int(id)], device.platform == .android, device.appId != restricted { continue }
-            dispatch(message, to: id)
-        }
+        // The first chunk now; the rest as the emulator continues the fan-out (FanOut.swift).
+        fanOuts.append(FanOut(message: message, recipients: recipients, restricted: restricted))
+        _ = continueFanOuts()
         return SendOutcome(
             message: message, messageId: message.id, canonicalToken: nil, groupSuccess: recipients.count, groupFailedTokens: [])
     }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
+import DequeModule
 import OrderedCollections
 
 /// Everything the emulator simulates, owned by one `Emulator` behind one lock.
@@ -32,6 +33,8 @@ struct World: Sendable {
     var ccs = CCSOutbox()
     /// Projects whose CCS connections have work, to be told once the lock is released.
     var ccsWork: Set<String> = []
+    /// Topic and condition messages still reaching their recipients, in chunks.
+    var fanOuts: Deque<FanOut> = []
 
     init(settings: EmulatorSettings, start: Instant) {
         self.settings = settings
