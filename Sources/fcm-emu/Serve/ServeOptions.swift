@@ -156,6 +156,10 @@ enum Settings {
             guard let n = Int(v), n >= 1024 else { throw ConfigError("expected a byte count of at least 1024, got '\(v)'") }
             o.server.maxBodyBytes = n
         },
+        Setting(key: "httpIdleTimeout", example: "2m", help: "An HTTP connection that sends nothing for this long is closed (TLS handshakes included)") {
+            o, v throws(ConfigError) in
+            o.server.idleTimeoutSeconds = max(1, try duration(v) / 1000)
+        },
         Setting(key: "clockStart", example: "2026-01-01T00:00:00Z", help: "Start the clock here instead of at the current time") {
             o, v throws(ConfigError) in
             guard let instant = Instant(iso8601: v) else { throw ConfigError("expected an RFC 3339 time, got '\(v)'") }
