@@ -174,6 +174,16 @@ struct XMPPHandlerTests {
         #expect(wire.channel.isActive)
     }
 
+    /// A stopping server ends each stream as CCS would, not with a bare TCP close.
+    @Test func stoppingTheServerEndsTheStreamWithSystemShutdown() throws {
+        let wire = try Wire()
+        try wire.login()
+        _ = try wire.received()
+        wire.channel.pipeline.fireUserInboundEventTriggered(OpenConnections.Shutdown())
+        #expect(try wire.received().hasPrefix("<stream:error><system-shutdown xmlns=\"urn:ietf:params:xml:ns:xmpp-streams\"/>"))
+        #expect(!wire.channel.isActive)
+    }
+
     @Test func closingCancelsEveryTimerTheConnectionStarted() throws {
         let wire = try Wire {
             $0.drainAfterSeconds = 5

@@ -109,6 +109,13 @@ public struct CCSConnection: Sendable {
         perform(session.fail(XMPPStreamError(condition: "connection-timeout", text: what)))
     }
 
+    /// The server is stopping: `system-shutdown` (RFC 6120 §4.9.3.17), then the close; an
+    /// already closed stream just closes.
+    public mutating func shuttingDown() -> [Effect] {
+        let ending = perform(session.fail(XMPPStreamError(condition: "system-shutdown", text: "the emulator is stopping")))
+        return ending.isEmpty ? [.close] : ending
+    }
+
     /// The transport closed: what the connection held un-acked goes to the next one.
     public mutating func disconnect() {
         guard let binding else { return }

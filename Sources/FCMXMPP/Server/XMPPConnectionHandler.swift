@@ -36,6 +36,10 @@ final class XMPPConnectionHandler: ChannelInboundHandler {
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if event is OpenConnections.Shutdown {
+            perform(connection.shuttingDown(), context: context)
+            return
+        }
         if let idle = event as? IdleStateHandler.IdleStateEvent, idle == .read {
             perform(connection.timedOut("nothing received for \(configuration.idleTimeoutSeconds) s"), context: context)
             return

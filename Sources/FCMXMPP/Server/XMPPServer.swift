@@ -10,10 +10,12 @@ import NIOSSL
 public final class XMPPServer: Sendable {
     public let channel: any Channel
     public let port: Int
+    private let connections: OpenConnections
 
-    private init(channel: any Channel, port: Int) {
+    private init(channel: any Channel, port: Int, connections: OpenConnections) {
         self.channel = channel
         self.port = port
+        self.connections = connections
     }
 
     public struct Configuration: Sendable {
@@ -46,12 +48,14 @@ public final class XMPPServer: Sendable {
     public static func start(
         configuration: Configuration, tls: NIOSSLContext, emulator: Emulator, router: CCSRouter, group: any EventLoopGroup, logger: Logger
     ) async throws -> XMPPServer {
+        let connections = OpenConnections()
         let channel = try await ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
             .childChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
+                connections.add(channel)
+                return channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls))
                     try configureConnection(
                         channel.pipeline.syncOperations, emulator: emulator, router: router, configuration: configuration, logger: logger)
@@ -61,7 +65,7 @@ public final class XMPPServer: Sendable {
             .get()
         let bound = channel.localAddress?.port ?? configuration.port
         logger.info("XMPP (CCS, TLS) listening", metadata: ["address": "\(configuration.host):\(bound)"])
-        return XMPPServer(channel: channel, port: bound)
+        return XMPPServer(channel: channel, port: bound, connections: connections)
     }
 
     /// A CCS connection's pipeline after TLS; tests build it on an `EmbeddedChannel`.
@@ -75,7 +79,9 @@ public final class XMPPServer: Sendable {
         try sync.addHandler(XMPPConnectionHandler(emulator: emulator, router: router, configuration: configuration, logger: logger))
     }
 
+    /// Stops accepting, then ends every open stream with `system-shutdown`.
     public func close() async {
         try? await channel.close()
+        await connections.shutDown()
     }
 }
