@@ -47,7 +47,8 @@ def emulator():
     # A paused clock makes the rate-limit window (and so Retry-After) deterministic.
     process = subprocess.Popen(
         [BINARY, "serve", "--port", "0", "--set", "tlsPort=0", "--set", "xmppPort=0", "--set", "xmppTestPort=off", "--ready-file", ready, "--set", "stateDir=none",
-         "--set", "deviceRateLimit=3/1s", "--set", "clockPaused=true", "--log-level", "warning"],
+         "--set", "deviceRateLimit=3/1s", "--set", "clockPaused=true", "--log-level", "warning",
+         "--set", f"metadataProject={PROJECT}"],
         stdout=log, stderr=subprocess.STDOUT)
     deadline = time.time() + 30
     while not os.path.exists(ready):

@@ -13,6 +13,8 @@ public struct FrontConfiguration: Sendable {
     public var stateDirectory: String?
     /// Wall time in seconds, for token lifetimes and JWT checks (never the emulator clock).
     public var wallSeconds: @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }
+    /// The project whose service account the GCE metadata server hands tokens for.
+    public var metadataProject = DemoProject.id
 
     public init(authMode: AuthMode = .strict, stateDirectory: String? = nil) {
         self.authMode = authMode
@@ -39,6 +41,9 @@ public enum EmulatorRoutes {
         DeviceGroupFront(emulator: emulator, auth: auth).register(into: &router)
         TokenEndpoint(accounts: accounts, grants: grants, wallSeconds: fronts.wallSeconds).register(into: &router)
         AllowedLocations().register(into: &router)
+        let metadata = MetadataServer(emulator: emulator, accounts: accounts, grants: grants, project: fronts.metadataProject)
+        metadata.register(into: &router)
+        router.add("GET", "/") { request, _ in metadata.root(request) ?? fallback(request, allowed: []) }
         // Batch parts are answered by the routes above, exactly as direct calls.
         let inner = router
         let boundaries = BoundaryFactory()

@@ -141,6 +141,12 @@ enum Settings {
             o.fronts.authMode = mode
         },
         Setting(
+            key: "metadataProject", example: "demo-fcm-emu",
+            help: "The project whose access tokens the GCE metadata server (/computeMetadata/v1) hands out"
+        ) { o, v throws(ConfigError) in
+            o.fronts.metadataProject = v
+        },
+        Setting(
             key: "stateDir", example: "~/.fcm-emu",
             help: "Where service-account keys and the access-token key are kept between runs; 'none': in memory"
         ) { o, v throws(ConfigError) in
