@@ -48,7 +48,7 @@ def emulator():
     process = subprocess.Popen(
         [BINARY, "serve", "--port", "0", "--set", "tlsPort=0", "--set", "xmppPort=0", "--set", "xmppTestPort=off", "--ready-file", ready, "--set", "stateDir=none",
          "--set", "deviceRateLimit=3/1s", "--set", "clockPaused=true", "--log-level", "warning",
-         "--set", f"metadataProject={PROJECT}"],
+         "--set", f"metadataProject={PROJECT}", "--set", "proxyPort=0"],
         stdout=log, stderr=subprocess.STDOUT)
     deadline = time.time() + 30
     while not os.path.exists(ready):
@@ -60,6 +60,7 @@ def emulator():
     emu.https = info["https"]["url"]
     emu.ca = info["caCertificate"]
     emu.xmpp_port = info["xmpp"]["ports"][0]
+    emu.proxy = info["proxy"]["url"]
     emu.call("POST", "/projects", {"id": PROJECT, "number": "424242424242"})
     emu.call("POST", "/projects", {"id": "other-app", "number": "777"})
     yield emu

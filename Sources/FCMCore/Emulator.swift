@@ -85,6 +85,11 @@ public final class Emulator: Sendable {
         }
     }
 
+    /// Records what the proxy did with a CONNECT, so "my SDK went around the proxy" shows in the log.
+    public func recordProxyConnect(_ detail: String) {
+        withWorld { $0.log(.proxyConnect, detail: detail) }
+    }
+
     /// Whether a topic or condition message is still reaching its recipients.
     public var isFanningOut: Bool { withWorld { !$0.fanOuts.isEmpty } }
 

@@ -37,6 +37,9 @@ public struct Event: Sendable {
         case ccsExpired
         /// An upstream message or receipt was dropped unsent: its project's line was full.
         case ccsDropped
+        /// A client asked the proxy for a host: `detail` says which, and whether the emulator
+        /// answered for it, tunnelled it to the real host, or refused it.
+        case proxyConnect
     }
 
     public let sequence: Int

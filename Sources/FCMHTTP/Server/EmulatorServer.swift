@@ -44,14 +44,17 @@ public final class EmulatorServer: Sendable {
     public let caCertificatePath: String?
     /// Where the local CA lives, for other TLS listeners (XMPP) to issue from the same CA.
     public let tlsDirectory: String
+    /// The routes every HTTP listener serves (also the proxy's, for absolute-form requests).
+    public let responder: HTTPResponder
     private let tick: Mutex<RepeatedTask?>
     private let infoBox: InfoBox
 
     private init(
         emulator: Emulator, http: HTTPServer, https: HTTPServer?, caCertificatePath: String?, tlsDirectory: String, tick: RepeatedTask?,
-        info: InfoBox
+        info: InfoBox, responder: HTTPResponder
     ) {
         self.emulator = emulator
+        self.responder = responder
         self.http = http
         self.https = https
         self.caCertificatePath = caCertificatePath
@@ -108,7 +111,8 @@ public final class EmulatorServer: Sendable {
             task = group.next().scheduleRepeatedTask(initialDelay: delay, delay: delay) { _ in emulator.tick() }
         }
         return EmulatorServer(
-            emulator: emulator, http: http, https: https, caCertificatePath: caPath, tlsDirectory: tlsDirectory, tick: task, info: infoBox
+            emulator: emulator, http: http, https: https, caCertificatePath: caPath, tlsDirectory: tlsDirectory, tick: task, info: infoBox,
+            responder: responder
         )
     }
 

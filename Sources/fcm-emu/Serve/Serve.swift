@@ -107,6 +107,17 @@ extension FCMEmu {
                 try? await group.shutdownGracefully()
                 throw ValidationError("cannot start the XMPP server: \(error)")
             }
+            var proxy: ProxyServer?
+            if let port = options.proxyPort {
+                do {
+                    proxy = try await Self.startProxy(options, port: port, server: server, xmpp: xmpp, group: group, logger: logger)
+                } catch {
+                    for listener in xmpp { await listener.close() }
+                    await server.shutdown()
+                    try? await group.shutdownGracefully()
+                    throw ValidationError("cannot start the proxy: \(error)")
+                }
+            }
             if let path = options.readyFile { try ReadyFile.write(server.info, to: path) }
             // Unbuffered: a harness reading a pipe should see the banner now, not at exit.
             FileHandle.standardOutput.write(Data(Banner.text(server: server, xmppPorts: xmpp.map(\.port)).utf8))
@@ -116,6 +127,7 @@ extension FCMEmu {
             }
             try? await server.http.channel.closeFuture.get()
             signals.cancel()
+            await proxy?.close()
             for listener in xmpp { await listener.close() }
             await server.shutdown()
             if let path = options.readyFile { ReadyFile.remove(path) }
@@ -164,6 +176,28 @@ extension FCMEmu {
 
         /// The XMPP listeners, with certificates from the HTTP server's CA.
         static func startXMPP(
+            _ options: ServeOptions, server: EmulatorServer, group: any EventLoopGroup, logger: Logger
+        ) async throws -> [XMPPServer] {
+            try await startXMPPListeners(options, server: server, group: group, logger: logger)
+        }
+
+        /// The HTTPS proxy, standing in for Google's hosts with this process's own ports.
+        static func startProxy(
+            _ options: ServeOptions, port: Int, server: EmulatorServer, xmpp: [XMPPServer], group: any EventLoopGroup, logger: Logger
+        ) async throws -> ProxyServer {
+            // The listeners start in the order of these settings, the ones turned off skipped.
+            let fcmPorts = zip(ProxyHosts.xmppPorts, [options.xmppPort, options.xmppTestPort]).compactMap { $1 == nil ? nil : $0 }
+            var xmppPorts: [Int: Int] = [:]
+            for (fcmPort, listener) in zip(fcmPorts, xmpp) { xmppPorts[fcmPort] = listener.port }
+            let targets = ProxyHosts.Targets(tlsPort: server.https?.port, xmppPorts: xmppPorts)
+            let proxy = try await ProxyServer.start(
+                host: options.server.host, port: port, targets: targets, tunnelOthers: options.proxyTunnel, responder: server.responder,
+                emulator: server.emulator, group: group, idleTimeout: .seconds(options.server.idleTimeoutSeconds), logger: logger)
+            server.addInfo("proxy", .object([("url", .string("http://\(options.server.host):\(proxy.port)"))]))
+            return proxy
+        }
+
+        static func startXMPPListeners(
             _ options: ServeOptions, server: EmulatorServer, group: any EventLoopGroup, logger: Logger
         ) async throws -> [XMPPServer] {
             let ports = [options.xmppPort, options.xmppTestPort].compactMap { $0 }

@@ -31,6 +31,9 @@ struct ServeOptions: Sendable {
     /// Drain each XMPP connection this long after it binds; nil never.
     var xmppDrainAfterSeconds: Int64?
     var xmppPrefixedForm = true
+    /// The HTTPS proxy's port; nil (the default in `serve`) turns it off.
+    var proxyPort: Int?
+    var proxyTunnel = false
     var xmppLoginTimeoutSeconds: Int64 = 30
     var xmppIdleTimeoutSeconds: Int64 = 600
 
@@ -96,6 +99,16 @@ enum Settings {
             help: "Send CONNECTION_DRAINING to each XMPP connection this long after it binds, then close it; off by default"
         ) { o, v throws(ConfigError) in
             if v == "off" { o.xmppDrainAfterSeconds = nil } else { o.xmppDrainAfterSeconds = try duration(v) / 1000 }
+        },
+        Setting(
+            key: "proxyPort", example: "off",
+            help: "HTTPS proxy port: with HTTPS_PROXY pointing here, SDKs reach the emulator unmodified; 0 picks a free one, off by default"
+        ) { o, v throws(ConfigError) in
+            o.proxyPort = v == "off" ? nil : try port(v)
+        },
+        Setting(key: "proxyTunnel", example: "false", help: "The proxy tunnels hosts the emulator does not stand in for, instead of refusing them") {
+            o, v throws(ConfigError) in
+            o.proxyTunnel = try bool(v)
         },
         Setting(key: "xmppLoginTimeout", example: "30s", help: "An XMPP connection not logged in and bound this long after it opens is closed") {
             o, v throws(ConfigError) in

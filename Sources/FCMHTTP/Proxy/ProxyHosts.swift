@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: Apache-2.0
+
+/// The one list of Google's host names that fcm-emu stands in for: the TLS certificate covers
+/// them (`LocalCA`), and the proxy sends a CONNECT to one of them to the emulator's own port for
+/// it (HTTPS on 443, CCS on 5235 and 5236) instead of to Google.
+public enum ProxyHosts {
+    /// HTTPS hosts the SDKs call: sends, IID, OAuth tokens (and google-auth's extra lookups).
+    public static let https = [
+        "fcm.googleapis.com", "iid.googleapis.com", "oauth2.googleapis.com", "www.googleapis.com", "accounts.google.com",
+        "gcm-http.googleapis.com", "android.googleapis.com", "iamcredentials.googleapis.com",
+    ]
+    /// CCS hosts, on FCM's production and testing ports.
+    public static let xmpp = ["fcm-xmpp.googleapis.com", "gcm-xmpp.googleapis.com", "gcm.googleapis.com", "gcm-preprod.googleapis.com"]
+    public static let xmppPorts = [5235, 5236]
+
+    /// Where the emulator serves each kind.
+    public struct Targets: Sendable {
+        public var tlsPort: Int?
+        /// FCM's port (5235 or 5236) → the emulator's XMPP port for it.
+        public var xmppPorts: [Int: Int]
+
+        public init(tlsPort: Int?, xmppPorts: [Int: Int]) {
+            self.tlsPort = tlsPort
+            self.xmppPorts = xmppPorts
+        }
+
+        /// The local port that stands in for `host:port`, or nil when the emulator does not.
+        public func port(for host: String, _ port: Int) -> Int? {
+            let host = host.lowercased()
+            if port == 443, ProxyHosts.https.contains(host) { return tlsPort }
+            if ProxyHosts.xmpp.contains(host) { return xmppPorts[port] }
+            return nil
+        }
+    }
+}
