@@ -90,7 +90,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "FCMJSONTests", dependencies: ["FCMJSON"]),
-        .testTarget(name: "FCMEmuTests", dependencies: ["fcm-emu", "FCMCore"]),
+        .testTarget(name: "FCMEmuTests", dependencies: ["fcm-emu", "FCMCore", "FCMJSON"]),
         .testTarget(name: "FCMScenarioTests", dependencies: ["FCMScenario"]),
         .testTarget(
             name: "FCMXMPPTests",

@@ -70,68 +70,21 @@ extension FCMEmu {
 
         func run() async throws {
             let (options, file) = try resolve(environment: ProcessInfo.processInfo.environment)
-            let (level, format) = (options.logLevel, options.logFormat)
-            LoggingSystem.bootstrap { label in
-                switch format {
-                case .text:
-                    var handler = StreamLogHandler.standardError(label: label)
-                    handler.logLevel = level
-                    return handler
-                case .json:
-                    return JSONLogHandler(label: label, logLevel: level)
-                }
-            }
+            RunningEmulator.bootstrapLogging(options)
             let logger = Logger(label: "fcm-emu")
-            let emulator = Emulator(settings: options.settings, clock: .wall(start: options.clockStart, wallMillis: Self.wallMillis))
-            try emulator.setClockSpeed(options.clockSpeed)
-            if options.clockPaused { emulator.pauseClock() }
-            try file?.preload(into: emulator)
-            for path in options.preloadFiles { try ConfigFile.load(path: path).preload(into: emulator) }
-            for path in options.faultFiles { try FaultFile.load(path: path).forEach(emulator.addFaultRule) }
-
-            let group = MultiThreadedEventLoopGroup(numberOfThreads: System.coreCount)
-            let server: EmulatorServer
-            do {
-                server = try await EmulatorServer.start(
-                    emulator: emulator, configuration: options.server, fronts: options.fronts, group: group, logger: logger
-                )
-            } catch {
-                try? await group.shutdownGracefully()
-                throw ValidationError("cannot listen on \(options.server.host):\(options.server.httpPort): \(error)")
-            }
-            let xmpp: [XMPPServer]
-            do {
-                xmpp = try await Self.startXMPP(options, server: server, group: group, logger: logger)
-            } catch {
-                await server.shutdown()
-                try? await group.shutdownGracefully()
-                throw ValidationError("cannot start the XMPP server: \(error)")
-            }
-            var proxy: ProxyServer?
-            if let port = options.proxyPort {
-                do {
-                    proxy = try await Self.startProxy(options, port: port, server: server, xmpp: xmpp, group: group, logger: logger)
-                } catch {
-                    for listener in xmpp { await listener.close() }
-                    await server.shutdown()
-                    try? await group.shutdownGracefully()
-                    throw ValidationError("cannot start the proxy: \(error)")
-                }
-            }
+            let running = try await RunningEmulator.start(options, file: file, logger: logger)
+            let server = running.server
             if let path = options.readyFile { try ReadyFile.write(server.info, to: path) }
             // Unbuffered: a harness reading a pipe should see the banner now, not at exit.
-            FileHandle.standardOutput.write(Data(Banner.text(server: server, xmppPorts: xmpp.map(\.port)).utf8))
+            FileHandle.standardOutput.write(Data(Banner.text(server: server, xmppPorts: running.xmpp.map(\.port)).utf8))
             let signals = ShutdownSignals { [logger] in
                 logger.info("Stopping")
                 server.http.channel.close(promise: nil)
             }
             try? await server.http.channel.closeFuture.get()
             signals.cancel()
-            await proxy?.close()
-            for listener in xmpp { await listener.close() }
-            await server.shutdown()
+            await running.stop()
             if let path = options.readyFile { ReadyFile.remove(path) }
-            try? await group.shutdownGracefully()
             logger.info("Stopped")
         }
 

@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import FCMHTTP
+import FCMJSON
+import Foundation
+
+/// The environment that points unmodified SDKs at a running emulator (issue 10): what each Admin
+/// SDK honours, from the emulator's info document. `exec` sets it for a command, only where the
+/// caller has not set a variable already.
+struct EnvironmentPlan {
+    enum Credentials: String, CaseIterable, Sendable {
+        /// A service-account key file whose `token_uri` points at the emulator.
+        case keyFile = "key-file"
+        /// The GCE metadata server, for Application Default Credentials with no key file.
+        case metadata
+    }
+
+    let info: JSONValue
+    let project: String
+    let credentials: Credentials
+    /// The key file written for `keyFile`; the CA bundle (the emulator's CA and the system roots).
+    let keyFile: String?
+    let bundle: String
+
+    var variables: [(String, String)] {
+        let http = info["http"]?["url"]?.stringValue ?? ""
+        let hostPort = http.split(separator: "/").last.map(String.init) ?? ""
+        let proxy = info["proxy"]?["url"]?.stringValue
+        let ca = info["caCertificate"]?.stringValue ?? ""
+        var out: [(String, String)] = [
+            ("GOOGLE_CLOUD_PROJECT", project), ("GCLOUD_PROJECT", project),
+            ("FIREBASE_CONFIG", JSONValue.object([("projectId", .string(project))]).encoded()),
+        ]
+        switch credentials {
+        case .keyFile: if let keyFile { out.append(("GOOGLE_APPLICATION_CREDENTIALS", keyFile)) }
+        case .metadata: out += [("GCE_METADATA_HOST", hostPort), ("GCE_METADATA_IP", hostPort)]
+        }
+        if let proxy {
+            let port = proxy.split(separator: ":").last.map(String.init) ?? ""
+            out += [
+                ("HTTPS_PROXY", proxy), ("https_proxy", proxy), ("NO_PROXY", "127.0.0.1,localhost,::1"),
+                ("no_proxy", "127.0.0.1,localhost,::1"), ("NODE_USE_ENV_PROXY", "1"),
+                ("JAVA_TOOL_OPTIONS", "-Dhttps.proxyHost=127.0.0.1 -Dhttps.proxyPort=\(port) -Dhttp.nonProxyHosts=localhost|127.0.0.1"),
+            ]
+        }
+        out += [("NODE_EXTRA_CA_CERTS", ca), ("SSL_CERT_FILE", bundle), ("REQUESTS_CA_BUNDLE", bundle)]
+        out += [
+            ("FCM_EMU_URL", http), ("FCM_EMU_CONTROL_API", http + ControlAPI.prefix),
+            ("FCM_EMU_HTTPS_URL", info["https"]?["url"]?.stringValue ?? ""), ("FCM_EMU_PROXY", proxy ?? ""), ("FCM_EMU_CA", ca),
+            ("FCM_EMU_XMPP_PORT", info["xmpp"]?["ports"]?.arrayValue?.first?.int64Value.map(String.init) ?? ""),
+            ("FCM_EMU_PROJECT", project), ("FCM_EMU_SENDER_ID", info["demoProject"]?["senderId"]?.stringValue ?? ""),
+            ("FCM_EMU_SERVER_KEY", info["demoProject"]?["serverKey"]?.stringValue ?? ""),
+        ]
+        return out.filter { !$0.1.isEmpty }
+    }
+
+    /// The emulator's CA after the system's roots, so clients that trust only this bundle still
+    /// reach real hosts the proxy tunnels.
+    static func writeBundle(ca: String, to path: String) throws {
+        let roots = ["/etc/ssl/certs/ca-certificates.crt", "/etc/pki/tls/certs/ca-bundle.crt", "/etc/ssl/cert.pem"]
+        let system = roots.lazy.compactMap { try? String(contentsOfFile: $0, encoding: .utf8) }.first ?? ""
+        let own = try String(contentsOfFile: ca, encoding: .utf8)
+        try (system + (system.hasSuffix("\n") || system.isEmpty ? "" : "\n") + own).write(toFile: path, atomically: true, encoding: .utf8)
+    }
+}

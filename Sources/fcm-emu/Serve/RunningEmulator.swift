@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import ArgumentParser
+import FCMCore
+import FCMHTTP
+import FCMXMPP
+import Foundation
+import Logging
+import NIOCore
+import NIOPosix
+
+/// Everything `serve` starts, started and stopped as one: the emulator, the HTTP and TLS
+/// listeners, the XMPP listeners and the proxy. `serve` and `exec` share it.
+struct RunningEmulator {
+    let server: EmulatorServer
+    let xmpp: [XMPPServer]
+    let proxy: ProxyServer?
+    private let group: MultiThreadedEventLoopGroup
+
+    /// Once per process: where and how log lines go.
+    static func bootstrapLogging(_ options: ServeOptions) {
+        let (level, format) = (options.logLevel, options.logFormat)
+        LoggingSystem.bootstrap { label in
+            switch format {
+            case .text:
+                var handler = StreamLogHandler.standardError(label: label)
+                handler.logLevel = level
+                return handler
+            case .json:
+                return JSONLogHandler(label: label, logLevel: level)
+            }
+        }
+    }
+
+    static func start(_ options: ServeOptions, file: ConfigFile?, logger: Logger) async throws -> RunningEmulator {
+        let emulator = Emulator(settings: options.settings, clock: .wall(start: options.clockStart, wallMillis: FCMEmu.Serve.wallMillis))
+        try emulator.setClockSpeed(options.clockSpeed)
+        if options.clockPaused { emulator.pauseClock() }
+        try file?.preload(into: emulator)
+        for path in options.preloadFiles { try ConfigFile.load(path: path).preload(into: emulator) }
+        for path in options.faultFiles { try FaultFile.load(path: path).forEach(emulator.addFaultRule) }
+
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: System.coreCount)
+        let server: EmulatorServer
+        do {
+            server = try await EmulatorServer.start(emulator: emulator, configuration: options.server, fronts: options.fronts, group: group, logger: logger)
+        } catch {
+            try? await group.shutdownGracefully()
+            throw ValidationError("cannot listen on \(options.server.host):\(options.server.httpPort): \(error)")
+        }
+        let xmpp: [XMPPServer]
+        do {
+            xmpp = try await FCMEmu.Serve.startXMPP(options, server: server, group: group, logger: logger)
+        } catch {
+            await server.shutdown()
+            try? await group.shutdownGracefully()
+            throw ValidationError("cannot start the XMPP server: \(error)")
+        }
+        var proxy: ProxyServer?
+        if let port = options.proxyPort {
+            do {
+                proxy = try await FCMEmu.Serve.startProxy(options, port: port, server: server, xmpp: xmpp, group: group, logger: logger)
+            } catch {
+                for listener in xmpp { await listener.close() }
+                await server.shutdown()
+                try? await group.shutdownGracefully()
+                throw ValidationError("cannot start the proxy: \(error)")
+            }
+        }
+        return RunningEmulator(server: server, xmpp: xmpp, proxy: proxy, group: group)
+    }
+
+    /// Closes every listener (CCS streams end with system-shutdown) and the event loops.
+    func stop() async {
+        await proxy?.close()
+        for listener in xmpp { await listener.close() }
+        await server.shutdown()
+        try? await group.shutdownGracefully()
+    }
+}

@@ -1,0 +1,62 @@
+"""`fcm-emu exec -- <command>` is the whole set-up (issue 10): the latest firebase-admin, with no
+patching and no endpoint settings, reaches simulated devices through the environment exec sets,
+once with a key file on a strict project and once with ADC from the metadata server."""
+import json
+import os
+import subprocess
+import sys
+
+from conftest import BINARY
+
+SCRIPT = """
+import json, os, urllib.request
+import firebase_admin
+from firebase_admin import messaging
+
+api = os.environ["FCM_EMU_CONTROL_API"] + "/projects/" + os.environ["GOOGLE_CLOUD_PROJECT"]
+def call(method, path, body=None):
+    data = None if body is None else json.dumps(body).encode()
+    with urllib.request.urlopen(urllib.request.Request(api + path, data=data, method=method), timeout=10) as r:
+        return json.loads(r.read() or b"{}")
+devices = [call("POST", "/devices", {"platform": "android"}) for _ in range(2)]
+tokens = [d["token"] for d in devices]
+app = firebase_admin.initialize_app()
+messaging.send(messaging.Message(token=tokens[0], data={"via": "send"}), app=app)
+each = messaging.send_each([messaging.Message(token=t, data={"via": "send_each"}) for t in tokens], app=app)
+multi = messaging.send_each_for_multicast(messaging.MulticastMessage(tokens=tokens, data={"via": "multicast"}), app=app)
+sub = messaging.subscribe_to_topic(tokens, "exec", app=app)
+inbox = call("GET", "/devices/%s/inbox" % devices[0]["id"])["deliveries"]
+topics = call("GET", "/devices/%s" % devices[1]["id"])["topics"]
+print(json.dumps({"project": app.project_id, "each": each.success_count, "multi": multi.success_count,
+                  "subscribed": sub.success_count, "vias": [d["payload"]["data"]["via"] for d in inbox], "topics": topics}))
+"""
+
+
+def exec_python(*options):
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GOOGLE_", "GCLOUD_", "FIREBASE_", "GCE_", "FCM_EMU_"))}
+    for name in ("HTTPS_PROXY", "https_proxy", "NO_PROXY", "no_proxy", "SSL_CERT_FILE", "REQUESTS_CA_BUNDLE"):
+        env.pop(name, None)
+    done = subprocess.run([BINARY, "exec", *options, "--", sys.executable, "-c", SCRIPT], env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def check(answer, project):
+    assert answer["project"] == project
+    assert (answer["each"], answer["multi"], answer["subscribed"]) == (2, 2, 2)
+    assert answer["vias"] == ["send", "send_each", "multicast"]
+    assert answer["topics"] == ["exec"]
+
+
+def test_a_key_file_on_a_strict_project():
+    check(exec_python("--project", "exec-app"), "exec-app")
+
+
+def test_application_default_credentials_from_the_metadata_server():
+    check(exec_python("--project", "exec-adc", "--credentials", "metadata"), "exec-adc")
+
+
+def test_the_commands_exit_code_comes_through():
+    done = subprocess.run([BINARY, "exec", "--", sys.executable, "-c", "import sys; sys.exit(3)"], timeout=60)
+    assert done.returncode == 3
