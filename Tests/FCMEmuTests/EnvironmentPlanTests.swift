@@ -37,4 +37,11 @@ struct EnvironmentPlanTests {
         #expect(vars["GOOGLE_APPLICATION_CREDENTIALS"] == nil)
         #expect(vars["GCE_METADATA_HOST"] == "127.0.0.1:41000" && vars["GCE_METADATA_IP"] == "127.0.0.1:41000")
     }
+
+    @Test func envPrintsShellDotenvAndJSON() {
+        let variables = [("A", "plain"), ("B", "it's")]
+        #expect(FCMEmu.Env.render(variables, as: .shell) == "export A='plain'\nexport B='it'\\''s'\n")
+        #expect(FCMEmu.Env.render(variables, as: .dotenv) == "A='plain'\nB='it'\\''s'\n")
+        #expect(FCMEmu.Env.render(variables, as: .json) == "{\n  \"A\": \"plain\",\n  \"B\": \"it's\"\n}\n")
+    }
 }

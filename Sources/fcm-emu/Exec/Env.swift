@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import ArgumentParser
+import FCMCore
+import FCMJSON
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+extension FCMEmu {
+    struct Env: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Print the environment that points unmodified SDKs at a running emulator (as exec sets it).",
+            discussion: """
+                For IDE run configurations, compose files and shells. The key file and the CA bundle are written to \
+                --dir. Start the emulator with --set proxyPort=… for HTTPS_PROXY to be part of it.
+
+                Examples:
+                  eval "$(fcm-emu env)"
+                  fcm-emu env --format dotenv > .env
+                  fcm-emu env --format json --credentials metadata
+                """
+        )
+
+        enum Format: String, CaseIterable, ExpressibleByArgument {
+            case shell, dotenv, json
+        }
+
+        @Option(help: "The emulator's HTTP address.")
+        var emulator = "http://127.0.0.1:9092"
+
+        @Option(help: "The project the SDK acts for (default: the demo project).")
+        var project = DemoProject.id
+
+        @Option(help: "key-file (GOOGLE_APPLICATION_CREDENTIALS) or metadata (the GCE metadata server).")
+        var credentials = EnvironmentPlan.Credentials.keyFile
+
+        @Option(help: "shell (export lines), dotenv (NAME=value) or json.")
+        var format = Format.shell
+
+        @Option(help: "Where to write the key file and the CA bundle (default: ~/.fcm-emu/env).", completion: .directory)
+        var dir: String?
+
+        func run() async throws {
+            let info = try await fetch("/emulator/v1/info")
+            let directory = dir ?? ServeOptions.defaultStateDirectory + "/env"
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            let bundle = directory + "/ca-bundle.pem"
+            if let ca = info["caCertificate"]?.stringValue { try EnvironmentPlan.writeBundle(ca: ca, to: bundle) }
+            var keyFile: String?
+            if credentials == .keyFile {
+                let account = try await fetch("/emulator/v1/projects/\(project)/serviceAccount")
+                keyFile = directory + "/\(project)-service-account.json"
+                FileManager.default.createFile(atPath: directory + "/\(project)-service-account.json", contents: Data(account.encoded(.pretty).utf8))
+            }
+            if info["proxy"] == nil {
+                FileHandle.standardError.write(Data("fcm-emu env: the emulator has no proxy (--set proxyPort=…); HTTPS_PROXY is left out\n".utf8))
+            }
+            let plan = EnvironmentPlan(info: info, project: project, credentials: credentials, keyFile: keyFile, bundle: bundle)
+            print(Self.render(plan.variables, as: format), terminator: "")
+        }
+
+        static func render(_ variables: [(String, String)], as format: Format) -> String {
+            switch format {
+            case .json: return JSONValue.object(variables.map { ($0.0, .string($0.1)) }).encoded(.pretty) + "\n"
+            case .dotenv: return variables.map { "\($0.0)=\(quoted($0.1))\n" }.joined()
+            case .shell: return variables.map { "export \($0.0)=\(quoted($0.1))\n" }.joined()
+            }
+        }
+
+        /// Single-quoted for the shell (and for dotenv readers, which take the same form).
+        static func quoted(_ value: String) -> String { "'" + value.replacingOccurrences(of: "'", with: #"'\''"#) + "'" }
+
+        private func fetch(_ path: String) async throws -> JSONValue {
+            guard let url = URL(string: emulator + path) else { throw ValidationError("--emulator must be a URL such as http://127.0.0.1:9092") }
+            let (data, response) = try await URLSession.shared.data(from: url)
+            guard let http = response as? HTTPURLResponse, http.statusCode == 200, let json = try? JSONParser.parse(Array(data)) else {
+                throw ValidationError("\(url) answered: \(String(decoding: data, as: UTF8.self))")
+            }
+            return json
+        }
+    }
+}
