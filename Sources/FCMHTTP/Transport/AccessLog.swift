@@ -2,6 +2,7 @@
 
 import Logging
 import NIOCore
+import NIOHTTP1
 
 /// One line per answered request at info (issue 11, "logs that explain"): the API, method, path,
 /// status, time taken and project, so a user can see which API their SDK called and what it got.
@@ -9,12 +10,13 @@ import NIOCore
 struct AccessLog: Sendable {
     let logger: Logger
 
-    func answered(method: String, target: String, status: Int, since start: NIODeadline) {
+    func answered(method: String, target: String, status: Int, version: HTTPVersion, since start: NIODeadline) {
         guard logger.logLevel <= .info else { return }
         let path = target.split(separator: "?", maxSplits: 1).first.map(String.init) ?? target
         let millis = Double((NIODeadline.now() - start).nanoseconds) / 1_000_000
         var metadata: Logger.Metadata = [
             "api": "\(Self.api(path))", "method": "\(method)", "path": "\(path)", "status": "\(status)",
+            "http": "\(version.major == 2 ? "2" : "\(version.major).\(version.minor)")",
             "ms": "\(String(format: "%.2f", millis))",
         ]
         if let project = Self.project(path) { metadata["project"] = "\(project)" }
