@@ -9,7 +9,7 @@ import subprocess
 import sys
 import tempfile
 
-from conftest import PROJECT
+from conftest import BINARY, PROJECT
 
 SCRIPT = """
 import json, sys
@@ -88,3 +88,47 @@ def test_http2_inside_the_tunnel_is_served_over_h2(emulator):
     with httpx.Client(http2=False, proxy=emulator.proxy, verify=emulator.ca, timeout=10) as client:
         response = client.get("https://fcm.googleapis.com/v1/projects/demo-fcm-emu/messages:send")
     assert response.http_version == "HTTP/1.1"
+
+
+def test_the_tunnel_setting_reaches_a_local_server_untouched(tmp_path):
+    import http.server
+    import threading
+
+    class Hello(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            body = b"hello from the far side"
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    far = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Hello)
+    threading.Thread(target=far.serve_forever, daemon=True).start()
+    ready = tmp_path / "ready.json"
+    process = subprocess.Popen(
+        [BINARY, "serve", "--port", "0", "--set", "tlsPort=off", "--set", "xmppPort=off",
+         "--set", "xmppTestPort=off", "--set", "stateDir=none", "--set", "proxyPort=0", "--set", "proxyTunnel=true",
+         "--ready-file", str(ready), "--log-level", "warning"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        import time
+        deadline = time.time() + 30
+        while not ready.exists() or not ready.read_text():
+            assert process.poll() is None and time.time() < deadline, "the emulator did not start"
+            time.sleep(0.05)
+        host, port = json.loads(ready.read_text())["proxy"]["url"].split("//", 1)[1].rsplit(":", 1)
+        with socket.create_connection((host, int(port)), timeout=10) as s:
+            target = f"127.0.0.1:{far.server_address[1]}"
+            s.sendall(f"CONNECT {target} HTTP/1.1\r\nHost: {target}\r\n\r\n".encode())
+            assert s.recv(65536).startswith(b"HTTP/1.1 200")
+            s.sendall(f"GET / HTTP/1.1\r\nHost: {target}\r\nConnection: close\r\n\r\n".encode())
+            answer = b""
+            while chunk := s.recv(65536):
+                answer += chunk
+        assert answer.startswith(b"HTTP/1.0 200") and answer.endswith(b"hello from the far side")
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+        far.shutdown()
