@@ -3,8 +3,11 @@ patching and no endpoint settings, reaches simulated devices through the environ
 once with a key file on a strict project and once with ADC from the metadata server."""
 import json
 import os
+import shutil
 import subprocess
 import sys
+
+import pytest
 
 from conftest import BINARY
 
@@ -60,3 +63,11 @@ def test_application_default_credentials_from_the_metadata_server():
 def test_the_commands_exit_code_comes_through():
     done = subprocess.run([BINARY, "exec", "--", sys.executable, "-c", "import sys; sys.exit(3)"], timeout=60)
     assert done.returncode == 3
+
+
+@pytest.mark.skipif(shutil.which("java") is None or shutil.which("keytool") is None, reason="needs a JDK (java and keytool)")
+def test_a_plain_java_client_under_exec():
+    source = os.path.join(os.path.dirname(__file__), "java", "Send.java")
+    done = subprocess.run([BINARY, "exec", "--", "java", source], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("200 ") and '"name": "projects/demo-fcm-emu/messages/' in done.stdout

@@ -58,7 +58,10 @@ extension FCMEmu {
             if info["proxy"] == nil {
                 FileHandle.standardError.write(Data("fcm-emu env: the emulator has no proxy (--set proxyPort=…); HTTPS_PROXY is left out\n".utf8))
             }
-            let plan = EnvironmentPlan(info: info, project: project, credentials: credentials, keyFile: keyFile, bundle: bundle)
+            var plan = EnvironmentPlan(info: info, project: project, credentials: credentials, keyFile: keyFile, bundle: bundle)
+            if let ca = info["caCertificate"]?.stringValue, JavaTrustStore.write(ca: ca, to: directory + "/truststore.p12") {
+                plan.javaTrustStore = directory + "/truststore.p12"
+            }
             print(Self.render(plan.variables, as: format), terminator: "")
         }
 

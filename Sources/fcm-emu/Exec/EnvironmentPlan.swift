@@ -21,6 +21,8 @@ struct EnvironmentPlan {
     /// The key file written for `keyFile`; the CA bundle (the emulator's CA and the system roots).
     let keyFile: String?
     let bundle: String
+    /// A Java trust store holding the CA, when a JDK was there to make one.
+    var javaTrustStore: String?
 
     var variables: [(String, String)] {
         let http = info["http"]?["url"]?.stringValue ?? ""
@@ -40,7 +42,7 @@ struct EnvironmentPlan {
             out += [
                 ("HTTPS_PROXY", proxy), ("https_proxy", proxy), ("NO_PROXY", "127.0.0.1,localhost,::1"),
                 ("no_proxy", "127.0.0.1,localhost,::1"), ("NODE_USE_ENV_PROXY", "1"),
-                ("JAVA_TOOL_OPTIONS", "-Dhttps.proxyHost=127.0.0.1 -Dhttps.proxyPort=\(port) -Dhttp.nonProxyHosts=localhost|127.0.0.1"),
+                ("JAVA_TOOL_OPTIONS", "-Dhttps.proxyHost=127.0.0.1 -Dhttps.proxyPort=\(port) -Dhttp.nonProxyHosts=localhost|127.0.0.1" + javaTrust),
             ]
         }
         out += [("NODE_EXTRA_CA_CERTS", ca), ("SSL_CERT_FILE", bundle), ("REQUESTS_CA_BUNDLE", bundle)]
@@ -52,6 +54,12 @@ struct EnvironmentPlan {
             ("FCM_EMU_SERVER_KEY", info["demoProject"]?["serverKey"]?.stringValue ?? ""),
         ]
         return out.filter { !$0.1.isEmpty }
+    }
+
+    private var javaTrust: String {
+        guard let javaTrustStore else { return "" }
+        return " -Djavax.net.ssl.trustStore=\(javaTrustStore) -Djavax.net.ssl.trustStoreType=PKCS12"
+            + " -Djavax.net.ssl.trustStorePassword=\(JavaTrustStore.password)"
     }
 
     /// The emulator's CA after the system's roots, so clients that trust only this bundle still

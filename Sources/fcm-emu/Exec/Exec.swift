@@ -91,7 +91,10 @@ extension FCMEmu {
                     FileManager.default.createFile(atPath: work + "/service-account.json", contents: Data(answer.body))
                 }
             }
-            let plan = EnvironmentPlan(info: running.server.info, project: project, credentials: credentials, keyFile: keyFile, bundle: bundle)
+            var plan = EnvironmentPlan(info: running.server.info, project: project, credentials: credentials, keyFile: keyFile, bundle: bundle)
+            if let ca = running.server.caCertificatePath, JavaTrustStore.write(ca: ca, to: work + "/truststore.p12") {
+                plan.javaTrustStore = work + "/truststore.p12"
+            }
             var environment = ProcessInfo.processInfo.environment
             for (name, value) in plan.variables where environment[name] == nil { environment[name] = value }
             let child: ChildProcess
