@@ -186,6 +186,29 @@ struct XMPPSessionTests {
         #expect(try emulator.inbox(String(device.id), projectId: "ccs-app").1.isEmpty)
     }
 
+    /// Found by fuzzing: `<` followed by a combining mark is one Swift Character, which escaping
+    /// by Character let through raw, so an ack echoing the message id broke the server's stream.
+    @Test func echoedTextIsEscapedByScalarNotByCharacter() throws {
+        let (emulator, device, key) = try setUp()
+        var client = Client(emulator)
+        client.login(authcid: "4242", key: key)
+        let mark = client.written.endIndex
+        client.send("<message id=\"\"><gcm xmlns=\"google:mobile:data\">{\"to\":\"\(device.token)\",\"message_id\":\"m&lt;\u{65B}1\"}</gcm></message>")
+        let reply = String(client.written[mark...])
+        #expect(reply.contains("&lt;\u{65B}1"))
+        #expect(!reply.unicodeScalars.map(String.init).joined().contains("<\u{65B}"))
+        var framer = XMPPFramer()
+        #expect(throws: Never.self) { _ = try framer.feed(Array(("<stream:stream xmlns:stream='http://etherx.jabber.org/streams'>" + reply).utf8)) }
+    }
+
+    @Test func namesThatCouldBreakAnEchoAreRefused() throws {
+        let (emulator, _, _) = try setUp()
+        var client = Client(emulator)
+        client.send("<stream:stream xmlns:stream='http://etherx.jabber.org/streams'><iq x<\u{65B}=\"1\"/>")
+        #expect(client.written.contains("<not-well-formed xmlns=\"urn:ietf:params:xml:ns:xmpp-streams\"/>"))
+        #expect(client.closed)
+    }
+
     @Test func stanzasBeforeAuthenticationAndGarbageCloseTheStream() throws {
         let (emulator, _, _) = try setUp()
         var early = Client(emulator)

@@ -41,16 +41,19 @@ public struct XMLElement: Sendable, Equatable {
 }
 
 public enum XMLEscaping {
+    /// By Unicode scalar, not by Character: a `<` followed by a combining mark is one Character
+    /// (`"<\u{65B}"`), which a Character switch would let through unescaped (found by fuzzing).
     public static func escape(_ s: String, quotes: Bool) -> String {
         var out = ""
-        for ch in s {
-            switch ch {
+        out.unicodeScalars.reserveCapacity(s.unicodeScalars.count)
+        for scalar in s.unicodeScalars {
+            switch scalar {
             case "&": out += "&amp;"
             case "<": out += "&lt;"
             case ">": out += "&gt;"
             case "\"" where quotes: out += "&quot;"
             case "'" where quotes: out += "&apos;"
-            default: out.append(ch)
+            default: out.unicodeScalars.append(scalar)
             }
         }
         return out

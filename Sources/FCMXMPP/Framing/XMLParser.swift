@@ -40,7 +40,7 @@ enum XMLParser {
         let nameStart = i
         while i < end, !isSpace(b[i]) { i += 1 }
         guard i > nameStart else { throw .notWellFormed("tag without a name") }
-        let name = String(decoding: b[nameStart..<i], as: UTF8.self)
+        let name = try validName(b[nameStart..<i])
         var attributes: [(String, String)] = []
         var seen: Set<String> = []
         while true {
@@ -48,7 +48,7 @@ enum XMLParser {
             guard i < end else { break }
             let keyStart = i
             while i < end, b[i] != UInt8(ascii: "="), !isSpace(b[i]) { i += 1 }
-            let key = String(decoding: b[keyStart..<i], as: UTF8.self)
+            let key = try validName(b[keyStart..<i])
             while i < end, isSpace(b[i]) { i += 1 }
             guard i < end, b[i] == UInt8(ascii: "=") else { throw .notWellFormed("attribute \(key) has no value") }
             i += 1
@@ -109,6 +109,17 @@ enum XMLParser {
             element.children.append(try parseElement(b, &i, depth: depth + 1))
         }
         throw .notWellFormed("<\(tag.name)> is not closed")
+    }
+
+    /// An element or attribute name: UTF-8, and none of the characters that delimit markup, so
+    /// that a name echoed back (stanza errors echo the stanza) cannot break the server's output.
+    static func validName(_ bytes: ArraySlice<UInt8>) throws(XMPPStreamError) -> String {
+        let forbidden: Set<UInt8> = [UInt8(ascii: "<"), UInt8(ascii: ">"), UInt8(ascii: "&"), UInt8(ascii: "\""), UInt8(ascii: "'"),
+            UInt8(ascii: "="), UInt8(ascii: "/")]
+        guard !bytes.isEmpty, !bytes.contains(where: { $0 < 0x20 || forbidden.contains($0) }),
+            let name = String(validating: bytes, as: UTF8.self)
+        else { throw .notWellFormed("invalid element or attribute name") }
+        return name
     }
 
     static func isSpace(_ b: UInt8) -> Bool { b == 0x20 || b == 0x09 || b == 0x0A || b == 0x0D }
