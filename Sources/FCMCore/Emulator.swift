@@ -108,7 +108,8 @@ public final class Emulator: Sendable {
     private func clockTarget() -> Instant? {
         guard let wallMillis else { return nil }
         let wall = wallMillis()
-        return driver.withLock { $0?.target(atWall: wall) }
+        // A fast wall-driven clock stops at the last instant too (Instant.latest).
+        return driver.withLock { $0?.target(atWall: wall) }.map { min($0, .latest) }
     }
 
     public var settings: EmulatorSettings { state.withLock { $0.settings } }
@@ -151,7 +152,9 @@ extension Emulator {
     @discardableResult
     public func advance(byMillis millis: Int64) throws(FCMError) -> Instant {
         guard millis >= 0 else { throw FCMError(.invalidArgument, "The clock only moves forward", field: "by") }
-        return try advance(to: now.adding(millis: millis))
+        let target = now.adding(millis: millis)
+        guard target <= .latest else { throw FCMError(.invalidArgument, "The clock stops at \(Instant.latest.iso8601)", field: "by") }
+        return try advance(to: target)
     }
 
     /// Moves the clock forward to `instant`, firing everything due on the way.

@@ -117,7 +117,9 @@ public enum LegacyJSONReader {
             // Double quotes read as single ones, as the old Node SDK rewrote them.
             let normalized = condition.split(separator: "\"", omittingEmptySubsequences: false).joined(separator: "'")
             guard let parsed = try? TopicCondition.parse(normalized, limits: .legacy) else {
-                throw LegacyBadRequest(text: "Invalid \"condition\" field: \(condition)")
+                // The condition is the peer's text: echo a bounded prefix of it.
+                let shown = condition.utf8.count > 200 ? String(condition.prefix(200)) + "…" : condition
+                throw LegacyBadRequest(text: "Invalid \"condition\" field: \(shown)")
             }
             return .condition(parsed)
         }

@@ -45,6 +45,16 @@ struct ClockTests {
         #expect(driver.target(atWall: 10_000) == Instant.virtualEpoch.adding(seconds: 3600))
     }
 
+    /// Found by the soak: a wall-driven clock advanced to the last instant kept running into year 10000.
+    @Test func aWallDrivenClockStopsAtTheLastInstantToo() throws {
+        let wall = WallStub()
+        let emu = Emulator(clock: .wall(start: .virtualEpoch, wallMillis: { wall.read() }))
+        try emu.advance(to: Instant.latest.adding(millis: -1000))
+        wall.set(60_000)
+        #expect(emu.now == Instant.latest)
+        #expect(emu.now.iso8601 == "9999-12-31T23:59:59.999Z")
+    }
+
     @Test func wallDrivenEmulatorAdvancesByHandAndKeepsFollowing() throws {
         let wall = WallStub()
         let emu = Emulator(clock: .wall(start: .virtualEpoch, wallMillis: { wall.read() }))

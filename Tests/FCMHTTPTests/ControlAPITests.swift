@@ -128,6 +128,12 @@ struct ControlAPITests {
         let wrongMethod = api.call("PUT", "\(base)/devices")
         #expect(wrongMethod.status == 405)
         #expect(wrongMethod.header("Allow") == "GET, POST")
+        // An action route allows what it serves, not the methods of the device it names (found by schemathesis).
+        _ = try api.json("POST", "\(base)/devices", #"{"platform":"android"}"#, status: 201)
+        #expect(api.call("GET", "\(base)/devices/0:uninstall").header("Allow") == "POST")
+        // The clock refuses to pass its last instant, naming the field it was given.
+        let far = try api.json("POST", "/emulator/v1/clock:advance", #"{"by":"9223372036854775806ms"}"#, status: 400)
+        #expect(far.string("error.field") == "by")
         _ = try api.json("GET", "/emulator/v1/nothing-here", status: 404)
         _ = try api.json("GET", "\(base)/events?bogus=1", status: 400)
         _ = try api.json("GET", "\(base)/events?kind=teleported", status: 400)

@@ -30,6 +30,18 @@ public struct Router: Sendable {
         let method: String
         let segments: [String]
         let handler: RouteHandler
+        /// Literal text the pattern demands: literal segments and the suffixes after captures.
+        let specificity: Int
+
+        init(method: String, segments: [String], handler: @escaping RouteHandler) {
+            self.method = method
+            self.segments = segments
+            self.handler = handler
+            specificity = segments.reduce(0) { total, segment in
+                guard segment.hasPrefix("{"), let close = segment.firstIndex(of: "}") else { return total + 1 + segment.utf8.count }
+                return total + segment[segment.index(after: close)...].utf8.count
+            }
+        }
     }
 
     private var routes: [Route] = []
@@ -53,17 +65,29 @@ public struct Router: Sendable {
     /// methods that would have matched (for `405` and `Allow`).
     public func respond(to request: HTTPRequest) -> HTTPResponse {
         let segments = Self.split(request.path)
-        var allowed: [String] = []
+        // The most specific patterns win: `devices/{device}:uninstall` over `devices/{device}`,
+        // which would also capture `0:uninstall` (device references may hold colons), so that a
+        // 405's `Allow` lists only what the path really serves.
+        var best: [(route: Route, parameters: PathParameters)] = []
+        var bestSpecificity = -1
         for route in routes {
             guard let parameters = Self.match(route.segments, segments) else { continue }
-            if route.method == request.method || (route.method == "GET" && request.method == "HEAD") {
-                var response = route.handler(request, parameters)
-                if request.method == "HEAD" { response.body = [] }
-                return response
+            let specificity = route.specificity
+            if specificity > bestSpecificity {
+                best = [(route, parameters)]
+                bestSpecificity = specificity
+            } else if specificity == bestSpecificity {
+                best.append((route, parameters))
             }
-            allowed.append(route.method)
         }
-        return fallback(request, allowed)
+        if let (route, parameters) = best.first(where: { $0.route.method == request.method })
+            ?? best.first(where: { $0.route.method == "GET" && request.method == "HEAD" })
+        {
+            var response = route.handler(request, parameters)
+            if request.method == "HEAD" { response.body = [] }
+            return response
+        }
+        return fallback(request, best.map(\.route.method))
     }
 
     /// Splits on '/' byte-wise: paths are ASCII on the wire, and grapheme-aware splitting was a

@@ -46,15 +46,18 @@ public final class EmulatorServer: Sendable {
     public let tlsDirectory: String
     /// The routes every HTTP listener serves (also the proxy's, for absolute-form requests).
     public let responder: HTTPResponder
+    /// The TLS directory is a temporary one (no state directory), removed at shutdown.
+    private let ownsTLSDirectory: Bool
     private let tick: Mutex<RepeatedTask?>
     private let infoBox: InfoBox
 
     private init(
         emulator: Emulator, http: HTTPServer, https: HTTPServer?, caCertificatePath: String?, tlsDirectory: String, tick: RepeatedTask?,
-        info: InfoBox, responder: HTTPResponder
+        info: InfoBox, responder: HTTPResponder, ownsTLSDirectory: Bool
     ) {
         self.emulator = emulator
         self.responder = responder
+        self.ownsTLSDirectory = ownsTLSDirectory
         self.http = http
         self.https = https
         self.caCertificatePath = caCertificatePath
@@ -112,7 +115,7 @@ public final class EmulatorServer: Sendable {
         }
         return EmulatorServer(
             emulator: emulator, http: http, https: https, caCertificatePath: caPath, tlsDirectory: tlsDirectory, tick: task, info: infoBox,
-            responder: responder
+            responder: responder, ownsTLSDirectory: fronts.stateDirectory == nil
         )
     }
 
@@ -121,6 +124,8 @@ public final class EmulatorServer: Sendable {
         tick.withLock { $0?.cancel() }
         await http.close()
         await https?.close()
+        // A CA made for this run only (its key included) does not outlive it.
+        if ownsTLSDirectory { try? FileManager.default.removeItem(atPath: tlsDirectory) }
     }
 
     static func urlHost(_ host: String) -> String { host.contains(":") ? "[\(host)]" : host }
