@@ -36,7 +36,7 @@ struct BatchTests {
             "--__END_OF_PART__\r\nContent-Length: 163\r\nContent-Type: application/http\r\ncontent-id:"
                 + " \(id)\r\ncontent-transfer-encoding: binary\r\n\r\n"
                 + "POST https://fcm.googleapis.com/v1/projects/demo-fcm-emu/messages:send"
-                    + " HTTP/1.1\r\nContent-Length: 38\r\nContent-Type: application/json; charset=UTF-8\r\n\r\n\(json)\r\n"
+                + " HTTP/1.1\r\nContent-Length: 38\r\nContent-Type: application/json; charset=UTF-8\r\n\r\n\(json)\r\n"
         }
         let body =
             part(1, #"{"message":{"token":"\#(d.token)","data":{"n":"1"}}}"#) + part(2, #"{"message":{"token":"bad"}}"#)
@@ -80,9 +80,9 @@ struct BatchTests {
         let api = InProcess()
         let body =
             "--__END_OF_PART__\r\nContent-Id: 1\r\nContent-Length: 999\r\nContent-Transfer-Encoding:"
-                + " binary\r\nContent-Type: application/http\r\n\r\n"
+            + " binary\r\nContent-Type: application/http\r\n\r\n"
             + "POST /v1/projects/demo-fcm-emu/messages:send HTTP/1.1\r\nHost: fcm.googleapis.com\r\nAuthorization:"
-                + " Bearer part\r\nX-Goog-Api-Format-Version: 2\r\n\r\n{\"message\":{\"topic\":\"x\"}}\r\n--__END_OF_PART__--\r\n"
+            + " Bearer part\r\nX-Goog-Api-Format-Version: 2\r\n\r\n{\"message\":{\"topic\":\"x\"}}\r\n--__END_OF_PART__--\r\n"
         let response = batch(api, contentType: "multipart/mixed; boundary=__END_OF_PART__", body: body, headers: [])
         #expect(try parts(response).first?.1 == "HTTP/1.1 200 OK")
     }
@@ -113,7 +113,7 @@ struct BatchTests {
         let api = InProcess()
         let body =
             "--b\r\nContent-Type: application/http\r\n\r\nPOST /v1/projects/demo-fcm-emu/messages:send"
-                + " HTTP/1.1\r\n\r\n{\"message\":{\"topic\":\"x\"}}\r\n--b--\r\n"
+            + " HTTP/1.1\r\n\r\n{\"message\":{\"topic\":\"x\"}}\r\n--b--\r\n"
         let response = batch(api, contentType: "multipart/mixed; boundary=b", body: body, headers: [])
         #expect(response.status == 200)
         let answers = try parts(response)

@@ -21,7 +21,7 @@ struct HTTP2FaultTests {
         configuration.tlsPort = 0
         let server = try await EmulatorServer.start(
             emulator: Emulator(), configuration: configuration, group: MultiThreadedEventLoopGroup.singleton,
-            logger: Logger(label: "test"), wallClock: false
+            logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }), wallClock: false
         )
         do {
             server.emulator.setFaultRules([FaultRule(id: "reset", match: .init(api: .v1, nth: 1), action: .reset)])

@@ -14,9 +14,10 @@ struct HTTPHandlerTests {
         let channel = EmbeddedChannel()
         let api: InProcess
 
-        init(emulator: Emulator = Emulator(), logger: Logger = Logger(label: "test")) throws {
+        init(emulator: Emulator = Emulator(), logger: Logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })) throws {
             api = InProcess(emulator)
-            try HTTPServer.configurePlainHTTP(channel.pipeline.syncOperations, responder: api.responder, idleTimeout: .seconds(120), logger: logger)
+            try HTTPServer.configurePlainHTTP(
+                channel.pipeline.syncOperations, responder: api.responder, idleTimeout: .seconds(120), logger: logger)
             try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 9)).wait()
         }
 

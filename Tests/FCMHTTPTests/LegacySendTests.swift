@@ -89,7 +89,7 @@ struct LegacySendTests {
         let android = try device(api, state: .background)
         let body =
             #"{"registration_ids":["\#(ios.token)","\#(android.token)"],"notification":{"title":"T","body":"B","#
-                + #""badge":"3","sound":"default","click_action":"OPEN","android_channel_id":"news"},"content_available":true}"#
+            + #""badge":"3","sound":"default","click_action":"OPEN","android_channel_id":"news"},"content_available":true}"#
         #expect(try JSONParser.parse(send(api, body).body)["success"] == .int(2))
         let aps = try #require(try inbox(api, ios).first?.payload(on: .ios)["aps"])
         #expect(aps["alert"]?["title"] == .string("T"))
@@ -208,7 +208,7 @@ struct DeviceGroupTests {
                 api, "POST",
                 body:
                     #"{"operation":"create","notification_key_name":"appUser-Chris","#
-                        + #""registration_ids":["\#(devices[0].token)","\#(devices[1].token)"]}"#
+                    + #""registration_ids":["\#(devices[0].token)","\#(devices[1].token)"]}"#
             ).body)
         let key = try #require(created["notification_key"]?.stringValue)
         #expect(key.hasPrefix("APA91b"))
@@ -223,14 +223,14 @@ struct DeviceGroupTests {
                 api, "POST",
                 body:
                     #"{"operation":"add","notification_key_name":"appUser-Chris","notification_key":"\#(key)","#
-                        + #""registration_ids":["\#(devices[2].token)"]}"#
+                    + #""registration_ids":["\#(devices[2].token)"]}"#
             ).status == 200)
         #expect(
             call(
                 api, "POST",
                 body:
                     #"{"operation":"add","notification_key_name":"someone-else","notification_key":"\#(key)","#
-                        + #""registration_ids":["\#(devices[2].token)"]}"#
+                    + #""registration_ids":["\#(devices[2].token)"]}"#
             ).bodyText
                 == #"{"error":"notification_key_name doesn't match the group name of the notification_key"}"#)
         #expect(call(api, "GET", "/fcm/notification?notification_key_name=appUser-Chris").bodyText == #"{"notification_key":"\#(key)"}"#)
@@ -240,7 +240,7 @@ struct DeviceGroupTests {
                 api, "POST",
                 body:
                     #"{"operation":"remove","notification_key_name":"appUser-Chris","notification_key":"\#(key)","#
-                        + #""registration_ids":[\#(all)]}"#
+                    + #""registration_ids":[\#(all)]}"#
             ).status == 200)
         #expect(
             call(api, "GET", "/fcm/notification?notification_key_name=appUser-Chris").bodyText == #"{"error":"notification_key not found"}"#
@@ -268,7 +268,8 @@ struct DeviceGroupTests {
         let api = InProcess(Emulator(settings: settings))
         let token = try api.emulator.createDevice(DeviceSpec(platform: .android, appId: "a"), projectId: DemoProject.id).token
         for name in ["g1", "g2", "g3"] {
-            let response = call(api, "POST", body: #"{"operation":"create","notification_key_name":"\#(name)","registration_ids":["\#(token)"]}"#)
+            let response = call(
+                api, "POST", body: #"{"operation":"create","notification_key_name":"\#(name)","registration_ids":["\#(token)"]}"#)
             #expect(response.status == (name == "g3" ? 400 : 200))
             if name == "g3" { #expect(response.bodyText == #"{"error":"maximum number of device groups exceeded"}"#) }
         }

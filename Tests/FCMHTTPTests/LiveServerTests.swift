@@ -16,7 +16,7 @@ struct LiveServerTests {
         configuration.maxBodyBytes = maxBodyBytes
         let server = try await EmulatorServer.start(
             emulator: Emulator(), configuration: configuration, group: MultiThreadedEventLoopGroup.singleton,
-            logger: Logger(label: "test"), wallClock: false
+            logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }), wallClock: false
         )
         do {
             try await body(server)

@@ -30,9 +30,11 @@ struct MetadataServerTests {
         let api = InProcess(Emulator(), fronts: fronts)
         _ = try api.emulator.createProject(id: "strict-app", number: "4444")
         #expect(api.call("GET", "/computeMetadata/v1/project/numeric-project-id", headers: flavor).bodyText == "4444")
-        let account = try JSONParser.parse(api.call("GET", "/computeMetadata/v1/instance/service-accounts/default/?recursive=true", headers: flavor).body)
+        let account = try JSONParser.parse(
+            api.call("GET", "/computeMetadata/v1/instance/service-accounts/default/?recursive=true", headers: flavor).body)
         #expect(account["email"]?.stringValue?.hasSuffix("@strict-app.iam.gserviceaccount.com") == true)
-        let token = try JSONParser.parse(api.call("GET", "/computeMetadata/v1/instance/service-accounts/default/token", headers: flavor).body)
+        let token = try JSONParser.parse(
+            api.call("GET", "/computeMetadata/v1/instance/service-accounts/default/token", headers: flavor).body)
         #expect(token["token_type"] == .string("Bearer"))
         #expect(token["expires_in"]?.int64Value == 3599)
         let bearer = try #require(token["access_token"]?.stringValue)

@@ -140,7 +140,7 @@ struct V1SendTests {
         #expect(
             gone.encoded()
                 == #"{"error":{"code":404,"message":"Requested entity was not found.","status":"NOT_FOUND","#
-                    + #""details":[{"@type":"type.googleapis.com/google.firebase.fcm.v1.FcmError","errorCode":"UNREGISTERED"}]}}"#
+                + #""details":[{"@type":"type.googleapis.com/google.firebase.fcm.v1.FcmError","errorCode":"UNREGISTERED"}]}}"#
         )
 
         let other = try api.emulator.createProject(id: "other-app")

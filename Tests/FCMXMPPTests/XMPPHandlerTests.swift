@@ -37,7 +37,8 @@ struct XMPPHandlerTests {
             let router = CCSRouter(emulator: emulator)
             try channel.pipeline.syncOperations.addHandler(reads)
             try XMPPServer.configureConnection(
-                channel.pipeline.syncOperations, emulator: emulator, router: router, configuration: configuration, logger: Logger(label: "test"))
+                channel.pipeline.syncOperations, emulator: emulator, router: router, configuration: configuration,
+                logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
             try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 9)).wait()
         }
 
@@ -106,7 +107,7 @@ struct XMPPHandlerTests {
             answer.hasSuffix(
                 "<restricted-xml xmlns=\"urn:ietf:params:xml:ns:xmpp-streams\"/><text"
                     + " xmlns=\"urn:ietf:params:xml:ns:xmpp-streams\">comments, CDATA and DTDs are not allowed"
-                        + "</text></stream:error></stream:stream>"
+                    + "</text></stream:error></stream:stream>"
             ))
         #expect(!wire.channel.isActive)
     }
@@ -121,8 +122,8 @@ struct XMPPHandlerTests {
         #expect(
             pushed
                 == #"<message to="4242@gcm.googleapis.com" from="devices@gcm.googleapis.com" type="normal"><gcm"#
-                    + #" xmlns="google:mobile:data">{"category":"com.x","data":{"k":"v"},"time_to_live":60,"#
-                        + #""message_id":"u-1","from":"\#(device.token)"}</gcm></message>"#
+                + #" xmlns="google:mobile:data">{"category":"com.x","data":{"k":"v"},"time_to_live":60,"#
+                + #""message_id":"u-1","from":"\#(device.token)"}</gcm></message>"#
         )
     }
 

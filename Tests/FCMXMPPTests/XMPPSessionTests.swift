@@ -193,12 +193,17 @@ struct XMPPSessionTests {
         var client = Client(emulator)
         client.login(authcid: "4242", key: key)
         let mark = client.written.endIndex
-        client.send("<message id=\"\"><gcm xmlns=\"google:mobile:data\">{\"to\":\"\(device.token)\",\"message_id\":\"m&lt;\u{65B}1\"}</gcm></message>")
+        client.send(
+            "<message id=\"\"><gcm xmlns=\"google:mobile:data\">{\"to\":\"\(device.token)\","
+                + "\"message_id\":\"m&lt;\u{65B}1\"}</gcm></message>"
+        )
         let reply = String(client.written[mark...])
         #expect(reply.contains("&lt;\u{65B}1"))
         #expect(!reply.unicodeScalars.map(String.init).joined().contains("<\u{65B}"))
         var framer = XMPPFramer()
-        #expect(throws: Never.self) { _ = try framer.feed(Array(("<stream:stream xmlns:stream='http://etherx.jabber.org/streams'>" + reply).utf8)) }
+        #expect(throws: Never.self) {
+            _ = try framer.feed(Array(("<stream:stream xmlns:stream='http://etherx.jabber.org/streams'>" + reply).utf8))
+        }
     }
 
     @Test func namesThatCouldBreakAnEchoAreRefused() throws {

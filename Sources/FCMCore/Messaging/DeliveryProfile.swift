@@ -84,9 +84,11 @@ enum AcceptanceChecks {
                 throw FCMError(.invalidDataKey, "Invalid data payload key: \(key)", field: "message.data")
             }
         }
-        for key in [content.collapseKey, content.android?.collapseKey].compactMap({ $0 }) where key.utf8.count > EmulatorSettings.maxCollapseKeyBytes {
+        for key in [content.collapseKey, content.android?.collapseKey].compactMap({ $0 })
+        where key.utf8.count > EmulatorSettings.maxCollapseKeyBytes {
             throw FCMError(
-                .invalidArgument, "collapse_key is longer than \(EmulatorSettings.maxCollapseKeyBytes) bytes", field: "message.android.collapse_key")
+                .invalidArgument, "collapse_key is longer than \(EmulatorSettings.maxCollapseKeyBytes) bytes",
+                field: "message.android.collapse_key")
         }
         for ttl in [content.ttlSeconds, content.android?.ttlSeconds].compactMap({ $0 }) {
             guard (0...EmulatorSettings.maxTTLSeconds).contains(ttl) else {

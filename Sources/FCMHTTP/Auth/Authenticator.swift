@@ -36,7 +36,7 @@ struct AuthFailure: Error {
             status: 401, statusName: "UNAUTHENTICATED",
             message:
                 "Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid"
-                    + " authentication credential. See https://developers.google.com/identity/sign-in/web/devconsole-project.",
+                + " authentication credential. See https://developers.google.com/identity/sign-in/web/devconsole-project.",
             details: []
         ),
         iidText: "Unauthorized"
@@ -56,7 +56,7 @@ struct AuthFailure: Error {
                 status: 403, statusName: "PERMISSION_DENIED",
                 message:
                     "Permission 'cloudmessaging.messages.create' denied on resource"
-                        + " '//cloudresourcemanager.googleapis.com/projects/\(project)' (or it may not exist).",
+                    + " '//cloudresourcemanager.googleapis.com/projects/\(project)' (or it may not exist).",
                 details: []
             ),
             iidText: "PermissionDenied"

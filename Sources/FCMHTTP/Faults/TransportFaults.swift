@@ -41,7 +41,7 @@ struct TransportFaults: Sendable {
             return Self.page(
                 502, "Error 502 (Server Error)!!1",
                 "<p><b>502.</b> <ins>That’s an error.</ins><p>The server encountered a temporary error and could not complete"
-                + " your request.<p>Please try again in 30 seconds.  <ins>That’s all we know.</ins>"
+                    + " your request.<p>Please try again in 30 seconds.  <ins>That’s all we know.</ins>"
             )
         case .reset:
             var response = HTTPResponse(status: 500)

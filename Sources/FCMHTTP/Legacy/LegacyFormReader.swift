@@ -16,7 +16,9 @@ enum LegacyFormReader {
         guard let token = value("registration_id"), !token.isEmpty else { throw Refusal(error: "MissingRegistration") }
         var content = MessageContent()
         content.collapseKey = value("collapse_key")
-        if let key = content.collapseKey, key.utf8.count > EmulatorSettings.maxCollapseKeyBytes { throw Refusal(error: "InvalidParameters") }
+        if let key = content.collapseKey, key.utf8.count > EmulatorSettings.maxCollapseKeyBytes {
+            throw Refusal(error: "InvalidParameters")
+        }
         content.restrictedPackageName = value("restricted_package_name")
         if let ttl = value("time_to_live") {
             guard let seconds = Int64(ttl), (0...EmulatorSettings.maxTTLSeconds).contains(seconds) else {

@@ -28,29 +28,37 @@ struct MetadataServer: Sendable {
         router.add("GET", b + "/project/project-id", metadata { _, project in Self.text(project.id) })
         router.add("GET", b + "/project/numeric-project-id", metadata { _, project in Self.text(project.number) })
         router.add("GET", b + "/universe/universe-domain", metadata { _, _ in Self.text("googleapis.com") })
-        router.add("GET", b + "/instance/service-accounts", metadata { _, project in
-            Self.text("default/\n\(email(project))/\n")
-        })
+        router.add(
+            "GET", b + "/instance/service-accounts",
+            metadata { _, project in
+                Self.text("default/\n\(email(project))/\n")
+            })
         let account = b + "/instance/service-accounts/{account}"
-        router.add("GET", account, metadata { request, project in
-            // `?recursive=true`, as google-auth reads the account: its email, aliases and scopes.
-            Self.json(.object([
-                ("aliases", .array([.string("default")])), ("email", .string(email(project))),
-                ("scopes", .array(Self.scopes.map(JSONValue.string))),
-            ]))
-        })
+        router.add(
+            "GET", account,
+            metadata { request, project in
+                // `?recursive=true`, as google-auth reads the account: its email, aliases and scopes.
+                Self.json(
+                    .object([
+                        ("aliases", .array([.string("default")])), ("email", .string(email(project))),
+                        ("scopes", .array(Self.scopes.map(JSONValue.string))),
+                    ]))
+            })
         router.add("GET", account + "/email", metadata { _, project in Self.text(email(project)) })
         router.add("GET", account + "/scopes", metadata { _, _ in Self.text(Self.scopes.joined(separator: "\n") + "\n") })
         router.add("GET", account + "/aliases", metadata { _, _ in Self.text("default\n") })
-        router.add("GET", account + "/token", metadata { request, project in
-            // `?scopes=a,b` narrows the token as on GCE; without it, the account's scopes.
-            let asked = request.queryValue("scopes")?.split(separator: ",").map(String.init) ?? Self.scopes
-            let grant = grants.issue(projectId: project.id, scopes: Set(asked))
-            return Self.json(.object([
-                ("access_token", .string(grant.token)), ("expires_in", .int(AccessGrants.lifetimeSeconds - 1)),
-                ("token_type", .string("Bearer")),
-            ]))
-        })
+        router.add(
+            "GET", account + "/token",
+            metadata { request, project in
+                // `?scopes=a,b` narrows the token as on GCE; without it, the account's scopes.
+                let asked = request.queryValue("scopes")?.split(separator: ",").map(String.init) ?? Self.scopes
+                let grant = grants.issue(projectId: project.id, scopes: Set(asked))
+                return Self.json(
+                    .object([
+                        ("access_token", .string(grant.token)), ("expires_in", .int(AccessGrants.lifetimeSeconds - 1)),
+                        ("token_type", .string("Bearer")),
+                    ]))
+            })
     }
 
     /// The root ping of google-auth (Python) and the Java client, which ask `/` with the header;
@@ -83,10 +91,12 @@ struct MetadataServer: Sendable {
         "Your client does not have permission to get URL from this server. Missing Metadata-Flavor:Google header.\n"
 
     static func text(_ body: String, status: Int = 200) -> HTTPResponse {
-        HTTPResponse(status: status, headers: [("Content-Type", "application/text"), ("Metadata-Flavor", "Google")], body: Array(body.utf8))
+        HTTPResponse(
+            status: status, headers: [("Content-Type", "application/text"), ("Metadata-Flavor", "Google")], body: Array(body.utf8))
     }
 
     static func json(_ body: JSONValue) -> HTTPResponse {
-        HTTPResponse(status: 200, headers: [("Content-Type", "application/json"), ("Metadata-Flavor", "Google")], body: Array(body.encoded().utf8))
+        HTTPResponse(
+            status: 200, headers: [("Content-Type", "application/json"), ("Metadata-Flavor", "Google")], body: Array(body.encoded().utf8))
     }
 }

@@ -89,7 +89,7 @@ struct TokenEndpoint: Sendable {
                     error: "invalid_grant",
                     description:
                         "Invalid JWT: Token must be a short-lived token (60 minutes) and in a reasonable timeframe."
-                            + " Check your iat and exp values in the JWT claim."
+                        + " Check your iat and exp values in the JWT claim."
                 ))
         }
         let scopes = (jwt.claims["scope"]?.stringValue ?? "").split(separator: " ").map(String.init)

@@ -124,7 +124,9 @@ final class ProxyRequestHandler: ChannelInboundHandler, RemovableChannelHandler 
     private func refuse(context: ChannelHandlerContext, status: HTTPResponseStatus, text: String) {
         connect = nil
         let body = context.channel.allocator.buffer(string: text)
-        let headers: HTTPHeaders = ["Content-Type": "text/plain; charset=UTF-8", "Content-Length": "\(body.readableBytes)", "Connection": "close"]
+        let headers: HTTPHeaders = [
+            "Content-Type": "text/plain; charset=UTF-8", "Content-Length": "\(body.readableBytes)", "Connection": "close",
+        ]
         context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))), promise: nil)
         context.write(wrapOutboundOut(.body(.byteBuffer(body))), promise: nil)
         let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)

@@ -33,7 +33,8 @@ public final class ProxyServer: Sendable {
                     try sync.addHandler(IdleStateHandler(readTimeout: idleTimeout))
                     try sync.addHandler(HTTPResponseEncoder(), name: names.encoder)
                     try sync.addHandler(ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .forwardBytes)), name: names.decoder)
-                    try sync.addHandler(ProxyRequestHandler(configuration: configuration, emulator: emulator, logger: logger), name: names.handler)
+                    try sync.addHandler(
+                        ProxyRequestHandler(configuration: configuration, emulator: emulator, logger: logger), name: names.handler)
                     try sync.addHandler(HTTPRequestHandler(responder: responder, logger: logger), name: names.routes)
                 }
             }

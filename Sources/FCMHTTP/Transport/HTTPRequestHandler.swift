@@ -130,7 +130,8 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     private func write(_ response: HTTPResponse, head request: HTTPRequestHead, context: ChannelHandlerContext) {
-        log.answered(method: request.method.rawValue, target: request.uri, status: response.status, version: request.version, since: started)
+        log.answered(
+            method: request.method.rawValue, target: request.uri, status: response.status, version: request.version, since: started)
         let version = request.version
         var headers = HTTPHeaders(response.headers)
         headers.replaceOrAdd(name: "Content-Length", value: String(response.body.count))

@@ -34,7 +34,8 @@ public final class HTTPServer: Sendable {
             .childChannelInitializer { channel in
                 guard let tls else {
                     return channel.eventLoop.makeCompletedFuture {
-                        try configurePlainHTTP(channel.pipeline.syncOperations, responder: responder, idleTimeout: idleTimeout, logger: logger)
+                        try configurePlainHTTP(
+                            channel.pipeline.syncOperations, responder: responder, idleTimeout: idleTimeout, logger: logger)
                     }
                 }
                 return channel.eventLoop.makeCompletedFuture {

@@ -40,7 +40,7 @@ public enum JUnitReport {
                     let message = "step \(failure.step) (line \(failure.line)): \(failure.differences.first ?? failure.action)"
                     out +=
                         ">\n      <failure message=\"\(escape(message))\">"
-                            + "\(escape(ScenarioReport.line(result)))</failure>\n    </testcase>\n"
+                        + "\(escape(ScenarioReport.line(result)))</failure>\n    </testcase>\n"
                 } else {
                     out += "/>\n"
                 }

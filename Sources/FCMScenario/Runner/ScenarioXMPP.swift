@@ -28,7 +28,7 @@ struct ScenarioXMPP {
         guard let project = try? emulator.project(sender) else { return false }
         let header =
             "<stream:stream to=\"gcm.googleapis.com\" version=\"1.0\""
-                + " xmlns=\"jabber:client\" xmlns:stream=\"http://etherx.jabber.org/streams\">"
+            + " xmlns=\"jabber:client\" xmlns:stream=\"http://etherx.jabber.org/streams\">"
         let credentials = Data("\0\(project.number)@gcm.googleapis.com\0\(project.serverKeys.first ?? "")".utf8).base64EncodedString()
         let auth = XMLElement(
             name: "auth", attributes: [("xmlns", "urn:ietf:params:xml:ns:xmpp-sasl"), ("mechanism", "PLAIN")], text: credentials)

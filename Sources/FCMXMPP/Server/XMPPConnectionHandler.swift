@@ -61,7 +61,8 @@ final class XMPPConnectionHandler: ChannelInboundHandler {
                 logger.info("XMPP session bound", metadata: ["project": "\(projectId)", "connection": "\(id)", "peer": "\(peer(context))"])
                 joined(projectId: projectId, connection: id, context: context)
             case .ended(let reason):
-                logger.info("XMPP session ended: \(reason)", metadata: ["project": "\(connection.projectId ?? "-")", "peer": "\(peer(context))"])
+                logger.info(
+                    "XMPP session ended: \(reason)", metadata: ["project": "\(connection.projectId ?? "-")", "peer": "\(peer(context))"])
             case .drainStarted:
                 schedule(in: .milliseconds(configuration.drainGraceMillis), context: context) { $0.finishDraining() }
             case .close:

@@ -75,7 +75,9 @@ public final class XMPPServer: Sendable {
     ) throws {
         // A client that sends and never reads stops being read (issue 11, row 7).
         try sync.addHandler(BackPressureHandler())
-        if configuration.idleTimeoutSeconds > 0 { try sync.addHandler(IdleStateHandler(readTimeout: .seconds(configuration.idleTimeoutSeconds))) }
+        if configuration.idleTimeoutSeconds > 0 {
+            try sync.addHandler(IdleStateHandler(readTimeout: .seconds(configuration.idleTimeoutSeconds)))
+        }
         try sync.addHandler(XMPPConnectionHandler(emulator: emulator, router: router, configuration: configuration, logger: logger))
     }
 

@@ -128,7 +128,9 @@ extension FCMEmu.Bench {
         let percentile = { (p: Double) in latencies.isEmpty ? 0 : latencies[min(latencies.count - 1, Int(Double(latencies.count) * p))] }
         print(
             String(
-                format: "fan-out: %d sends during a %d-subscriber fan-out (%.2f s): p50 %.2f ms, p99 %.2f ms, max %.2f ms (target p99 under 50 ms)",
+                format:
+                    "fan-out: %d sends during a %d-subscriber fan-out (%.2f s): p50 %.3f ms, p99 %.3f ms, max %.2f ms"
+                    + " (target p99 under 50 ms)",
                 latencies.count, subscribers, total, percentile(0.5), percentile(0.99), latencies.last ?? 0))
     }
 }

@@ -53,10 +53,12 @@ extension FCMEmu {
             if credentials == .keyFile {
                 let account = try await fetch("/emulator/v1/projects/\(project)/serviceAccount")
                 keyFile = directory + "/\(project)-service-account.json"
-                FileManager.default.createFile(atPath: directory + "/\(project)-service-account.json", contents: Data(account.encoded(.pretty).utf8))
+                FileManager.default.createFile(
+                    atPath: directory + "/\(project)-service-account.json", contents: Data(account.encoded(.pretty).utf8))
             }
             if info["proxy"] == nil {
-                FileHandle.standardError.write(Data("fcm-emu env: the emulator has no proxy (--set proxyPort=…); HTTPS_PROXY is left out\n".utf8))
+                FileHandle.standardError.write(
+                    Data("fcm-emu env: the emulator has no proxy (--set proxyPort=…); HTTPS_PROXY is left out\n".utf8))
             }
             var plan = EnvironmentPlan(info: info, project: project, credentials: credentials, keyFile: keyFile, bundle: bundle)
             if let ca = info["caCertificate"]?.stringValue, JavaTrustStore.write(ca: ca, to: directory + "/truststore.p12") {
@@ -77,7 +79,9 @@ extension FCMEmu {
         static func quoted(_ value: String) -> String { "'" + value.replacingOccurrences(of: "'", with: #"'\''"#) + "'" }
 
         private func fetch(_ path: String) async throws -> JSONValue {
-            guard let url = URL(string: emulator + path) else { throw ValidationError("--emulator must be a URL such as http://127.0.0.1:9092") }
+            guard let url = URL(string: emulator + path) else {
+                throw ValidationError("--emulator must be a URL such as http://127.0.0.1:9092")
+            }
             let (data, response) = try await URLSession.shared.data(from: url)
             guard let http = response as? HTTPURLResponse, http.statusCode == 200, let json = try? JSONParser.parse(Array(data)) else {
                 throw ValidationError("\(url) answered: \(String(decoding: data, as: UTF8.self))")

@@ -42,7 +42,10 @@ struct EnvironmentPlan {
             out += [
                 ("HTTPS_PROXY", proxy), ("https_proxy", proxy), ("NO_PROXY", "127.0.0.1,localhost,::1"),
                 ("no_proxy", "127.0.0.1,localhost,::1"), ("NODE_USE_ENV_PROXY", "1"),
-                ("JAVA_TOOL_OPTIONS", "-Dhttps.proxyHost=127.0.0.1 -Dhttps.proxyPort=\(port) -Dhttp.nonProxyHosts=localhost|127.0.0.1" + javaTrust),
+                (
+                    "JAVA_TOOL_OPTIONS",
+                    "-Dhttps.proxyHost=127.0.0.1 -Dhttps.proxyPort=\(port) -Dhttp.nonProxyHosts=localhost|127.0.0.1" + javaTrust
+                ),
             ]
         }
         out += [("NODE_EXTRA_CA_CERTS", ca), ("SSL_CERT_FILE", bundle), ("REQUESTS_CA_BUNDLE", bundle)]

@@ -85,13 +85,16 @@ extension FCMEmu {
             var keyFile: String?
             if credentials == .keyFile {
                 let answer = running.server.responder.respond(
-                    HTTPRequest(method: "GET", target: "\(ControlAPI.prefix)/projects/\(project)/serviceAccount", headers: [("Host", "\(running.server.http.host):\(running.server.http.port)")]))
+                    HTTPRequest(
+                        method: "GET", target: "\(ControlAPI.prefix)/projects/\(project)/serviceAccount",
+                        headers: [("Host", "\(running.server.http.host):\(running.server.http.port)")]))
                 if answer.status == 200 {
                     keyFile = work + "/service-account.json"
                     FileManager.default.createFile(atPath: work + "/service-account.json", contents: Data(answer.body))
                 }
             }
-            var plan = EnvironmentPlan(info: running.server.info, project: project, credentials: credentials, keyFile: keyFile, bundle: bundle)
+            var plan = EnvironmentPlan(
+                info: running.server.info, project: project, credentials: credentials, keyFile: keyFile, bundle: bundle)
             if let ca = running.server.caCertificatePath, JavaTrustStore.write(ca: ca, to: work + "/truststore.p12") {
                 plan.javaTrustStore = work + "/truststore.p12"
             }
@@ -101,7 +104,8 @@ extension FCMEmu {
             switch ChildProcess.spawn(command, environment: environment) {
             case .success(let started): child = started
             case .failure(let error):
-                FileHandle.standardError.write(Data("fcm-emu exec: cannot run \(command[0]): \(String(cString: strerror(error.code.rawValue)))\n".utf8))
+                FileHandle.standardError.write(
+                    Data("fcm-emu exec: cannot run \(command[0]): \(String(cString: strerror(error.code.rawValue)))\n".utf8))
                 return 127
             }
             // The command's process group gets the signals; the emulator stops once it has exited.

@@ -18,7 +18,8 @@ enum JavaTrustStore {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: keytool)
         process.arguments = [
-            "-importcert", "-noprompt", "-alias", "fcm-emu-ca", "-file", ca, "-keystore", path, "-storetype", "PKCS12", "-storepass", password,
+            "-importcert", "-noprompt", "-alias", "fcm-emu-ca", "-file", ca, "-keystore", path, "-storetype", "PKCS12", "-storepass",
+            password,
         ]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice

@@ -43,7 +43,8 @@ struct RunningEmulator {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: System.coreCount)
         let server: EmulatorServer
         do {
-            server = try await EmulatorServer.start(emulator: emulator, configuration: options.server, fronts: options.fronts, group: group, logger: logger)
+            server = try await EmulatorServer.start(
+                emulator: emulator, configuration: options.server, fronts: options.fronts, group: group, logger: logger)
         } catch {
             try? await group.shutdownGracefully()
             throw ValidationError("cannot listen on \(options.server.host):\(options.server.httpPort): \(error)")

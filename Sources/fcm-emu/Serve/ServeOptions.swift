@@ -106,11 +106,16 @@ enum Settings {
         ) { o, v throws(ConfigError) in
             o.proxyPort = v == "off" ? nil : try port(v)
         },
-        Setting(key: "proxyTunnel", example: "false", help: "The proxy tunnels hosts the emulator does not stand in for, instead of refusing them") {
+        Setting(
+            key: "proxyTunnel", example: "false",
+            help: "The proxy tunnels hosts the emulator does not stand in for, instead of refusing them"
+        ) {
             o, v throws(ConfigError) in
             o.proxyTunnel = try bool(v)
         },
-        Setting(key: "xmppLoginTimeout", example: "30s", help: "An XMPP connection not logged in and bound this long after it opens is closed") {
+        Setting(
+            key: "xmppLoginTimeout", example: "30s", help: "An XMPP connection not logged in and bound this long after it opens is closed"
+        ) {
             o, v throws(ConfigError) in
             o.xmppLoginTimeoutSeconds = max(1, try duration(v) / 1000)
         },
@@ -135,7 +140,9 @@ enum Settings {
         },
         Setting(key: "logFormat", example: "text", help: "text for people, json for log collectors (one object per line)") {
             o, v throws(ConfigError) in
-            guard let format = ServeOptions.LogFormat(rawValue: v.lowercased()) else { throw ConfigError("expected text or json, got '\(v)'") }
+            guard let format = ServeOptions.LogFormat(rawValue: v.lowercased()) else {
+                throw ConfigError("expected text or json, got '\(v)'")
+            }
             o.logFormat = format
         },
         Setting(key: "readyFile", example: "/tmp/fcm-emu.json", help: "Write addresses and demo credentials here as JSON once listening") {
@@ -175,7 +182,10 @@ enum Settings {
             guard let n = Int(v), n >= 1024 else { throw ConfigError("expected a byte count of at least 1024, got '\(v)'") }
             o.server.maxBodyBytes = n
         },
-        Setting(key: "httpIdleTimeout", example: "2m", help: "An HTTP connection that sends nothing for this long is closed (TLS handshakes included)") {
+        Setting(
+            key: "httpIdleTimeout", example: "2m",
+            help: "An HTTP connection that sends nothing for this long is closed (TLS handshakes included)"
+        ) {
             o, v throws(ConfigError) in
             o.server.idleTimeoutSeconds = max(1, try duration(v) / 1000)
         },
