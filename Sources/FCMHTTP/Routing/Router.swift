@@ -58,7 +58,11 @@ public struct Router: Sendable {
     }
 
     public mutating func add(_ method: String, _ pattern: String, _ handler: @escaping RouteHandler) {
-        routes.append(Route(method: method, segments: Self.split(pattern), handler: handler))
+        // Kept most specific first (stable among equals), so that `respond` stops at the first
+        // route that fits the path and method.
+        let route = Route(method: method, segments: Self.split(pattern), handler: handler)
+        let index = routes.firstIndex { $0.specificity < route.specificity } ?? routes.endIndex
+        routes.insert(route, at: index)
     }
 
     /// Routes one request; a path that exists under other methods gets the fallback with the
@@ -68,26 +72,20 @@ public struct Router: Sendable {
         // The most specific patterns win: `devices/{device}:uninstall` over `devices/{device}`,
         // which would also capture `0:uninstall` (device references may hold colons), so that a
         // 405's `Allow` lists only what the path really serves.
-        var best: [(route: Route, parameters: PathParameters)] = []
-        var bestSpecificity = -1
+        var allowed: [String] = []
+        var specificity: Int?
         for route in routes {
+            if let specificity, route.specificity < specificity { break }  // only less specific routes remain
             guard let parameters = Self.match(route.segments, segments) else { continue }
-            let specificity = route.specificity
-            if specificity > bestSpecificity {
-                best = [(route, parameters)]
-                bestSpecificity = specificity
-            } else if specificity == bestSpecificity {
-                best.append((route, parameters))
+            specificity = route.specificity
+            if route.method == request.method || (route.method == "GET" && request.method == "HEAD") {
+                var response = route.handler(request, parameters)
+                if request.method == "HEAD" { response.body = [] }
+                return response
             }
+            allowed.append(route.method)
         }
-        if let (route, parameters) = best.first(where: { $0.route.method == request.method })
-            ?? best.first(where: { $0.route.method == "GET" && request.method == "HEAD" })
-        {
-            var response = route.handler(request, parameters)
-            if request.method == "HEAD" { response.body = [] }
-            return response
-        }
-        return fallback(request, best.map(\.route.method))
+        return fallback(request, allowed)
     }
 
     /// Splits on '/' byte-wise: paths are ASCII on the wire, and grapheme-aware splitting was a
