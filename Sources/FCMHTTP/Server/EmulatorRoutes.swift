@@ -33,7 +33,8 @@ public enum EmulatorRoutes {
         let grants = AccessGrants(stateDirectory: fronts.stateDirectory, wallSeconds: fronts.wallSeconds)
         let auth = Authenticator(mode: fronts.authMode, emulator: emulator, accounts: accounts, grants: grants)
         var router = Router(fallback: fallback)
-        ControlAPI(emulator: emulator, accounts: accounts, info: info).register(into: &router)
+        let live = LiveRequests()
+        ControlAPI(emulator: emulator, accounts: accounts, grants: grants, live: live, info: info).register(into: &router)
         V1Front(emulator: emulator, auth: auth).register(into: &router)
         V1TopicSubscriptions(emulator: emulator, auth: auth).register(into: &router)
         IIDFront(emulator: emulator, auth: auth).register(into: &router)
@@ -41,6 +42,7 @@ public enum EmulatorRoutes {
         DeviceGroupFront(emulator: emulator, auth: auth).register(into: &router)
         TokenEndpoint(accounts: accounts, grants: grants, wallSeconds: fronts.wallSeconds).register(into: &router)
         AllowedLocations().register(into: &router)
+        Dashboard().register(into: &router)
         let metadata = MetadataServer(emulator: emulator, accounts: accounts, grants: grants, project: fronts.metadataProject)
         metadata.register(into: &router)
         router.add("GET", "/") { request, _ in metadata.root(request) ?? fallback(request, allowed: []) }
@@ -53,7 +55,7 @@ public enum EmulatorRoutes {
         let routes = router
         return HTTPResponder(
             router: routes, maxBodyBytes: maxBodyBytes, handle: { request in faults.respond(request) { routes.respond(to: $0) } },
-            clockSpeed: { emulator.clockStatus.paused ? 0 : emulator.clockStatus.speed }
+            clockSpeed: { emulator.clockStatus.paused ? 0 : emulator.clockStatus.speed }, live: live
         ) { request in
             if request.path.hasPrefix("/fcm/") || request.path.hasPrefix("/gcm/") { return LegacyPages.tooLarge() }
             if request.path.hasPrefix("/v1/") {
