@@ -24,10 +24,12 @@ final class EventStreamReader: Sendable {
         self.cursor = Mutex(cursor)
     }
 
-    /// The reconnection delay, and the position as an `id:` with no data: a client that drops
-    /// before the first event still resumes from where it began.
+    /// The first frame, `ready`: the reconnection delay, and the position as its `id`, so a client
+    /// that drops before the first event still resumes from where it began. It carries data on
+    /// purpose: clients such as httpx-sse hand on a frame without data as an empty event.
     func opening(reconnectMillis: Int) -> [UInt8] {
-        Array("retry: \(reconnectMillis)\nid: \(cursor.withLock { $0 } - 1)\n\n".utf8)
+        let start = cursor.withLock { $0 }
+        return Array("retry: \(reconnectMillis)\nevent: ready\nid: \(start - 1)\ndata: {\"next\":\(start)}\n\n".utf8)
     }
 
     /// The next frames and whether more may follow at once.
@@ -57,9 +59,7 @@ final class EventStreamReader: Sendable {
         }
     }
 
-    /// A comment (ignored by `EventSource`) that also moves the client's position past events
-    /// the filter skipped, so a reconnect does not scan them again.
-    func heartbeat() -> [UInt8] {
-        Array(": heartbeat\nid: \(cursor.withLock { $0 } - 1)\n\n".utf8)
-    }
+    /// A comment line: every SSE client skips it, and it keeps proxies and idle timers from closing
+    /// a quiet stream.
+    func heartbeat() -> [UInt8] { Array(": heartbeat\n\n".utf8) }
 }
