@@ -84,10 +84,9 @@ extension HTTPRequestHandler {
     private func startStream(_ body: StreamingBody, head request: HTTPRequestHead, context: ChannelHandlerContext) {
         log.answered(method: request.method.rawValue, target: request.uri, status: 200, version: request.version, since: started)
         // No Content-Length: HTTP/1.1 goes chunked, HTTP/2 as DATA frames until the stream ends.
-        var headers = HTTPHeaders([
+        let headers = HTTPHeaders([
             ("Content-Type", "text/event-stream; charset=utf-8"), ("Cache-Control", "no-cache"), ("X-Accel-Buffering", "no"),
         ])
-        if request.version.major < 2 { headers.add(name: "Connection", value: "keep-alive") }
         context.write(wrapOutboundOut(.head(HTTPResponseHead(version: request.version, status: .ok, headers: headers))), promise: nil)
         writeChunk(body.first, context: context)
     }
