@@ -90,6 +90,7 @@ export async function sendV1(project, bodyText) {
   const headers = [...response.headers.entries()];
   return { url, protocol, status: response.status, statusText: response.statusText, headers, text, elapsed };
 }
+
 """#,
         "app.js": #"""
 // fcm-emu dashboard: reads and drives the emulator through its control API and event stream,
@@ -762,6 +763,7 @@ async function boot() {
   }
 }
 boot();
+
 """#,
         "dom.js": #"""
 // Small DOM helpers. Every string goes in as a text node or an attribute value, never as markup:
@@ -825,6 +827,7 @@ export function shortMessageId(id) {
 export function pretty(value) {
   return JSON.stringify(value, null, 2);
 }
+
 """#,
         "examples.js": #"""
 // Send examples (FCM HTTP v1 request bodies) and fault-rule templates. Each is a function of what
@@ -943,6 +946,7 @@ export const eventKinds = [
 ];
 
 export const states = ['foreground', 'background', 'doze', 'offline', 'uninstalled'];
+
 """#,
         "feed.js": #"""
 // A live view of the event log: the newest `history` events from the list endpoint, then the
@@ -1049,9 +1053,11 @@ export class Feed {
     this.source = null;
   }
 }
+
 """#,
         "icon.svg": #"""
 <svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="7" fill="#1a73e8"/><path d="M9 8h14a2 2 0 0 1 2 2v9a2 2 0 0 1-2 2h-7l-5 4v-4H9a2 2 0 0 1-2-2v-9a2 2 0 0 1 2-2z" fill="#fff"/><circle cx="23" cy="9" r="4" fill="#fbbc04" stroke="#1a73e8" stroke-width="1.5"/></svg>
+
 """#,
         "inbox.js": #"""
 // A device's inbox as its platform would show it: an Android notification, an iOS alert with its
@@ -1164,6 +1170,7 @@ function renderWeb(payload, delivery, device) {
 }
 
 const renderers = { android: renderAndroid, ios: renderIOS, web: renderWeb };
+
 """#,
         "index.html": #"""
 <!doctype html>
@@ -1351,6 +1358,7 @@ const renderers = { android: renderAndroid, ios: renderIOS, web: renderWeb };
 </main>
 </body>
 </html>
+
 """#,
         "style.css": #"""
 /* fcm-emu dashboard: light and dark from prefers-color-scheme, one column below 900px. */
@@ -1590,6 +1598,7 @@ label.check { flex-direction: row; align-items: center; gap: 4px; }
   .filters input:not([type="checkbox"]) { width: 6.5em; }
 }
 .visually-hidden, .offscreen { position: absolute !important; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
+
 """#,
     ]
 }
