@@ -38,6 +38,8 @@ let package = Package(
             ]
         ),
         .target(name: "FCMCoreJSON", dependencies: ["FCMCore", "FCMJSON"]),
+        // Snapshots: the world as a directory of JSON Lines, and back (issue 14).
+        .target(name: "FCMSnapshot", dependencies: ["FCMCore", "FCMJSON", "FCMCoreJSON"]),
         .target(
             name: "FCMHTTP",
             dependencies: [
@@ -45,6 +47,7 @@ let package = Package(
                 "FCMJSON",
                 "FCMCoreJSON",
                 "FCMLegacyFormat",
+                "FCMSnapshot",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -102,6 +105,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "FCMCoreTests", dependencies: ["FCMCore"]),
+        .testTarget(name: "FCMSnapshotTests", dependencies: ["FCMSnapshot", "FCMCore", "FCMJSON"]),
         .testTarget(name: "FCMLegacyFormatTests", dependencies: ["FCMLegacyFormat", "FCMCore", "FCMJSON"]),
         .testTarget(
             name: "FCMHTTPTests",

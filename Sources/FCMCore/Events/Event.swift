@@ -60,10 +60,18 @@ struct EventLog: Sendable {
     private var ring: [Event] = []
     /// Where the oldest event is once the ring is full.
     private var head = 0
-    private var nextSequence = 0
+    private(set) var nextSequence = 0
     let capacity: Int
 
     init(capacity: Int) { self.capacity = max(1, capacity) }
+
+    /// A log holding `events` (oldest first, the newest `capacity` kept) that numbers the next
+    /// event `nextSequence`: a snapshot's log, or an empty one that goes on counting.
+    init(capacity: Int, events: [Event], nextSequence: Int) {
+        self.capacity = max(1, capacity)
+        ring = Array(events.suffix(self.capacity))
+        self.nextSequence = nextSequence
+    }
 
     mutating func append(
         time: Instant, kind: Event.Kind, device: DeviceID?, message: Message?, related: Message? = nil, detail: String? = nil
