@@ -42,7 +42,8 @@ public struct SnapshotManifest: Sendable, Equatable {
 
     public var totalBytes: Int { files.reduce(0) { $0 + $1.entry.bytes } }
 
-    var json: JSONValue {
+    /// The manifest as JSON, as `manifest.json` holds it.
+    public var json: JSONValue {
         .object([
             ("format", .string(Self.format)), ("formatVersion", .int(formatVersion)), ("emulatorVersion", .string(emulatorVersion)),
             ("clock", .string(clock.iso8601)), ("clockMillis", .int(clock.millis)),

@@ -14,11 +14,13 @@ public struct ControlAPI: Sendable {
     let accounts: ServiceAccounts
     /// The running server's addresses and credentials, for `GET /info` (the ready-file JSON).
     let info: @Sendable () -> JSONValue
+    let snapshots: SnapshotRoutes
 
-    init(emulator: Emulator, accounts: ServiceAccounts, info: @escaping @Sendable () -> JSONValue) {
+    init(emulator: Emulator, accounts: ServiceAccounts, info: @escaping @Sendable () -> JSONValue, snapshots: SnapshotConfiguration) {
         self.emulator = emulator
         self.accounts = accounts
         self.info = info
+        self.snapshots = SnapshotRoutes(emulator: emulator, configuration: snapshots)
     }
 
     public func register(into router: inout Router) {
@@ -39,6 +41,8 @@ public struct ControlAPI: Sendable {
                 try emulator.reset()
                 return ControlJSON.response(.object([]))
             })
+        router.add("POST", "\(p):export", handle { request, _ throws(FCMError) in try snapshots.export(request) })
+        router.add("POST", "\(p):import", handle { request, _ throws(FCMError) in try snapshots.import(request) })
         registerClock(into: &router)
         registerFaults(into: &router)
         registerProjects(into: &router)

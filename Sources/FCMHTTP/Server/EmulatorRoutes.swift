@@ -15,6 +15,8 @@ public struct FrontConfiguration: Sendable {
     public var wallSeconds: @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }
     /// The project whose service account the GCE metadata server hands tokens for.
     public var metadataProject = DemoProject.id
+    /// Snapshots of the control API; the root defaults to `<state dir>/snapshots`.
+    public var snapshots = SnapshotConfiguration()
 
     public init(authMode: AuthMode = .strict, stateDirectory: String? = nil) {
         self.authMode = authMode
@@ -33,7 +35,9 @@ public enum EmulatorRoutes {
         let grants = AccessGrants(stateDirectory: fronts.stateDirectory, wallSeconds: fronts.wallSeconds)
         let auth = Authenticator(mode: fronts.authMode, emulator: emulator, accounts: accounts, grants: grants)
         var router = Router(fallback: fallback)
-        ControlAPI(emulator: emulator, accounts: accounts, info: info).register(into: &router)
+        var snapshots = fronts.snapshots
+        if snapshots.root == nil { snapshots.root = fronts.stateDirectory.map { $0 + "/snapshots" } }
+        ControlAPI(emulator: emulator, accounts: accounts, info: info, snapshots: snapshots).register(into: &router)
         V1Front(emulator: emulator, auth: auth).register(into: &router)
         V1TopicSubscriptions(emulator: emulator, auth: auth).register(into: &router)
         IIDFront(emulator: emulator, auth: auth).register(into: &router)
