@@ -84,6 +84,7 @@ let package = Package(
                 "FCMHTTP",
                 "FCMXMPP",
                 "FCMScenario",
+                "FCMSnapshot",
                 "FCMJSON",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),

@@ -14,7 +14,7 @@ public struct SnapshotConfiguration: Sendable {
     /// Which clock an import resumes on, unless the request says.
     public var clock: SnapshotClock
 
-    public init(root: String? = nil, emulatorVersion: String = "unknown", clock: SnapshotClock = .snapshot) {
+    public init(root: String? = nil, emulatorVersion: String = FCMEmuVersion.current, clock: SnapshotClock = .snapshot) {
         self.root = root
         self.emulatorVersion = emulatorVersion
         self.clock = clock

@@ -36,8 +36,14 @@ struct RunningEmulator {
         let emulator = Emulator(settings: options.settings, clock: .wall(start: options.clockStart, wallMillis: FCMEmu.Serve.wallMillis))
         try emulator.setClockSpeed(options.clockSpeed)
         if options.clockPaused { emulator.pauseClock() }
-        try file?.preload(into: emulator)
-        for path in options.preloadFiles { try ConfigFile.load(path: path).preload(into: emulator) }
+        if options.importDirectory != nil {
+            // The snapshot is the world: projects and devices of config and --devices files are
+            // not created on top of it (they would clash with what it holds).
+            try SnapshotLifecycle.importAtStart(emulator, options, logger: logger)
+        } else {
+            try file?.preload(into: emulator)
+            for path in options.preloadFiles { try ConfigFile.load(path: path).preload(into: emulator) }
+        }
         for path in options.faultFiles { try FaultFile.load(path: path).forEach(emulator.addFaultRule) }
 
         let group = MultiThreadedEventLoopGroup(numberOfThreads: System.coreCount)
