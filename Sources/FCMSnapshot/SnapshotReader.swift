@@ -57,7 +57,17 @@ public enum SnapshotReader {
         }
         var messages: [Message] = []
         try reader("messages.jsonl").forEach { _, value in messages.append(try MessageCodec.decode(value, expectedRef: messages.count)) }
-        try reader("devices.jsonl").forEach { _, value in try DeviceLines.read(value, messages: messages, builder: &builder) }
+        var shared = SharedStrings()
+        try reader("devices.jsonl").forEach(
+            fast: { _, line in
+                switch DeviceLines.fastRead(line, messages: messages, shared: &shared) {
+                case .live(let record): try builder.addDevice(record)
+                case .deleted(let id, let project): try builder.addDeletedDevice(id: id, projectIndex: project)
+                case nil: return false
+                }
+                return true
+            }
+        ) { _, value in try DeviceLines.read(value, messages: messages, builder: &builder) }
         try reader("tokens.jsonl").forEach { _, value in
             var f = try JSONFields(value, "retired token")
             let record = SnapshotRecord.RetiredToken(
@@ -94,17 +104,13 @@ public enum SnapshotReader {
             try f.finish()
             try builder.addGroup(group, projectIndex: project)
         }
-        var timers: [SnapshotRecord.Timer] = []
-        try reader("timers.jsonl").forEach { _, value in
-            let timer = try TimerLines.read(value)
-            try builder.checkTimer(timer)
-            timers.append(timer)
-        }
-        do throws(SnapshotProblem) {
-            try builder.setTimers(timers)
-        } catch {
-            throw SnapshotError(file: "timers.jsonl", line: nil, error.message)
-        }
+        try reader("timers.jsonl").forEach(
+            fast: { _, line in
+                guard let timer = TimerLines.fastRead(line) else { return false }
+                try builder.addTimer(timer)
+                return true
+            }
+        ) { _, value in try builder.addTimer(try TimerLines.read(value)) }
         for (line, value) in later {
             do throws(SnapshotProblem) {
                 try WorldLines.read(value, messages: messages, builder: &builder)

@@ -21,6 +21,7 @@ public struct WorldBuilder: Sendable {
     private var world: World
     private var topicMemberships = 0
     private var subscribedTopics = 0
+    private var timerEntries: [TimerQueue.Entry] = []
 
     public init(settings: EmulatorSettings, now: Instant, counters: SnapshotRecord.Counters) {
         world = World(settings: settings, start: now)
@@ -144,29 +145,19 @@ public struct WorldBuilder: Sendable {
         }
     }
 
-    /// Every pending timer, in the order the image listed them.
-    public mutating func setTimers(_ timers: [SnapshotRecord.Timer]) throws(SnapshotProblem) {
-        var entries: [TimerQueue.Entry] = []
-        entries.reserveCapacity(timers.count)
-        for t in timers {
-            try checkTimer(t)
-            let action: TimerAction
-            switch t.action {
-            case .expire(let d, let s): action = .expire(device: d, storeSequence: s)
-            case .dozeMaintenance(let d, let g): action = .dozeMaintenance(device: d, generation: g)
-            case .retryDelivery(let d): action = .retryDelivery(device: d)
-            }
-            entries.append(TimerQueue.Entry(deadline: t.deadline, sequence: t.sequence, action: action))
-        }
-        world.timers = TimerQueue(entries: entries, nextSequence: world.timers.nextSequence)
-    }
-
-    /// Checks one timer, so a reader can name the line of a bad one.
-    public func checkTimer(_ t: SnapshotRecord.Timer) throws(SnapshotProblem) {
+    /// The next pending timer, in the order the image listed them (the queue's storage order).
+    public mutating func addTimer(_ t: SnapshotRecord.Timer) throws(SnapshotProblem) {
         try checkSlot(t.action.device, what: "timer")
         guard t.sequence < world.timers.nextSequence else {
             throw SnapshotProblem("timer sequence \(t.sequence) is past the timer counter")
         }
+        let action: TimerAction
+        switch t.action {
+        case .expire(let d, let s): action = .expire(device: d, storeSequence: s)
+        case .dozeMaintenance(let d, let g): action = .dozeMaintenance(device: d, generation: g)
+        case .retryDelivery(let d): action = .retryDelivery(device: d)
+        }
+        timerEntries.append(TimerQueue.Entry(deadline: t.deadline, sequence: t.sequence, action: action))
     }
 
     public mutating func addFanOut(_ r: SnapshotRecord.FanOut) throws(SnapshotProblem) {
@@ -209,11 +200,13 @@ public struct WorldBuilder: Sendable {
     }
 
     /// The world, once the records agree with one another.
-    public func finish() throws(SnapshotProblem) -> WorldImage {
+    public consuming func finish() throws(SnapshotProblem) -> WorldImage {
         guard topicMemberships == subscribedTopics else {
             throw SnapshotProblem(
                 "devices hold \(subscribedTopics) topic subscriptions but the topics list \(topicMemberships) subscribers")
         }
+        world.timers = TimerQueue(entries: timerEntries, nextSequence: world.timers.nextSequence)
+        timerEntries = []
         return WorldImage(world)
     }
 

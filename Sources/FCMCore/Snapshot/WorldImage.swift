@@ -70,8 +70,8 @@ public struct WorldImage: Sendable {
 
     /// Pending timers in the queue's own storage order: an import rebuilds the queue from that
     /// order unchanged, so a second export writes them alike without sorting ten million entries.
-    public var timers: [SnapshotRecord.Timer] {
-        world.timers.entries.map { entry in
+    public var timers: some Sequence<SnapshotRecord.Timer> {
+        world.timers.entries.lazy.map { entry in
             let action: SnapshotRecord.Timer.Action
             switch entry.action {
             case .expire(let d, let s): action = .expire(device: d, storeSequence: s)
