@@ -75,7 +75,7 @@ let package = Package(
         ),
         .target(
             name: "FCMScenario",
-            dependencies: ["FCMCore", "FCMHTTP", "FCMXMPP", "FCMJSON", .product(name: "Yams", package: "Yams")]
+            dependencies: ["FCMCore", "FCMHTTP", "FCMXMPP", "FCMJSON", "FCMSnapshot", .product(name: "Yams", package: "Yams")]
         ),
         .executableTarget(
             name: "fcm-emu",
@@ -95,7 +95,7 @@ let package = Package(
         ),
         .testTarget(name: "FCMJSONTests", dependencies: ["FCMJSON"]),
         .testTarget(name: "FCMEmuTests", dependencies: ["fcm-emu", "FCMCore", "FCMJSON"]),
-        .testTarget(name: "FCMScenarioTests", dependencies: ["FCMScenario"]),
+        .testTarget(name: "FCMScenarioTests", dependencies: ["FCMScenario", "FCMCore", "FCMSnapshot"]),
         .testTarget(
             name: "FCMXMPPTests",
             dependencies: [
