@@ -63,7 +63,9 @@ public struct WorldBuilder: Sendable {
 
     public mutating func addDevice(_ r: SnapshotRecord.Device) throws(SnapshotProblem) {
         try checkNextSlot(r.id)
-        guard r.projectIndex >= 0, Int(r.projectIndex) < world.projects.count, let project = world.projects[Int(r.projectIndex)] else {
+        // No binding of the project's state: a live copy would make the appends below copy a
+        // million-entry set on every device (the same trap as World.createDevice).
+        guard r.projectIndex >= 0, Int(r.projectIndex) < world.projects.count, world.projects[Int(r.projectIndex)] != nil else {
             throw SnapshotProblem("device \(r.id) names project index \(r.projectIndex), which does not exist")
         }
         guard r.state != .doze || r.platform == .android else { throw SnapshotProblem("device \(r.id) dozes but is not Android") }
@@ -71,8 +73,12 @@ public struct WorldBuilder: Sendable {
             throw SnapshotProblem("device \(r.id) lacks an app id, token or fid")
         }
         guard world.deviceByToken[r.token] == nil else { throw SnapshotProblem("device \(r.id) holds a token another device holds") }
-        guard project.devicesByFid[r.fid] == nil else { throw SnapshotProblem("device \(r.id) has the fid of another device") }
-        if let name = r.name, project.devicesByName[name] != nil { throw SnapshotProblem("device name '\(name)' appears twice") }
+        guard world.projects[Int(r.projectIndex)]?.devicesByFid[r.fid] == nil else {
+            throw SnapshotProblem("device \(r.id) has the fid of another device")
+        }
+        if let name = r.name, world.projects[Int(r.projectIndex)]?.devicesByName[name] != nil {
+            throw SnapshotProblem("device name '\(name)' appears twice")
+        }
         for (topic, _) in r.topics where !IdentifierShape.isValidTopicName(topic) {
             throw SnapshotProblem("device \(r.id) is subscribed to an invalid topic name")
         }
@@ -117,10 +123,10 @@ public struct WorldBuilder: Sendable {
     }
 
     public mutating func addTopic(_ r: SnapshotRecord.Topic) throws(SnapshotProblem) {
-        guard r.projectIndex >= 0, Int(r.projectIndex) < world.projects.count, let project = world.projects[Int(r.projectIndex)] else {
+        guard r.projectIndex >= 0, Int(r.projectIndex) < world.projects.count, world.projects[Int(r.projectIndex)] != nil else {
             throw SnapshotProblem("topic '\(r.name)' names project index \(r.projectIndex), which does not exist")
         }
-        guard project.topics[r.name] == nil else { throw SnapshotProblem("topic '\(r.name)' appears twice") }
+        guard world.projects[Int(r.projectIndex)]?.topics[r.name] == nil else { throw SnapshotProblem("topic '\(r.name)' appears twice") }
         var members = OrderedSet<DeviceID>()
         for id in r.devices {
             guard id >= 0, Int(id) < world.devices.count, let device = world.devices[Int(id)], device.projectIndex == r.projectIndex,
@@ -133,10 +139,12 @@ public struct WorldBuilder: Sendable {
     }
 
     public mutating func addGroup(_ group: DeviceGroup, projectIndex: Int32) throws(SnapshotProblem) {
-        guard projectIndex >= 0, Int(projectIndex) < world.projects.count, let project = world.projects[Int(projectIndex)] else {
+        guard projectIndex >= 0, Int(projectIndex) < world.projects.count, world.projects[Int(projectIndex)] != nil else {
             throw SnapshotProblem("group '\(group.name)' names project index \(projectIndex), which does not exist")
         }
-        guard project.groups[group.notificationKey] == nil, project.groupKeyByName[group.name] == nil else {
+        guard world.projects[Int(projectIndex)]?.groups[group.notificationKey] == nil,
+            world.projects[Int(projectIndex)]?.groupKeyByName[group.name] == nil
+        else {
             throw SnapshotProblem("group '\(group.name)' appears twice")
         }
         try? world.modifyProject(projectIndex) {
