@@ -57,60 +57,71 @@ public enum SnapshotReader {
         }
         var messages: [Message] = []
         try reader("messages.jsonl").forEach { _, value in messages.append(try MessageCodec.decode(value, expectedRef: messages.count)) }
-        var shared = SharedStrings()
-        try reader("devices.jsonl").forEach(
-            fast: { _, line in
-                switch DeviceLines.fastRead(line, messages: messages, shared: &shared) {
-                case .live(let record): try builder.addDevice(record)
-                case .deleted(let id, let project): try builder.addDeletedDevice(id: id, projectIndex: project)
-                case nil: return false
+        // The timers are parsed on a second core while this one reads the devices; they are
+        // checked against the devices once both are read.
+        let timerReader = reader("timers.jsonl")
+        let (parsedTimers, _) = try alongside({ () -> Result<[SnapshotRecord.Timer], SnapshotError> in
+            Result { () throws(SnapshotError) in try Self.readTimers(timerReader) }
+        }) { () throws(SnapshotError) in
+            builder.reserve(devices: reader("devices.jsonl").expectedLines)
+            var shared = SharedStrings()
+            try reader("devices.jsonl").forEach(
+                fast: { _, line in
+                    switch DeviceLines.fastRead(line, messages: messages, shared: &shared) {
+                    case .live(let record): try builder.addDevice(record)
+                    case .deleted(let id, let project): try builder.addDeletedDevice(id: id, projectIndex: project)
+                    case nil: return false
+                    }
+                    return true
                 }
-                return true
+            ) { _, value in try DeviceLines.read(value, messages: messages, builder: &builder) }
+            try reader("tokens.jsonl").forEach { _, value in
+                var f = try JSONFields(value, "retired token")
+                let record = SnapshotRecord.RetiredToken(
+                    token: try f.string("token"), device: try f.number("device", as: DeviceID.self),
+                    canonicalUntil: try f.optionalInstant("canonicalUntil"))
+                try f.finish()
+                try builder.addRetiredToken(record)
             }
-        ) { _, value in try DeviceLines.read(value, messages: messages, builder: &builder) }
-        try reader("tokens.jsonl").forEach { _, value in
-            var f = try JSONFields(value, "retired token")
-            let record = SnapshotRecord.RetiredToken(
-                token: try f.string("token"), device: try f.number("device", as: DeviceID.self),
-                canonicalUntil: try f.optionalInstant("canonicalUntil"))
-            try f.finish()
-            try builder.addRetiredToken(record)
-        }
-        try reader("topics.jsonl").forEach { _, value in
-            var f = try JSONFields(value, "topic")
-            var devices: [DeviceID] = []
-            for d in try f.array("devices") {
-                guard let id = d.int64Value.flatMap({ DeviceID(exactly: $0) }) else {
-                    throw SnapshotProblem("topic.devices must be device ids")
+            try reader("topics.jsonl").forEach { _, value in
+                var f = try JSONFields(value, "topic")
+                var devices: [DeviceID] = []
+                for d in try f.array("devices") {
+                    guard let id = d.int64Value.flatMap({ DeviceID(exactly: $0) }) else {
+                        throw SnapshotProblem("topic.devices must be device ids")
+                    }
+                    devices.append(id)
                 }
-                devices.append(id)
+                let record = SnapshotRecord.Topic(
+                    projectIndex: try f.number("project", as: Int32.self), name: try f.string("topic"), devices: devices)
+                try f.finish()
+                try builder.addTopic(record)
             }
-            let record = SnapshotRecord.Topic(
-                projectIndex: try f.number("project", as: Int32.self), name: try f.string("topic"), devices: devices)
-            try f.finish()
-            try builder.addTopic(record)
-        }
-        try reader("groups.jsonl").forEach { _, value in
-            var f = try JSONFields(value, "group")
-            var tokens: [String] = []
-            for t in try f.array("tokens") {
-                guard let token = t.stringValue else { throw SnapshotProblem("group.tokens must hold strings") }
-                tokens.append(token)
+            try reader("groups.jsonl").forEach { _, value in
+                var f = try JSONFields(value, "group")
+                var tokens: [String] = []
+                for t in try f.array("tokens") {
+                    guard let token = t.stringValue else { throw SnapshotProblem("group.tokens must hold strings") }
+                    tokens.append(token)
+                }
+                let group = DeviceGroup(
+                    restoring: try f.string("name"), notificationKey: try f.string("notificationKey"), tokens: tokens,
+                    createdAt: try f.instant("createdAt"))
+                let project = try f.number("project", as: Int32.self)
+                try f.finish()
+                try builder.addGroup(group, projectIndex: project)
             }
-            let group = DeviceGroup(
-                restoring: try f.string("name"), notificationKey: try f.string("notificationKey"), tokens: tokens,
-                createdAt: try f.instant("createdAt"))
-            let project = try f.number("project", as: Int32.self)
-            try f.finish()
-            try builder.addGroup(group, projectIndex: project)
         }
-        try reader("timers.jsonl").forEach(
-            fast: { _, line in
-                guard let timer = TimerLines.fastRead(line) else { return false }
+        guard let parsedTimers else { throw SnapshotError(file: "timers.jsonl", line: nil, "was not read") }
+        let timers = try parsedTimers.get()
+        builder.reserve(timers: timers.count)
+        for (index, timer) in timers.enumerated() {
+            do throws(SnapshotProblem) {
                 try builder.addTimer(timer)
-                return true
+            } catch {
+                throw SnapshotError(file: "timers.jsonl", line: index + 1, error.message)
             }
-        ) { _, value in try builder.addTimer(try TimerLines.read(value)) }
+        }
         for (line, value) in later {
             do throws(SnapshotProblem) {
                 try WorldLines.read(value, messages: messages, builder: &builder)
@@ -136,5 +147,19 @@ public enum SnapshotReader {
         } catch {
             throw SnapshotError(file: "topics.jsonl", line: nil, error.message)
         }
+    }
+
+    /// Every line of `timers.jsonl`, parsed but not yet checked against the devices.
+    private static func readTimers(_ reader: LineReader) throws(SnapshotError) -> [SnapshotRecord.Timer] {
+        var timers: [SnapshotRecord.Timer] = []
+        timers.reserveCapacity(reader.expectedLines)
+        try reader.forEach(
+            fast: { _, line in
+                guard let timer = TimerLines.fastRead(line) else { return false }
+                timers.append(timer)
+                return true
+            }
+        ) { _, value in timers.append(try TimerLines.read(value)) }
+        return timers
     }
 }

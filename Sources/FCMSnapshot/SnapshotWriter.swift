@@ -30,12 +30,25 @@ public enum SnapshotWriter {
             try writer.close()
             files.append((name, SnapshotManifest.FileEntry(lines: writer.lines, bytes: writer.bytes)))
         }
-        try file("projects.jsonl") { w in try writeProjects(image, &w) }
-        try file("devices.jsonl") { w in try DeviceLines.write(image, inbox: options.include.contains(.inboxes), refs: &refs, &w) }
-        try file("tokens.jsonl") { w in try writeTokens(image, &w) }
-        try file("topics.jsonl") { w in try writeTopics(image, &w) }
-        try file("groups.jsonl") { w in try writeGroups(image, &w) }
-        try file("timers.jsonl") { w in try TimerLines.write(image.timers, &w) }
+        // The timers (ten million lines for a million devices storing ten messages each) are
+        // written on a second core while this one writes the devices.
+        let timerPath = directory + "/timers.jsonl"
+        let (timers, _) = try alongside({
+            Result { () throws -> SnapshotManifest.FileEntry in
+                var writer = try LineWriter(path: timerPath)
+                try TimerLines.write(image.timers, &writer)
+                try writer.close()
+                return SnapshotManifest.FileEntry(lines: writer.lines, bytes: writer.bytes)
+            }
+        }) {
+            try file("projects.jsonl") { w in try writeProjects(image, &w) }
+            try file("devices.jsonl") { w in try DeviceLines.write(image, inbox: options.include.contains(.inboxes), refs: &refs, &w) }
+            try file("tokens.jsonl") { w in try writeTokens(image, &w) }
+            try file("topics.jsonl") { w in try writeTopics(image, &w) }
+            try file("groups.jsonl") { w in try writeGroups(image, &w) }
+        }
+        guard let timers else { throw SnapshotError(file: "timers.jsonl", line: nil, "was not written") }
+        files.append(("timers.jsonl", try timers.get()))
         try file("world.jsonl") { w in try WorldLines.write(image, refs: &refs, &w) }
         if options.include.contains(.events) {
             try file(SnapshotManifest.eventsFile) { w in try EventLines.write(image.events, refs: &refs, &w) }

@@ -51,6 +51,26 @@ public struct WorldBuilder: Sendable {
         world.projectIndexByNumber[project.number] = index
     }
 
+    /// Room for the snapshot's devices, known from its manifest, so that a million of them are
+    /// not copied again each time the arrays and the token index grow. A lone project (the usual
+    /// world) gets room in its own indexes too.
+    public mutating func reserve(devices: Int) {
+        let count = min(max(0, devices), 1 << 24)
+        world.devices.reserveCapacity(count)
+        world.deviceProjects.reserveCapacity(count)
+        world.deviceByToken.reserveCapacity(count)
+        let live = world.projects.indices.filter { world.projects[$0] != nil }
+        if live.count == 1, let only = live.first {
+            world.projects[only]?.devices.reserveCapacity(count)
+            world.projects[only]?.devicesByFid.reserveCapacity(count)
+        }
+    }
+
+    /// Room for the snapshot's timers.
+    public mutating func reserve(timers: Int) {
+        timerEntries.reserveCapacity(min(max(0, timers), 1 << 28))
+    }
+
     /// The slot of a deleted device: its id stays taken, and the event log still names its project.
     public mutating func addDeletedDevice(id: DeviceID, projectIndex: Int32) throws(SnapshotProblem) {
         try checkNextSlot(id)

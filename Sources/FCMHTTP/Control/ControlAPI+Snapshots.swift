@@ -40,7 +40,7 @@ struct SnapshotRoutes: Sendable {
         let options = SnapshotOptions(include: include, emulatorVersion: configuration.emulatorVersion)
         if wantsTar(request) {
             let bytes = try withTemporaryDirectory { directory throws(FCMError) -> [UInt8] in
-                try run { try emulator.exportSnapshot(to: directory + "/snapshot", options: options) }
+                _ = try run { try emulator.exportSnapshot(to: directory + "/snapshot", options: options) }
                 return try run { try SnapshotTar.archive(directory: directory + "/snapshot") }
             }
             return HTTPResponse(
