@@ -59,6 +59,8 @@ let package = Package(
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
             ],
+            // The dashboard's sources are embedded by scripts/embed-dashboard (DashboardAssets.swift).
+            exclude: ["Dashboard/ui"],
             resources: [.copy("Resources/openapi.json")]
         ),
         // The legacy message format, shared by legacy HTTP and XMPP (CCS uses the same keys).

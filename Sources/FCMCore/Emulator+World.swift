@@ -34,7 +34,9 @@ extension Emulator {
                 w.clearProject(try w.projectIndex(id: projectId))
                 return
             }
-            let fresh = World(settings: w.settings, start: w.now)
+            var fresh = World(settings: w.settings, start: w.now)
+            // Event sequences go on from where they were, so streams resume cleanly after a reset.
+            fresh.events = EventLog(capacity: w.settings.maxEvents, firstSequence: w.events.nextSequence)
             w = fresh
             _ = try? w.createProject(id: DemoProject.id, number: DemoProject.number, serverKeys: [DemoProject.serverKey])
         }
@@ -241,6 +243,20 @@ extension Emulator {
         try withWorld { (w: inout World) throws(FCMError) -> [Event] in try w.events(matching: query) }
     }
 
+    /// Events from sequence `cursor` on that match `query`, a bounded page at a time (streams).
+    public func eventPage(
+        from cursor: Int, matching query: EventQuery, maxScan: Int = 16_384, maxEvents: Int = 256
+    ) throws(FCMError)
+        -> EventPage
+    {
+        try withWorld { (w: inout World) throws(FCMError) -> EventPage in
+            try w.eventPage(from: cursor, matching: query, maxScan: maxScan, maxEvents: maxEvents)
+        }
+    }
+
+    /// The sequence number the next event will get: a stream that starts "now" starts here.
+    public var nextEventSequence: Int { withWorld { $0.events.nextSequence } }
+
     /// A positive 19-digit number from the seeded generator (legacy `multicast_id`).
     public func randomInt64() -> Int64 {
         withWorld { w in Int64(bitPattern: 1_000_000_000_000_000_000 + w.ids.random.next() % 8_000_000_000_000_000_000) }
@@ -302,7 +318,17 @@ extension Emulator {
     public func ccsConnect(sender: String) throws(FCMError) -> (connection: Int, projectId: String) {
         try withWorld { (w: inout World) throws(FCMError) -> (connection: Int, projectId: String) in
             let project = try w.projectState(w.projectIndex(idOrNumber: sender)).project
-            return (w.ccs.connect(project: project.id), project.id)
+            return (w.ccs.connect(project: project.id, sender: project.number, at: w.now), project.id)
+        }
+    }
+
+    /// The connection sent CONNECTION_DRAINING (shown as draining until it closes).
+    public func ccsDraining(_ connection: Int) { withWorld { $0.ccs.markDraining(connection) } }
+
+    /// The project's bound XMPP connections.
+    public func ccsConnections(projectId: String) throws(FCMError) -> [CCSConnectionInfo] {
+        try withWorld { (w: inout World) throws(FCMError) -> [CCSConnectionInfo] in
+            w.ccs.connections(project: try w.projectState(w.projectIndex(idOrNumber: projectId)).project.id)
         }
     }
 

@@ -28,6 +28,8 @@ public final class Emulator: Sendable {
     private let wallMillis: (@Sendable () -> Int64)?
     /// Told (outside the lock) which projects' XMPP connections have CCS work.
     private let ccsListener = Mutex<(@Sendable (String) -> Void)?>(nil)
+    /// Told (outside the lock) that events were logged.
+    private let watchers = EventWatchers()
 
     /// A new emulator. With `demoProject`, the project of `DemoProject` exists from the start.
     public init(
@@ -56,15 +58,28 @@ public final class Emulator: Sendable {
     func withWorld<R: Sendable, E: Error>(_ body: (inout World) throws(E) -> R) throws(E) -> R {
         let target = clockTarget()
         var work: Set<String> = []
-        defer { notifyCCS(work) }
+        var logged = false
+        defer {
+            notifyCCS(work)
+            if logged { watchers.notify() }
+        }
         return try state.withLock { (world: inout World) throws(E) -> R in
+            let before = world.events.nextSequence
             if let target { world.advance(to: target) }
             defer {
                 work = world.ccsWork
                 world.ccsWork = []
+                logged = world.events.nextSequence != before
             }
             return try body(&world)
         }
+    }
+
+    /// Calls `onChange` (outside the lock, on whichever thread changed the world) each time
+    /// events are logged, until the returned watch is cancelled or released. Streams and waits
+    /// use it to read again instead of polling (issue 13).
+    public func watchEvents(_ onChange: @escaping @Sendable () -> Void) -> EventWatch {
+        watchers.add(onChange)
     }
 
     /// Finishes pending fan-outs a chunk per lock hold, so other clients get the lock in between
@@ -181,8 +196,7 @@ extension Emulator {
     /// Stops a wall-driven clock (no effect on a virtual one, which only moves when told).
     public func pauseClock() {
         guard let wallMillis else { return }
-        let target = clockTarget()
-        if let target { state.withLock { $0.advance(to: target) } }
+        _ = now  // up to date first, through `withWorld`, so watchers hear of what fired
         let wall = wallMillis()
         driver.withLock { $0?.pause(atWall: wall) }
     }

@@ -28,6 +28,8 @@ struct HTTPHandlerTests {
         /// Everything written back so far, as text. Each `read()` lets the pipelining handler
         /// release the next request it held, as the socket's next read would.
         func received() throws -> String {
+            // Tasks other threads queued (a stream or a wait woken by the emulator) run first.
+            channel.embeddedEventLoop.run()
             var text = ""
             while true {
                 var progressed = false

@@ -16,6 +16,8 @@ struct CCSOutbox: Sendable {
     /// Connection → (project, items it holds).
     private(set) var inFlight: [Int: (project: String, items: [CCSItem])] = [:]
     private(set) var nextConnection = 1
+    /// What the control API and the dashboard show of each bound connection.
+    private var described: [Int: CCSConnectionInfo] = [:]
     /// Per project: how many drains were asked for, so each connection drains once per request.
     private(set) var drainRequests: [String: Int] = [:]
 
@@ -35,14 +37,28 @@ struct CCSOutbox: Sendable {
         return waiting[project]?.popFirst()
     }
 
-    mutating func connect(project: String) -> Int {
+    mutating func connect(project: String, sender: String, at now: Instant) -> Int {
         defer { nextConnection += 1 }
         inFlight[nextConnection] = (project, [])
+        described[nextConnection] = CCSConnectionInfo(id: nextConnection, projectId: project, sender: sender, connectedAt: now)
         return nextConnection
+    }
+
+    /// The connection sent CONNECTION_DRAINING.
+    mutating func markDraining(_ connection: Int) { described[connection]?.draining = true }
+
+    /// The project's bound connections, oldest first, with what each holds un-acked.
+    func connections(project: String) -> [CCSConnectionInfo] {
+        described.values.filter { $0.projectId == project }.sorted { $0.id < $1.id }.map { info in
+            var info = info
+            info.inFlight = inFlight[info.id]?.items.count ?? 0
+            return info
+        }
     }
 
     /// Puts what the connection held back in line, first.
     mutating func disconnect(_ connection: Int) {
+        described[connection] = nil
         guard let held = inFlight.removeValue(forKey: connection), !held.items.isEmpty else { return }
         waiting[held.project, default: []].prepend(contentsOf: held.items)
     }
@@ -79,4 +95,17 @@ struct CCSOutbox: Sendable {
     }
 
     func project(of connection: Int) -> String? { inFlight[connection]?.project }
+}
+
+/// One bound XMPP connection, as the control API lists it.
+public struct CCSConnectionInfo: Sendable, Equatable {
+    public let id: Int
+    public let projectId: String
+    /// The sender id (project number) it logged in as.
+    public let sender: String
+    public let connectedAt: Instant
+    /// CONNECTION_DRAINING was sent: new downstream messages are refused, and the server closes soon.
+    public var draining = false
+    /// Upstream messages and receipts sent on it and not yet acked (at most 100).
+    public var inFlight = 0
 }

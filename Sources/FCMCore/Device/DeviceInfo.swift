@@ -55,6 +55,12 @@ public struct DeviceInfo: Sendable, Equatable {
     public let lastConnectedAt: Instant
     /// Messages stored for it now.
     public let storedCount: Int
+    /// Of those, the ones under a collapse key (at most 4 keys, rule 3); the rest count toward
+    /// the non-collapsible cap of 100 (rule 4).
+    public let storedCollapsible: Int
+    public var storedNonCollapsible: Int { storedCount - storedCollapsible }
+    /// When the app last received something; nil before its first delivery.
+    public let lastDeliveryAt: Instant?
     public let deliveredCount: Int
     public let deletedSignalOwed: Bool
 }
@@ -68,7 +74,9 @@ extension World {
             tokenValid: device.tokenValid, senders: [project?.number ?? ""] + device.extraSenders,
             topics: device.topics.keys.sorted(), createdAt: device.createdAt,
             lastConnectedAt: device.state.isConnected ? now : device.lastConnectedAt,
-            storedCount: device.store?.items.count ?? 0, deliveredCount: min(device.inbox.count, settings.maxInboxPerDevice),
+            storedCount: device.store?.items.count ?? 0,
+            storedCollapsible: device.store?.items.lazy.filter(\.profile.isCollapsible).count ?? 0,
+            lastDeliveryAt: device.inbox.last?.time, deliveredCount: min(device.inbox.count, settings.maxInboxPerDevice),
             deletedSignalOwed: device.deletedSignalOwed
         )
     }

@@ -56,14 +56,24 @@ public struct Event: Sendable {
 /// The event log: a ring of `EmulatorSettings.maxEvents` slots. Once full, each new event
 /// overwrites the oldest, so dropping old events costs the same small amount on every append
 /// (a bulk compaction would free half a million messages at once, under the world's lock).
+///
+/// Sequence numbers only grow, across resets too, so a stream reader's `Last-Event-ID` never
+/// points into a different history.
 struct EventLog: Sendable {
     private var ring: [Event] = []
     /// Where the oldest event is once the ring is full.
     private var head = 0
-    private(set) var nextSequence = 0
+    /// The sequence number the next event gets.
+    private(set) var nextSequence: Int
     let capacity: Int
 
-    init(capacity: Int) { self.capacity = max(1, capacity) }
+    init(capacity: Int, firstSequence: Int = 0) {
+        self.capacity = max(1, capacity)
+        nextSequence = max(0, firstSequence)
+    }
+
+    /// The sequence number of the oldest event kept.
+    var oldestSequence: Int { nextSequence - ring.count }
 
     /// A log holding `events` (oldest first, the newest `capacity` kept) that numbers the next
     /// event `nextSequence`: a snapshot's log, or an empty one that goes on counting.
@@ -85,6 +95,13 @@ struct EventLog: Sendable {
             ring[head] = event
             head = (head + 1) % capacity
         }
+    }
+
+    /// The kept event with this sequence number.
+    subscript(sequence sequence: Int) -> Event? {
+        let position = sequence - oldestSequence
+        guard position >= 0, position < ring.count else { return nil }
+        return ring[(head + position) % ring.count]
     }
 
     /// Kept events, oldest first.

@@ -104,13 +104,23 @@ extension ControlAPI {
             })
         router.add(
             "GET", base + "/{device}/inbox",
-            handle { _, params throws(FCMError) in
-                let (info, deliveries) = try emulator.inbox(try params.require("device"), projectId: try params.require("project"))
-                return ControlJSON.response(
-                    .object([
-                        ("device", ControlJSON.device(info)),
-                        ("deliveries", .array(deliveries.map { ControlJSON.delivery($0, platform: info.platform) })),
-                    ]))
+            handle { request, params throws(FCMError) in
+                // `waitFor=N&timeout=` answers once the inbox holds N deliveries (ControlAPI+Live.swift).
+                for (key, _) in request.query where !Self.waitParameters.contains(key) {
+                    throw FCMError(.invalidArgument, "Unknown query parameter '\(key)'; expected waitFor or timeout", field: key)
+                }
+                let device = try params.require("device")
+                let project = try params.require("project")
+                let read = { @Sendable () throws(FCMError) -> (DeviceInfo, [Delivery]) in try emulator.inbox(device, projectId: project) }
+                let answer = { @Sendable (inbox: (info: DeviceInfo, deliveries: [Delivery])) in
+                    ControlJSON.response(
+                        .object([
+                            ("device", ControlJSON.device(inbox.info)),
+                            ("deliveries", .array(inbox.deliveries.map { ControlJSON.delivery($0, platform: inbox.info.platform) })),
+                        ]))
+                }
+                guard let wait = try waitRequest(request, limit: emulator.settings.maxInboxPerDevice) else { return answer(try read()) }
+                return try waiting(wait, read: read, count: { $0.1.count }, answer: answer)
             })
         router.add(
             "DELETE", base + "/{device}/inbox",

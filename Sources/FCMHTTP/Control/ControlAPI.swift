@@ -12,13 +12,21 @@ public struct ControlAPI: Sendable {
 
     let emulator: Emulator
     let accounts: ServiceAccounts
+    let grants: AccessGrants
+    /// Streams and waits kept open, and their limits.
+    let live: LiveRequests
     /// The running server's addresses and credentials, for `GET /info` (the ready-file JSON).
     let info: @Sendable () -> JSONValue
     let snapshots: SnapshotRoutes
 
-    init(emulator: Emulator, accounts: ServiceAccounts, info: @escaping @Sendable () -> JSONValue, snapshots: SnapshotConfiguration) {
+    init(
+        emulator: Emulator, accounts: ServiceAccounts, grants: AccessGrants, live: LiveRequests,
+        info: @escaping @Sendable () -> JSONValue, snapshots: SnapshotConfiguration
+    ) {
         self.emulator = emulator
         self.accounts = accounts
+        self.grants = grants
+        self.live = live
         self.info = info
         self.snapshots = SnapshotRoutes(emulator: emulator, configuration: snapshots)
     }
@@ -47,6 +55,7 @@ public struct ControlAPI: Sendable {
         registerFaults(into: &router)
         registerProjects(into: &router)
         registerDevices(into: &router)
+        registerStreams(into: &router)
     }
 
     /// Wraps a throwing handler so that core errors become control-API errors.
@@ -213,6 +222,26 @@ public struct ControlAPI: Sendable {
                 }
             })
         router.add(
+            "POST", "\(p)/projects/{project}/accessTokens",
+            handle { _, params throws(FCMError) in
+                // What the token endpoint would grant the project's service account, without the
+                // JWT dance: for the dashboard's send form and for harnesses that speak raw HTTP.
+                let project = try emulator.project(try params.require("project"))
+                let grant = grants.issue(projectId: project.id, scopes: Set(MetadataServer.scopes))
+                return ControlJSON.response(
+                    status: 201,
+                    .object([
+                        ("accessToken", .string(grant.token)), ("tokenType", .string("Bearer")),
+                        ("expiresIn", .int(AccessGrants.lifetimeSeconds)),
+                    ]))
+            })
+        router.add(
+            "GET", "\(p)/projects/{project}/xmpp",
+            handle { _, params throws(FCMError) in
+                let connections = try emulator.ccsConnections(projectId: try params.require("project"))
+                return ControlJSON.response(.object([("connections", .array(connections.map(ControlJSON.connection)))]))
+            })
+        router.add(
             "POST", "\(p)/projects/{project}/xmpp:drain",
             handle { _, params throws(FCMError) in
                 try emulator.requestDrain(projectId: try params.require("project"))
@@ -245,9 +274,21 @@ public struct ControlAPI: Sendable {
             })
     }
 
-    /// `GET …/events?device=&token=&topic=&message=&kind=a,b&since=&until=&limit=`.
+    /// `GET …/events?device=&token=&topic=&message=&kind=a,b&since=&until=&limit=`, and
+    /// `waitFor=N&timeout=` to answer once N events match (ControlAPI+Live.swift).
     func events(_ request: HTTPRequest, projectId: String?, device: DeviceID?) throws(FCMError) -> HTTPResponse {
-        let known: Set<String> = ["device", "token", "topic", "message", "kind", "since", "until", "limit"]
+        let query = try eventQuery(request, projectId: projectId, device: device, extra: ["since", "until", "limit"] + Self.waitParameters)
+        let read = { @Sendable () throws(FCMError) -> [Event] in try emulator.events(query) }
+        let answer = { @Sendable (events: [Event]) in
+            ControlJSON.response(.object([("events", .array(events.map(ControlJSON.event)))]))
+        }
+        guard let wait = try waitRequest(request, limit: query.limit) else { return answer(try read()) }
+        return try waiting(wait, read: read, count: \.count, answer: answer)
+    }
+
+    /// The filters shared by the events list and the event stream.
+    func eventQuery(_ request: HTTPRequest, projectId: String?, device: DeviceID?, extra: [String]) throws(FCMError) -> EventQuery {
+        let known = Set(["device", "token", "topic", "message", "kind"] + extra)
         for (key, _) in request.query where !known.contains(key) {
             throw FCMError(
                 .invalidArgument, "Unknown query parameter '\(key)'; expected one of: \(known.sorted().joined(separator: ", "))", field: key
@@ -284,8 +325,7 @@ public struct ControlAPI: Sendable {
             }
             query.limit = n
         }
-        let events = try emulator.events(query)
-        return ControlJSON.response(.object([("events", .array(events.map(ControlJSON.event)))]))
+        return query
     }
 
     private func instant(_ text: String?, field: String) throws(FCMError) -> Instant? {

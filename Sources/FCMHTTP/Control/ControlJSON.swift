@@ -33,6 +33,9 @@ enum ControlJSON {
             ("createdAt", .string(d.createdAt.iso8601)),
             ("lastConnectedAt", .string(d.lastConnectedAt.iso8601)),
             ("storedCount", .int(d.storedCount)),
+            ("storedCollapsible", .int(d.storedCollapsible)),
+            ("storedNonCollapsible", .int(d.storedNonCollapsible)),
+            ("lastDeliveryAt", d.lastDeliveryAt.map { .string($0.iso8601) }),
             ("deliveredCount", .int(d.deliveredCount)),
             ("deletedMessagesPending", .bool(d.deletedSignalOwed)),
         ])
@@ -65,6 +68,13 @@ enum ControlJSON {
             ("relatedMessageId", e.related.map { .string($0.id) }),
             ("target", e.message.map { .string($0.target.description) }),
             ("detail", e.detail.map(JSONValue.string)),
+        ])
+    }
+
+    static func connection(_ c: CCSConnectionInfo) -> JSONValue {
+        .object([
+            ("id", .string(String(c.id))), ("sender", .string(c.sender)), ("state", .string(c.draining ? "draining" : "active")),
+            ("inFlight", .int(c.inFlight)), ("connectedAt", .string(c.connectedAt.iso8601)),
         ])
     }
 

@@ -82,6 +82,8 @@ public struct HTTPResponse: Sendable {
     public var delayMillis: Int64 = 0
     /// Drop the connection instead of answering (an injected reset).
     public var resetConnection = false
+    /// The rest of the answer comes later: a wait or an event stream (transports only).
+    public var live: LiveAnswer?
 
     public init(status: Int, headers: [(String, String)] = [], body: [UInt8] = []) {
         self.status = status

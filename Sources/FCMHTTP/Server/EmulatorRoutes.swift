@@ -37,7 +37,9 @@ public enum EmulatorRoutes {
         var router = Router(fallback: fallback)
         var snapshots = fronts.snapshots
         if snapshots.root == nil { snapshots.root = fronts.stateDirectory.map { $0 + "/snapshots" } }
-        ControlAPI(emulator: emulator, accounts: accounts, info: info, snapshots: snapshots).register(into: &router)
+        let live = LiveRequests()
+        ControlAPI(emulator: emulator, accounts: accounts, grants: grants, live: live, info: info, snapshots: snapshots)
+            .register(into: &router)
         V1Front(emulator: emulator, auth: auth).register(into: &router)
         V1TopicSubscriptions(emulator: emulator, auth: auth).register(into: &router)
         IIDFront(emulator: emulator, auth: auth).register(into: &router)
@@ -45,6 +47,7 @@ public enum EmulatorRoutes {
         DeviceGroupFront(emulator: emulator, auth: auth).register(into: &router)
         TokenEndpoint(accounts: accounts, grants: grants, wallSeconds: fronts.wallSeconds).register(into: &router)
         AllowedLocations().register(into: &router)
+        Dashboard().register(into: &router)
         let metadata = MetadataServer(emulator: emulator, accounts: accounts, grants: grants, project: fronts.metadataProject)
         metadata.register(into: &router)
         router.add("GET", "/") { request, _ in metadata.root(request) ?? fallback(request, allowed: []) }
@@ -57,7 +60,7 @@ public enum EmulatorRoutes {
         let routes = router
         return HTTPResponder(
             router: routes, maxBodyBytes: maxBodyBytes, handle: { request in faults.respond(request) { routes.respond(to: $0) } },
-            clockSpeed: { emulator.clockStatus.paused ? 0 : emulator.clockStatus.speed }
+            clockSpeed: { emulator.clockStatus.paused ? 0 : emulator.clockStatus.speed }, live: live
         ) { request in
             if request.path.hasPrefix("/fcm/") || request.path.hasPrefix("/gcm/") { return LegacyPages.tooLarge() }
             if request.path.hasPrefix("/v1/") {

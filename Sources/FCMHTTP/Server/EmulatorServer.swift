@@ -122,6 +122,8 @@ public final class EmulatorServer: Sendable {
     /// Stops the clock tick and closes the listener.
     public func shutdown() async {
         tick.withLock { $0?.cancel() }
+        // Event streams say goodbye (`event: shutdown`) and waits answer with what there is.
+        responder.live.endAll()
         await http.close()
         await https?.close()
         // A CA made for this run only (its key included) does not outlive it.
@@ -144,6 +146,7 @@ public final class EmulatorServer: Sendable {
                 }
             ),
             ("controlApi", .string(url + ControlAPI.prefix)),
+            ("dashboard", .string(url + Dashboard.prefix + "/")),
             (
                 "demoProject",
                 demo.map { p in

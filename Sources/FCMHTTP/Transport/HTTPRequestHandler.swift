@@ -23,10 +23,12 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
     private var state = State.idle
     /// A complete request whose answer waits for the channel to drain.
     private var held: (HTTPRequestHead, HTTPRequest)?
-    private let responder: HTTPResponder
-    private let log: AccessLog
+    let responder: HTTPResponder
+    let log: AccessLog
+    /// A wait or an event stream in progress (HTTPRequestHandler+Live.swift).
+    var live: Live?
     /// When the request being read began, for the access log.
-    private var started = NIODeadline.now()
+    var started = NIODeadline.now()
     static let initialBodyCapacity = 16 * 1024
     /// The longest an injected latency may hold an answer, in wall time, however slow the clock.
     static let maxWallDelayMillis: Int64 = 10 * 60 * 1000
@@ -83,11 +85,21 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
             held = nil
             answer(request, head: head, context: context)
         }
+        if context.channel.isWritable { pump(context: context) }
         context.fireChannelWritabilityChanged()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        endLive()
+        context.fireChannelInactive()
     }
 
     private func answer(_ request: HTTPRequest, head: HTTPRequestHead, context: ChannelHandlerContext) {
         var response = responder.respond(request)
+        if let answer = response.live {
+            begin(answer, head: head, context: context)
+            return
+        }
         if head.version.major < 2, !head.isKeepAlive { response.closeConnection = true }
         if response.resetConnection {
             // On HTTP/2 this handler sits on a stream channel, and closing it resets only the
@@ -129,7 +141,7 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
         write(response, head: head, context: context)
     }
 
-    private func write(_ response: HTTPResponse, head request: HTTPRequestHead, context: ChannelHandlerContext) {
+    func write(_ response: HTTPResponse, head request: HTTPRequestHead, context: ChannelHandlerContext) {
         log.answered(
             method: request.method.rawValue, target: request.uri, status: response.status, version: request.version, since: started)
         let version = request.version
@@ -158,6 +170,8 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         if event is IdleStateHandler.IdleStateEvent {
+            // A stream's or a wait's client has nothing to say; heartbeats and timeouts cover it.
+            guard live == nil else { return }
             log.refused("connection idle past its timeout", metadata: ["peer": "\(context.remoteAddress?.description ?? "-")"])
             context.close(promise: nil)
             return

@@ -10,14 +10,18 @@ public struct HTTPResponder: Sendable {
     public let tooLarge: @Sendable (HTTPRequest) -> HTTPResponse
     /// How fast the emulator's clock runs against the wall, to turn injected latency into waiting.
     public let clockSpeed: @Sendable () -> Double
+    /// Streams and waits kept open, ended together at shutdown.
+    public let live: LiveRequests
     private let handle: @Sendable (HTTPRequest) -> HTTPResponse
 
     /// - Parameter handle: what answers requests; by default the router itself.
     public init(
         router: Router, maxBodyBytes: Int, handle: (@Sendable (HTTPRequest) -> HTTPResponse)? = nil,
-        clockSpeed: @escaping @Sendable () -> Double = { 1 }, tooLarge: @escaping @Sendable (HTTPRequest) -> HTTPResponse
+        clockSpeed: @escaping @Sendable () -> Double = { 1 }, live: LiveRequests = LiveRequests(),
+        tooLarge: @escaping @Sendable (HTTPRequest) -> HTTPResponse
     ) {
         self.clockSpeed = clockSpeed
+        self.live = live
         self.router = router
         self.maxBodyBytes = maxBodyBytes
         self.tooLarge = tooLarge

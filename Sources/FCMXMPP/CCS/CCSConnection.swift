@@ -94,7 +94,9 @@ public struct CCSConnection: Sendable {
 
     /// CONNECTION_DRAINING (§5.3): new downstream messages are nacked from now on.
     public mutating func drain() -> [Effect] {
-        perform(session.drain(prefixedForm: configuration.prefixedForm))
+        let effects = perform(session.drain(prefixedForm: configuration.prefixedForm))
+        if effects.contains(.drainStarted), let binding { emulator.ccsDraining(binding.connection) }
+        return effects
     }
 
     /// The drain's grace period is over: the server closes the stream.

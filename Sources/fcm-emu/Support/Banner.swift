@@ -12,6 +12,7 @@ enum Banner {
         let xmpp = xmppPorts.isEmpty ? "off" : xmppPorts.map { "\(server.http.host):\($0)" }.joined(separator: ", ")
         return """
             fcm-emu \(FCMEmuVersion.current) listening on \(url)\(https)
+              dashboard     \(url)/ui/
               control API   \(url)\(ControlAPI.prefix)   (OpenAPI: \(url)\(ControlAPI.prefix)/openapi.json)
               demo project  \(demo?.id ?? "-")   sender id \(demo?.number ?? "-")
               server key    \(demo?.serverKeys.first ?? "-")

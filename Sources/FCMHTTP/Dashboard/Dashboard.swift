@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+
+/// The dashboard at `/ui/`: static files compiled into the binary (`DashboardAssets`, made by
+/// `scripts/embed-dashboard`), which read and drive the world through the control API and its
+/// event stream like any other client (issue 13).
+struct Dashboard: Sendable {
+    static let prefix = "/ui"
+    /// Set by dashboard developers to the `ui/` directory: files are then read from it on every
+    /// request, so an edit shows on reload without a rebuild.
+    static let developmentDirectoryVariable = "FCM_EMU_UI_DIR"
+
+    private let developmentDirectory: String?
+
+    init(developmentDirectory: String? = ProcessInfo.processInfo.environment[Self.developmentDirectoryVariable]) {
+        self.developmentDirectory = developmentDirectory.flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    func register(into router: inout Router) {
+        // The router reads `/ui` and `/ui/` alike; relative links in the page need the slash.
+        router.add("GET", Self.prefix) { request, _ in
+            guard request.path.hasSuffix("/") else { return HTTPResponse(status: 308, headers: [("Location", Self.prefix + "/")]) }
+            return file("index.html", request: request)
+        }
+        router.add("GET", Self.prefix + "/{file}") { request, params in file(params["file"] ?? "", request: request) }
+    }
+
+    private func file(_ name: String, request: HTTPRequest) -> HTTPResponse {
+        guard Self.isPlainName(name), let text = contents(name) else { return EmulatorRoutes.notFoundPage(request) }
+        return HTTPResponse(
+            status: 200,
+            headers: [
+                ("Content-Type", Self.contentType(name)),
+                ("Cache-Control", "no-cache"),
+                ("X-Content-Type-Options", "nosniff"),
+                // Only this origin's scripts, styles and API: the page shows peer-chosen payloads.
+                (
+                    "Content-Security-Policy",
+                    "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'"
+                ),
+                ("Referrer-Policy", "no-referrer"),
+            ],
+            body: Array(text.utf8))
+    }
+
+    private func contents(_ name: String) -> String? {
+        guard let directory = developmentDirectory else { return DashboardAssets.files[name] }
+        return try? String(contentsOfFile: directory + "/" + name, encoding: .utf8)
+    }
+
+    /// A flat file name: no path, no dot files (the directory is flat; see scripts/embed-dashboard).
+    static func isPlainName(_ name: String) -> Bool {
+        !name.isEmpty && name.count <= 64 && !name.hasPrefix(".")
+            && name.unicodeScalars.allSatisfy { ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "-" || $0 == "." }
+    }
+
+    static func contentType(_ name: String) -> String {
+        switch name.split(separator: ".").last {
+        case "html": return "text/html; charset=utf-8"
+        case "css": return "text/css; charset=utf-8"
+        case "js", "mjs": return "text/javascript; charset=utf-8"
+        case "svg": return "image/svg+xml"
+        case "json": return "application/json; charset=utf-8"
+        default: return "text/plain; charset=utf-8"
+        }
+    }
+}

@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import FCMCore
+import Synchronization
+
+/// An answer that is not complete when the route returns (issue 13): the transport keeps the
+/// request open and reads again each time the world logs events, instead of anyone polling.
+/// In-process callers (tests, scenarios, batch parts) see the response it rides on, which holds
+/// what there is now.
+public enum LiveAnswer: Sendable {
+    /// Answer once a condition holds, or at a wall-clock timeout with what there is.
+    case wait(PendingAnswer)
+    /// Server-Sent Events after a 200 head, until the client leaves or the server stops.
+    case stream(StreamingBody)
+}
+
+public struct PendingAnswer: Sendable {
+    /// Wall-clock milliseconds until `expire` answers, whatever the emulator's clock does: a
+    /// paused clock must not hold a harness forever.
+    public let timeoutMillis: Int64
+    /// The answer once the condition holds; nil meanwhile.
+    public let check: @Sendable () -> HTTPResponse?
+    /// The answer at the timeout.
+    public let expire: @Sendable () -> HTTPResponse
+    public let watch: @Sendable (@escaping @Sendable () -> Void) -> EventWatch
+    /// Held while the request is open; counts toward `LiveRequests.maxWaits`.
+    public let slot: LiveSlot
+}
+
+public struct StreamingBody: Sendable {
+    /// Written right after the head.
+    public let first: [UInt8]
+    /// The next frames, and whether more may be read at once. Called only while the connection
+    /// can write, so a reader that does not read holds a cursor and nothing else.
+    public let next: @Sendable () -> (bytes: [UInt8], more: Bool)
+    /// Written when nothing else was, so proxies and clients see the connection alive.
+    public let heartbeat: @Sendable () -> [UInt8]
+    public let heartbeatMillis: Int64
+    /// The last frame, when the server stops.
+    public let farewell: [UInt8]
+    public let watch: @Sendable (@escaping @Sendable () -> Void) -> EventWatch
+    /// Held while the stream is open; counts toward `LiveRequests.maxStreams`.
+    public let slot: LiveSlot
+}
+
+/// The requests kept open (streams and waits): bounded in number, and ended together when the
+/// server stops.
+public final class LiveRequests: Sendable {
+    public enum Kind: Sendable { case stream, wait }
+
+    public let maxStreams: Int
+    public let maxWaits: Int
+    private let state = Mutex<(next: Int, streams: Int, waits: Int, enders: [Int: @Sendable () -> Void])>((0, 0, 0, [:]))
+
+    public init(maxStreams: Int = 1000, maxWaits: Int = 10_000) {
+        self.maxStreams = maxStreams
+        self.maxWaits = maxWaits
+    }
+
+    /// A slot, or nil when that kind is at its limit.
+    public func admit(_ kind: Kind) -> LiveSlot? {
+        let id: Int? = state.withLock { s in
+            switch kind {
+            case .stream:
+                guard s.streams < maxStreams else { return nil }
+                s.streams += 1
+            case .wait:
+                guard s.waits < maxWaits else { return nil }
+                s.waits += 1
+            }
+            s.next += 1
+            return s.next
+        }
+        return id.map { LiveSlot(id: $0, kind: kind, owner: self) }
+    }
+
+    public var openStreams: Int { state.withLock { $0.streams } }
+    public var openWaits: Int { state.withLock { $0.waits } }
+
+    /// Asks every open request to end now (streams send their farewell).
+    public func endAll() {
+        for end in state.withLock({ Array($0.enders.values) }) { end() }
+    }
+
+    fileprivate func onEnd(_ id: Int, _ end: @escaping @Sendable () -> Void) {
+        state.withLock { $0.enders[id] = end }
+    }
+
+    fileprivate func release(_ id: Int, _ kind: Kind) {
+        state.withLock { s in
+            s.enders[id] = nil
+            switch kind {
+            case .stream: s.streams -= 1
+            case .wait: s.waits -= 1
+            }
+        }
+    }
+}
+
+/// One open request's place among `LiveRequests`; given back when released.
+public final class LiveSlot: Sendable {
+    let id: Int
+    let kind: LiveRequests.Kind
+    private let owner: LiveRequests
+
+    fileprivate init(id: Int, kind: LiveRequests.Kind, owner: LiveRequests) {
+        self.id = id
+        self.kind = kind
+        self.owner = owner
+    }
+
+    /// What the transport does when the server stops.
+    public func onServerStop(_ end: @escaping @Sendable () -> Void) { owner.onEnd(id, end) }
+
+    deinit { owner.release(id, kind) }
+}
