@@ -12,8 +12,10 @@ struct LineWriter {
     private(set) var lines = 0
     private(set) var bytes = 0
 
-    init(path: String) throws {
-        guard FileManager.default.createFile(atPath: path, contents: nil) else {
+    /// `private` files (keys) are readable by their owner only.
+    init(path: String, private: Bool = false) throws {
+        let attributes: [FileAttributeKey: Any]? = `private` ? [.posixPermissions: 0o600] : nil
+        guard FileManager.default.createFile(atPath: path, contents: nil, attributes: attributes) else {
             throw SnapshotError(file: (path as NSString).lastPathComponent, line: nil, "cannot create the file")
         }
         handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))

@@ -16,6 +16,10 @@ public struct SnapshotManifest: Sendable, Equatable {
         "timers.jsonl",
     ]
     static let eventsFile = "events.jsonl"
+    /// The HTTP fronts' keys (service accounts, the access-token key), when they wrote any.
+    static let credentialsFile = "credentials.jsonl"
+    /// Every file a snapshot may hold besides `manifest.json`, in reading order.
+    static let allFiles = requiredFiles + [eventsFile, credentialsFile]
 
     public enum Part: String, Sendable, CaseIterable {
         /// The event log (`events.jsonl`).
@@ -96,7 +100,7 @@ public struct SnapshotManifest: Sendable, Equatable {
         }
         guard let filePairs = json["files"]?.objectValue else { throw problem("files", "\"files\" must be an object") }
         var files: [(String, FileEntry)] = []
-        let allowed = Set(requiredFiles + [eventsFile])
+        let allowed = Set(allFiles)
         for (name, value) in filePairs {
             guard allowed.contains(name) else { throw problem(name, "file \"\(name)\" is not part of snapshot format \(currentVersion)") }
             guard let lines = value["lines"]?.int64Value, let bytes = value["bytes"]?.int64Value, lines >= 0, bytes >= 0,

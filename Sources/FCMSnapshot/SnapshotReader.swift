@@ -7,7 +7,19 @@ import Foundation
 /// Reads a snapshot directory into a fresh world, checking every line. Nothing here touches a
 /// running emulator: the caller swaps the result in (`Emulator.restore`) only if all of it read.
 public enum SnapshotReader {
-    public static func read(directory: String) throws(SnapshotError) -> (image: WorldImage, manifest: SnapshotManifest) {
+    /// The lines of `credentials.jsonl` (empty when the snapshot has none), checked against the
+    /// manifest's count; what they mean is for the HTTP fronts to read.
+    public static func credentials(directory: String) throws(SnapshotError) -> [JSONValue] {
+        let manifest = try readManifest(directory)
+        guard let entry = manifest.files.first(where: { $0.name == SnapshotManifest.credentialsFile }) else { return [] }
+        var lines: [JSONValue] = []
+        try LineReader(directory: directory, file: SnapshotManifest.credentialsFile, expectedLines: entry.entry.lines).forEach { _, value in
+            lines.append(value)
+        }
+        return lines
+    }
+
+    private static func readManifest(_ directory: String) throws(SnapshotError) -> SnapshotManifest {
         let manifestPath = directory + "/manifest.json"
         guard let data = FileManager.default.contents(atPath: manifestPath) else {
             throw SnapshotError(file: "manifest.json", line: nil, "missing: \(directory) is not a snapshot directory")
@@ -15,7 +27,11 @@ public enum SnapshotReader {
         guard data.count <= 1 << 20, let text = String(data: data, encoding: .utf8) else {
             throw SnapshotError(file: "manifest.json", line: nil, "must be UTF-8 JSON under 1 MiB")
         }
-        let manifest = try SnapshotManifest.parse(text)
+        return try SnapshotManifest.parse(text)
+    }
+
+    public static func read(directory: String) throws(SnapshotError) -> (image: WorldImage, manifest: SnapshotManifest) {
+        let manifest = try readManifest(directory)
         func reader(_ name: String) -> LineReader {
             LineReader(directory: directory, file: name, expectedLines: manifest.files.first { $0.name == name }?.entry.lines ?? 0)
         }

@@ -11,13 +11,13 @@ public enum SnapshotTar {
 
     /// The names a snapshot archive may hold.
     static var allowedNames: Set<String> {
-        Set(SnapshotManifest.requiredFiles + [SnapshotManifest.eventsFile, "manifest.json"])
+        Set(SnapshotManifest.allFiles + ["manifest.json"])
     }
 
     /// The archive of a snapshot directory: manifest first, then the files in reading order.
     public static func archive(directory: String) throws -> [UInt8] {
         let present = Set(try FileManager.default.contentsOfDirectory(atPath: directory))
-        let order = ["manifest.json"] + SnapshotManifest.requiredFiles + [SnapshotManifest.eventsFile]
+        let order = ["manifest.json"] + SnapshotManifest.allFiles
         var out: [UInt8] = []
         for name in order where present.contains(name) {
             let data = try Data(contentsOf: URL(fileURLWithPath: directory + "/" + name))

@@ -9,10 +9,14 @@ import Foundation
 public struct SnapshotOptions: Sendable {
     public var include: Set<SnapshotManifest.Part>
     public var emulatorVersion: String
+    /// Lines of `credentials.jsonl`, which the HTTP fronts write and read (the world knows no
+    /// keys); empty: no such file.
+    public var credentials: [JSONValue]
 
-    public init(include: Set<SnapshotManifest.Part> = [], emulatorVersion: String) {
+    public init(include: Set<SnapshotManifest.Part> = [], emulatorVersion: String, credentials: [JSONValue] = []) {
         self.include = include
         self.emulatorVersion = emulatorVersion
+        self.credentials = credentials
     }
 }
 
@@ -24,8 +28,8 @@ public enum SnapshotWriter {
     public static func write(_ image: WorldImage, to directory: String, options: SnapshotOptions) throws -> SnapshotManifest {
         var refs = MessageRefs()
         var files: [(name: String, entry: SnapshotManifest.FileEntry)] = []
-        func file(_ name: String, _ body: (inout LineWriter) throws -> Void) throws {
-            var writer = try LineWriter(path: directory + "/" + name)
+        func file(_ name: String, private: Bool = false, _ body: (inout LineWriter) throws -> Void) throws {
+            var writer = try LineWriter(path: directory + "/" + name, private: `private`)
             try body(&writer)
             try writer.close()
             files.append((name, SnapshotManifest.FileEntry(lines: writer.lines, bytes: writer.bytes)))
@@ -53,11 +57,14 @@ public enum SnapshotWriter {
         if options.include.contains(.events) {
             try file(SnapshotManifest.eventsFile) { w in try EventLines.write(image.events, refs: &refs, &w) }
         }
+        if !options.credentials.isEmpty {
+            try file(SnapshotManifest.credentialsFile, private: true) { w in for line in options.credentials { try w.line(line) } }
+        }
         try file("messages.jsonl") { w in
             for (ref, message) in refs.messages.enumerated() { try w.line(MessageCodec.encode(message, ref: ref)) }
         }
         // Listed in reading order, so the manifest reads as the order of import.
-        let order = SnapshotManifest.requiredFiles + [SnapshotManifest.eventsFile]
+        let order = SnapshotManifest.allFiles
         files.sort { (order.firstIndex(of: $0.name) ?? 99) < (order.firstIndex(of: $1.name) ?? 99) }
         let manifest = SnapshotManifest(
             formatVersion: SnapshotManifest.currentVersion, emulatorVersion: options.emulatorVersion, clock: image.now,

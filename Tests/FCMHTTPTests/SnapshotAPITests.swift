@@ -73,4 +73,57 @@ import Testing
         #expect(refused.status == 400)
         #expect(target.emulator.device(token: token) != nil)
     }
+
+    /// A snapshot carries the fronts' keys: an access token and a service-account key file of the
+    /// exporting emulator keep working on another one that imports it (issue 14, "Restarts").
+    @Test func accessTokensAndKeyFilesWorkAfterImportElsewhere() throws {
+        let source = InProcess(Emulator(), fronts: FrontConfiguration(authMode: .strict, stateDirectory: nil))
+        _ = try source.json("POST", "/emulator/v1/projects", #"{"id":"strict-app","number":"111222333444"}"#, status: 201)
+        let device = try source.json("POST", "/emulator/v1/projects/strict-app/devices", #"{"platform":"web"}"#, status: 201)
+        let bearer = try #require(
+            try source.json("POST", "/emulator/v1/projects/strict-app/accessTokens", status: 201).string("accessToken"))
+        let keyFile = try source.json("GET", "/emulator/v1/projects/strict-app/serviceAccount")
+        let tar = source.call("POST", "/emulator/v1:export?format=tar")
+        #expect(tar.status == 200)
+
+        let target = InProcess(Emulator(), fronts: FrontConfiguration(authMode: .strict, stateDirectory: nil))
+        let send = #"{"message":{"token":"\#(try #require(device.string("token")))","data":{"k":"v"}}}"#
+        let before = target.call("POST", "/v1/projects/demo-fcm-emu/messages:send", send, headers: [("Authorization", "Bearer \(bearer)")])
+        #expect(before.status == 401 || before.status == 404)
+        let imported = target.responder.respond(
+            HTTPRequest(
+                method: "POST", target: "/emulator/v1:import?format=tar", headers: [("Content-Type", "application/x-tar")], body: tar.body))
+        #expect(imported.status == 200, "\(imported.bodyText)")
+        let sent = target.call("POST", "/v1/projects/strict-app/messages:send", send, headers: [("Authorization", "Bearer \(bearer)")])
+        #expect(sent.status == 200, "\(sent.bodyText)")
+        // The key file the target hands out is the source's: same key id, same private key.
+        let again = try target.json("GET", "/emulator/v1/projects/strict-app/serviceAccount")
+        #expect(again.string("private_key_id") == keyFile.string("private_key_id"))
+        #expect(again.string("private_key") == keyFile.string("private_key"))
+    }
+
+    /// A damaged credentials line refuses the whole snapshot, naming the file and line.
+    @Test func aBadCredentialLineRefusesTheSnapshot() throws {
+        let state = try Self.stateDirectory()
+        defer { try? FileManager.default.removeItem(atPath: state) }
+        let source = Self.api(state: state)
+        _ = try source.json("POST", "/emulator/v1/projects/demo-fcm-emu/devices", #"{"platform":"android","name":"kept"}"#, status: 201)
+        _ = try source.json("GET", "/emulator/v1/projects/demo-fcm-emu/serviceAccount")
+        _ = try source.json("POST", "/emulator/v1:export", #"{"name":"keys"}"#)
+        let path = state + "/snapshots/keys/credentials.jsonl"
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(text.hasPrefix(#"{"type":"accessTokenKey""#))
+        let attributes = try FileManager.default.attributesOfItem(atPath: path)
+        #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
+        var lines = text.split(separator: "\n").map(String.init)
+        lines[1] = lines[1].replacingOccurrences(of: "BEGIN PRIVATE KEY", with: "BEGIN NOTHING")
+        try (lines.joined(separator: "\n") + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+
+        let other = InProcess(Emulator(), fronts: FrontConfiguration(authMode: .lax, stateDirectory: state))
+        let answer = other.call("POST", "/emulator/v1:import", #"{"name":"keys"}"#)
+        #expect(answer.status == 400)
+        #expect(answer.bodyText.contains("credentials.jsonl"))
+        #expect(answer.bodyText.contains("line 2"))
+        #expect((try? other.emulator.device("kept", projectId: DemoProject.id)) == nil)
+    }
 }

@@ -26,6 +26,7 @@ public struct SnapshotConfiguration: Sendable {
 /// so no peer can make the emulator read or write a path of its choosing.
 struct SnapshotRoutes: Sendable {
     let emulator: Emulator
+    let credentials: FrontCredentials
     let configuration: SnapshotConfiguration
 
     func export(_ request: HTTPRequest) throws(FCMError) -> HTTPResponse {
@@ -40,7 +41,7 @@ struct SnapshotRoutes: Sendable {
         let options = SnapshotOptions(include: include, emulatorVersion: configuration.emulatorVersion)
         if wantsTar(request) {
             let bytes = try withTemporaryDirectory { directory throws(FCMError) -> [UInt8] in
-                _ = try run { try emulator.exportSnapshot(to: directory + "/snapshot", options: options) }
+                _ = try run { try credentials.exportSnapshot(of: emulator, to: directory + "/snapshot", options: options) }
                 return try run { try SnapshotTar.archive(directory: directory + "/snapshot") }
             }
             return HTTPResponse(
@@ -49,7 +50,7 @@ struct SnapshotRoutes: Sendable {
                 body: bytes)
         }
         let (name, path) = try namedPath(try body.string("name"))
-        let manifest = try run { try emulator.exportSnapshot(to: path, options: options) }
+        let manifest = try run { try credentials.exportSnapshot(of: emulator, to: path, options: options) }
         return ControlJSON.response(.object([("name", .string(name)), ("manifest", manifest.json)]))
     }
 
@@ -68,7 +69,7 @@ struct SnapshotRoutes: Sendable {
             let body = request.body
             manifest = try withTemporaryDirectory { directory throws(FCMError) -> SnapshotManifest in
                 try run { try SnapshotTar.extract(body, into: directory) }
-                return try run { try emulator.importSnapshot(from: directory, clock: clock) }
+                return try run { try credentials.importSnapshot(into: emulator, from: directory, clock: clock) }
             }
         } else {
             let body = try ControlBody(request, allowed: ["name", "clock"])
@@ -82,7 +83,7 @@ struct SnapshotRoutes: Sendable {
             guard FileManager.default.fileExists(atPath: path) else {
                 throw FCMError(.notFound, "No snapshot named '\(name)'", field: "name")
             }
-            manifest = try run { try emulator.importSnapshot(from: path, clock: clock) }
+            manifest = try run { try credentials.importSnapshot(into: emulator, from: path, clock: clock) }
         }
         return ControlJSON.response(.object([("clock", .string(emulator.now.iso8601)), ("manifest", manifest.json)]))
     }

@@ -20,15 +20,15 @@ public struct ControlAPI: Sendable {
     let snapshots: SnapshotRoutes
 
     init(
-        emulator: Emulator, accounts: ServiceAccounts, grants: AccessGrants, live: LiveRequests,
-        info: @escaping @Sendable () -> JSONValue, snapshots: SnapshotConfiguration
+        emulator: Emulator, credentials: FrontCredentials, live: LiveRequests, info: @escaping @Sendable () -> JSONValue,
+        snapshots: SnapshotConfiguration
     ) {
         self.emulator = emulator
-        self.accounts = accounts
-        self.grants = grants
+        self.accounts = credentials.accounts
+        self.grants = credentials.grants
         self.live = live
         self.info = info
-        self.snapshots = SnapshotRoutes(emulator: emulator, configuration: snapshots)
+        self.snapshots = SnapshotRoutes(emulator: emulator, credentials: credentials, configuration: snapshots)
     }
 
     public func register(into router: inout Router) {

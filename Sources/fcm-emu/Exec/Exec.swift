@@ -73,7 +73,7 @@ extension FCMEmu {
             RunningEmulator.bootstrapLogging(options)
             let running = try await RunningEmulator.start(options, file: file, logger: Logger(label: "fcm-emu"))
             let code = await runCommand(with: running)
-            SnapshotLifecycle.exportAtExit(running.server.emulator, options, logger: Logger(label: "fcm-emu"))
+            SnapshotLifecycle.exportAtExit(running, options, logger: Logger(label: "fcm-emu"))
             await running.stop()
             throw ExitCode(code)
         }

@@ -81,7 +81,7 @@ extension FCMEmu {
             let logger = Logger(label: "fcm-emu")
             let running = try await RunningEmulator.start(options, file: file, logger: logger)
             let server = running.server
-            let autosave = try SnapshotLifecycle.startAutosave(server.emulator, options, logger: logger)
+            let autosave = try SnapshotLifecycle.startAutosave(running, options, logger: logger)
             if let path = options.readyFile { try ReadyFile.write(server.info, to: path) }
             // Unbuffered: a harness reading a pipe should see the banner now, not at exit.
             FileHandle.standardOutput.write(Data(Banner.text(server: server, xmppPorts: running.xmpp.map(\.port)).utf8))
@@ -92,7 +92,7 @@ extension FCMEmu {
             try? await server.http.channel.closeFuture.get()
             signals.cancel()
             autosave?.cancel()
-            SnapshotLifecycle.exportAtExit(server.emulator, options, logger: logger)
+            SnapshotLifecycle.exportAtExit(running, options, logger: logger)
             await running.stop()
             if let path = options.readyFile { ReadyFile.remove(path) }
             logger.info("Stopped")

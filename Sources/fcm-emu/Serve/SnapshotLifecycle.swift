@@ -9,10 +9,10 @@ import Logging
 /// What `serve` and `exec` do with snapshots: import at start, autosave, export at exit.
 enum SnapshotLifecycle {
     /// Replaces the new emulator's world with `--import`'s snapshot; a refused one stops start-up.
-    static func importAtStart(_ emulator: Emulator, _ options: ServeOptions, logger: Logger) throws {
+    static func importAtStart(_ emulator: Emulator, _ credentials: FrontCredentials, _ options: ServeOptions, logger: Logger) throws {
         guard let directory = options.importDirectory else { return }
         do {
-            let manifest = try emulator.importSnapshot(from: directory, clock: options.fronts.snapshots.clock)
+            let manifest = try credentials.importSnapshot(into: emulator, from: directory, clock: options.fronts.snapshots.clock)
             logger.info("Imported \(directory) (snapshot of \(manifest.clock.iso8601), clock \(options.fronts.snapshots.clock.rawValue))")
         } catch {
             throw ConfigError("--import \(directory): \(error.description)")
@@ -20,9 +20,9 @@ enum SnapshotLifecycle {
     }
 
     /// Writes `--export-on-exit`'s snapshot; failures are logged, as the process is ending anyway.
-    static func exportAtExit(_ emulator: Emulator, _ options: ServeOptions, logger: Logger) {
+    static func exportAtExit(_ running: RunningEmulator, _ options: ServeOptions, logger: Logger) {
         guard let directory = options.exportOnExit else { return }
-        export(emulator, options, to: directory, logger: logger)
+        export(running, options, to: directory, logger: logger)
     }
 
     /// Where autosave writes: the exit snapshot's directory, else `<state dir>/snapshots/autosave`.
@@ -33,7 +33,7 @@ enum SnapshotLifecycle {
 
     /// Saves every `autosave` seconds until cancelled. A task of its own, cancelled by `serve`
     /// before it stops: nothing else in `serve` is a loop it could join.
-    static func startAutosave(_ emulator: Emulator, _ options: ServeOptions, logger: Logger) throws -> Task<Void, Never>? {
+    static func startAutosave(_ running: RunningEmulator, _ options: ServeOptions, logger: Logger) throws -> Task<Void, Never>? {
         guard let seconds = options.autosaveSeconds else { return nil }
         guard let directory = autosaveDirectory(options) else {
             throw ConfigError("autosave needs --export-on-exit or a state directory to write to")
@@ -42,16 +42,17 @@ enum SnapshotLifecycle {
             while !Task.isCancelled {
                 try? await Task.sleep(for: .seconds(seconds))
                 guard !Task.isCancelled else { return }
-                export(emulator, options, to: directory, logger: logger)
+                export(running, options, to: directory, logger: logger)
             }
         }
     }
 
-    private static func export(_ emulator: Emulator, _ options: ServeOptions, to directory: String, logger: Logger) {
+    private static func export(_ running: RunningEmulator, _ options: ServeOptions, to directory: String, logger: Logger) {
         let started = Date()
         do {
-            let manifest = try emulator.exportSnapshot(
-                to: directory, options: SnapshotOptions(include: options.snapshotInclude, emulatorVersion: FCMEmuVersion.current))
+            let manifest = try running.credentials.exportSnapshot(
+                of: running.server.emulator, to: directory,
+                options: SnapshotOptions(include: options.snapshotInclude, emulatorVersion: FCMEmuVersion.current))
             let millis = Int(Date().timeIntervalSince(started) * 1000)
             logger.info("Exported the world to \(directory) (\(manifest.totalBytes) bytes in \(millis) ms)")
         } catch {
