@@ -5,6 +5,1600 @@
 enum DashboardAssets {
     /// The dashboard's files by name, as text.
     static let files: [String: String] = [
-        :
+        "api.js": #"""
+// The control API and the v1 send endpoint, same origin as the page.
+
+export const CONTROL = '/emulator/v1';
+const enc = encodeURIComponent;
+
+export class APIError extends Error {
+  constructor(status, body) {
+    const message = body?.error?.message ?? (typeof body === 'string' && body ? body : `HTTP ${status}`);
+    super(message);
+    this.status = status;
+    this.body = body;
+  }
+}
+
+export async function call(method, path, body) {
+  const init = { method, headers: { Accept: 'application/json' } };
+  if (body !== undefined) {
+    init.headers['Content-Type'] = 'application/json';
+    init.body = JSON.stringify(body);
+  }
+  const response = await fetch(CONTROL + path, init);
+  const text = await response.text();
+  let json = null;
+  try { json = text ? JSON.parse(text) : {}; } catch { json = text; }
+  if (!response.ok) throw new APIError(response.status, json);
+  return json;
+}
+
+export const paths = {
+  project: (p) => `/projects/${enc(p)}`,
+  devices: (p) => `/projects/${enc(p)}/devices`,
+  device: (p, d) => `/projects/${enc(p)}/devices/${enc(d)}`,
+  inbox: (p, d) => `/projects/${enc(p)}/devices/${enc(d)}/inbox`,
+  xmpp: (p) => `/projects/${enc(p)}/xmpp`,
+  xmppDrain: (p) => `/projects/${enc(p)}/xmpp:drain`,
+  accessTokens: (p) => `/projects/${enc(p)}/accessTokens`,
+  fault: (id) => `/faults/${enc(id)}`,
+};
+
+/** Events list or stream URL (relative to CONTROL) for a scope and filters. */
+export function eventsPath(scope, filters, stream) {
+  const base = scope ? `/projects/${enc(scope)}` : '';
+  const query = new URLSearchParams();
+  for (const [key, value] of Object.entries(filters)) {
+    if (value === undefined || value === null || value === '') continue;
+    if (key === 'device' && !scope) continue; // device filters only exist under a project
+    query.set(key, String(value));
+  }
+  const qs = query.toString();
+  return `${base}/events${stream ? ':stream' : ''}${qs ? '?' + qs : ''}`;
+}
+
+// A bearer for the v1 API, minted by the emulator for the project, kept until shortly before it expires.
+const bearers = new Map();
+async function bearer(project) {
+  const cached = bearers.get(project);
+  if (cached && cached.until > Date.now()) return cached.token;
+  const answer = await call('POST', paths.accessTokens(project));
+  bearers.set(project, { token: answer.accessToken, until: Date.now() + (answer.expiresIn - 60) * 1000 });
+  return answer.accessToken;
+}
+
+/**
+ * POSTs a v1 send and returns what came back over the wire: status line, headers, body text.
+ * The body is sent exactly as typed.
+ */
+export async function sendV1(project, bodyText) {
+  const url = `/v1/projects/${enc(project)}/messages:send`;
+  const token = await bearer(project);
+  const started = performance.now();
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` },
+    body: bodyText,
+  });
+  const text = await response.text();
+  const elapsed = performance.now() - started;
+  if (response.status === 401) bearers.delete(project);
+  const absolute = new URL(url, location.href).href;
+  const timing = performance.getEntriesByName(absolute).at(-1);
+  const protocol = (timing?.nextHopProtocol || 'http/1.1').toUpperCase().replace(/^H2$/, 'HTTP/2');
+  const headers = [...response.headers.entries()];
+  return { url, protocol, status: response.status, statusText: response.statusText, headers, text, elapsed };
+}
+
+"""#,
+        "app.js": #"""
+// fcm-emu dashboard: reads and drives the emulator through its control API and event stream,
+// like any other client. No framework; every value reaches the DOM as text.
+import { call, paths, sendV1 } from './api.js';
+import { h, $, fill, clockTime, short, shortMessageId, pretty } from './dom.js';
+import { Feed } from './feed.js';
+import { renderDelivery } from './inbox.js';
+import { sendExamples, faultTemplates, eventKinds, states } from './examples.js';
+
+const state = {
+  projects: [],
+  project: null,
+  devices: new Map(), // id → device JSON, in list order
+  selected: null, // device id whose inbox is shown
+  loadedSendBody: null, // the example text last loaded, to reload it when the device changes
+  loadedFaultBody: null, // the same for the fault-rule template
+  clock: null,
+  clockFetchedAt: 0,
+};
+
+const MAX_LOG = 500;
+const MAX_LIVES = 200;
+
+// ---------------------------------------------------------------- messages to the user
+
+let toastTimer;
+function toast(text, error = false) {
+  const el = $('#toast');
+  el.textContent = text;
+  el.classList.toggle('error', error);
+  el.setAttribute('role', error ? 'alert' : 'status');
+  clearTimeout(toastTimer);
+  toastTimer = setTimeout(() => { el.textContent = ''; }, error ? 8000 : 3500);
+}
+
+/** Runs an action from a button or form; shows its error, refreshes what it may have changed. */
+async function act(label, fn, { refresh = true } = {}) {
+  try {
+    const result = await fn();
+    if (label) toast(label);
+    if (refresh) scheduleRefresh(0);
+    return result;
+  } catch (error) {
+    toast(error.message || String(error), true);
+    return undefined;
+  }
+}
+
+// ---------------------------------------------------------------- location hash: project and device
+
+function readHash() {
+  const params = new URLSearchParams(location.hash.slice(1));
+  return { project: params.get('project'), device: params.get('device') };
+}
+function writeHash() {
+  const params = new URLSearchParams();
+  if (state.project) params.set('project', state.project);
+  if (state.selected) params.set('device', state.selected);
+  history.replaceState(null, '', '#' + params.toString());
+}
+
+// ---------------------------------------------------------------- projects
+
+async function loadProjects() {
+  const answer = await call('GET', '/projects');
+  const projects = (answer.projects ?? []).map((p) => ({ id: p.id, number: p.number }));
+  const select = $('#project');
+  // Filled again only when projects came or went, so an open list is left alone.
+  if (JSON.stringify(projects) === JSON.stringify(state.projects) && select.options.length) return;
+  state.projects = projects;
+  fill(select, projects.map((p) => h('option', { value: p.id }, p.id + (p.number ? ` (${p.number})` : ''))));
+  if (state.project) {
+    if (projects.some((p) => p.id === state.project)) select.value = state.project;
+    else if (projects.length) selectProject(projects[0].id); // ours was deleted
+  }
+}
+
+async function selectProject(id) {
+  state.project = id;
+  $('#project').value = id;
+  state.devices.clear();
+  state.selected = null;
+  fill($('#devices'));
+  deviceCards.clear();
+  showInbox(null);
+  $('#send-endpoint').textContent = `POST /v1/projects/${id}/messages:send`;
+  lives.reset();
+  await refreshDevices();
+  const wanted = readHash().device;
+  if (wanted && state.devices.has(wanted)) selectDevice(wanted);
+  else if (state.devices.size) selectDevice(state.devices.keys().next().value);
+  writeHash();
+  fillLogDevices();
+  loadSendExample();
+  loadFaultTemplate();
+  worldFeed.start(id, {});
+  startLog();
+  refreshXMPP();
+}
+
+// ---------------------------------------------------------------- devices
+
+const deviceCards = new Map(); // id → {li, refs}
+
+async function refreshDevices() {
+  if (!state.project) return;
+  const project = state.project;
+  const answer = await call('GET', paths.devices(project) + '?limit=1000');
+  if (project !== state.project) return;
+  const list = answer.devices ?? [];
+  state.devices = new Map(list.map((d) => [d.id, d]));
+  $('#devices-count').textContent = answer.total > list.length ? `(${list.length} of ${answer.total})` : `(${list.length})`;
+  const ul = $('#devices');
+  for (const [id, card] of deviceCards) {
+    if (!state.devices.has(id)) { card.li.remove(); deviceCards.delete(id); }
+  }
+  for (const device of list) {
+    let card = deviceCards.get(device.id);
+    if (!card) {
+      card = deviceCard(device);
+      deviceCards.set(device.id, card);
+    }
+    ul.append(card.li); // keeps list order; moving a node keeps its focus state in the list
+    card.update(device);
+  }
+  if (!list.length) {
+    if (!$('#devices-empty')) ul.append(h('li', { id: 'devices-empty', class: 'empty' }, 'No devices yet: create one above.'));
+  } else {
+    $('#devices-empty')?.remove();
+  }
+  if (state.selected && !state.devices.has(state.selected)) showInbox(null);
+  // An example not edited since it was loaded follows the selected device's token (refreshed, say).
+  const selected = state.devices.get(state.selected);
+  if (selected && $('#send-body').value === state.loadedSendBody && !state.loadedSendBody.includes(selected.token)) loadSendExample();
+  fillLogDevices();
+  relabelDevices();
+}
+
+function deviceCard(device) {
+  const id = device.id;
+  const refs = {};
+  const label = () => state.devices.get(id)?.name || `device ${id}`;
+  refs.name = h('button', { type: 'button', class: 'device-name', dataset: { testid: 'device-select' }, onclick: () => selectDevice(id) });
+  refs.platform = h('span', { class: 'platform', dataset: { testid: 'device-platform' } });
+  refs.state = h('select', {
+    class: 'state-select', dataset: { testid: 'device-state' },
+    onchange: (e) => act(`${label()} → ${e.target.value}`, () => call('PATCH', paths.device(state.project, id), { state: e.target.value })),
+  }, states.map((s) => h('option', { value: s }, s)));
+  refs.stateLabel = h('label', { class: 'inline' }, h('span', { class: 'visually-hidden' }, 'State'), refs.state);
+  refs.token = h('code', { dataset: { testid: 'device-token' } });
+  refs.invalid = h('span', { class: 'invalid', dataset: { testid: 'device-token-invalid' } });
+  refs.topics = h('span', { dataset: { testid: 'device-topics' } });
+  refs.pending = h('span', { dataset: { testid: 'device-pending' } });
+  refs.delivered = h('span', { dataset: { testid: 'device-delivered' } });
+  refs.lastDelivery = h('span', { dataset: { testid: 'device-last-delivery' } });
+  refs.copy = h('button', {
+    type: 'button', class: 'small', dataset: { testid: 'device-copy-token' },
+    onclick: () => copyText(state.devices.get(id)?.token ?? '', `Token of ${label()} copied`),
+  }, 'Copy');
+  const li = h('li', { class: 'device', dataset: { testid: 'device', deviceId: id } },
+    h('div', { class: 'device-head' }, refs.name, refs.platform, refs.stateLabel),
+    h('div', { class: 'token-row' }, refs.token, refs.copy, refs.invalid),
+    h('div', { class: 'facts-row' }, refs.pending, refs.delivered, refs.lastDelivery, refs.topics),
+    h('div', { class: 'actions' },
+      h('button', { type: 'button', class: 'small', dataset: { testid: 'device-inbox' }, onclick: () => selectDevice(id) }, 'Inbox'),
+      h('button', {
+        type: 'button', class: 'small', dataset: { testid: 'device-refresh-token' },
+        onclick: () => act(`New token for ${label()}`, () => call('POST', paths.device(state.project, id) + ':refreshToken')),
+      }, 'Refresh token'),
+      h('button', {
+        type: 'button', class: 'small', dataset: { testid: 'device-uninstall' },
+        onclick: () => act(`${label()} uninstalled`, () => call('POST', paths.device(state.project, id) + ':uninstall')),
+      }, 'Uninstall'),
+      h('button', {
+        type: 'button', class: 'small', dataset: { testid: 'device-subscribe' },
+        onclick: () => {
+          const topic = prompt(`Subscribe ${label()} to topic:`, 'news');
+          if (topic) act(`${label()} subscribed to ${topic}`, () => call('PUT', paths.device(state.project, id) + '/topics/' + encodeURIComponent(topic)));
+        },
+      }, 'Subscribe…'),
+      h('button', {
+        type: 'button', class: 'small danger', dataset: { testid: 'device-delete' },
+        onclick: () => {
+          if (confirm(`Delete ${label()}? Its token will answer as unregistered.`)) act(`${label()} deleted`, () => call('DELETE', paths.device(state.project, id)));
+        },
+      }, 'Delete')));
+
+  const update = (d) => {
+    refs.name.textContent = d.name || `device ${d.id}`;
+    refs.name.setAttribute('aria-label', `Show inbox of ${d.name || 'device ' + d.id}`);
+    li.dataset.deviceName = d.name ?? '';
+    li.dataset.state = d.state;
+    li.dataset.platform = d.platform;
+    refs.platform.textContent = d.platform;
+    refs.state.value = d.state;
+    refs.state.className = `state-select state-${d.state}`;
+    refs.state.setAttribute('aria-label', `State of ${d.name || 'device ' + d.id}`);
+    refs.token.textContent = d.token;
+    refs.token.title = d.token;
+    refs.invalid.textContent = d.tokenValid === false ? 'token invalid' : '';
+    const collapsible = d.storedCollapsible ?? 0;
+    const nonCollapsible = d.storedNonCollapsible ?? 0;
+    const stored = d.storedCount ?? collapsible + nonCollapsible;
+    fill(refs.pending, 'pending ', h('b', {}, String(stored)), ` (${collapsible} collapsible, ${nonCollapsible} non-collapsible)`);
+    refs.pending.className = stored ? 'pending-some' : '';
+    refs.pending.dataset.count = String(stored);
+    refs.pending.dataset.collapsible = String(collapsible);
+    refs.pending.dataset.nonCollapsible = String(nonCollapsible);
+    refs.pending.title = d.deletedMessagesPending ? 'onDeletedMessages() is pending' : '';
+    fill(refs.delivered, 'delivered ', h('b', {}, String(d.deliveredCount ?? 0)));
+    refs.delivered.dataset.count = String(d.deliveredCount ?? 0);
+    refs.lastDelivery.textContent = d.lastDeliveryAt ? `last ${clockTime(d.lastDeliveryAt)}` : 'never delivered';
+    refs.lastDelivery.title = d.lastDeliveryAt ?? '';
+    refs.topics.textContent = d.topics?.length ? `topics: ${d.topics.join(', ')}` : '';
+    li.setAttribute('aria-current', String(state.selected === d.id));
+  };
+  return { li, update };
+}
+
+async function copyText(text, done) {
+  try {
+    await navigator.clipboard.writeText(text);
+  } catch {
+    // Not a secure context (a LAN address): the old way, through a selected text field.
+    const field = h('textarea', { class: 'offscreen', readonly: true });
+    field.value = text;
+    document.body.append(field);
+    field.select();
+    const ok = document.execCommand('copy');
+    field.remove();
+    if (!ok) { toast('Copy failed; select the token and copy it by hand', true); return; }
+  }
+  toast(done);
+}
+
+$('#new-device-state').append(...states.filter((s) => s !== 'uninstalled').map((s) => h('option', { value: s }, s)));
+$('#new-device-form').addEventListener('submit', async (e) => {
+  e.preventDefault();
+  const form = e.target;
+  const body = { platform: form.platform.value, state: form.state.value };
+  if (form.name.value.trim()) body.name = form.name.value.trim();
+  const device = await act(null, () => call('POST', paths.devices(state.project), body), { refresh: false });
+  if (!device) return;
+  toast(`Created ${device.name || 'device ' + device.id} (${device.platform})`);
+  form.name.value = '';
+  await refreshDevices();
+  selectDevice(device.id);
+});
+$('#devices-refresh').addEventListener('click', () => scheduleRefresh(0));
+
+// ---------------------------------------------------------------- inbox
+
+const inboxKeys = new Set();
+
+function selectDevice(id) {
+  state.selected = id;
+  for (const [deviceId, card] of deviceCards) card.li.setAttribute('aria-current', String(deviceId === id));
+  showInbox(id);
+  writeHash();
+  const device = state.devices.get(id);
+  // An example not edited since it was loaded follows the selected device's token.
+  if (device && $('#send-body').value === state.loadedSendBody) loadSendExample();
+  if ($('#fault-body').value === state.loadedFaultBody) loadFaultTemplate();
+}
+
+function showInbox(id) {
+  inboxKeys.clear();
+  const device = id ? state.devices.get(id) : null;
+  $('#inbox-device').textContent = device ? `— ${device.name || 'device ' + device.id} (${device.platform})` : '';
+  $('#inbox').dataset.deviceId = id ?? '';
+  $('#inbox-clear').disabled = !device;
+  fill($('#inbox'), h('p', { class: 'empty' }, device ? 'Nothing received yet.' : 'Pick a device to see what its app received.'));
+  if (!device) { state.selected = null; return; }
+  refreshInbox();
+}
+
+async function refreshInbox() {
+  const id = state.selected;
+  if (!id || !state.project) return;
+  const answer = await call('GET', paths.inbox(state.project, id));
+  if (id !== state.selected) return;
+  const deliveries = answer.deliveries ?? [];
+  const device = answer.device ?? state.devices.get(id);
+  const box = $('#inbox');
+  const keys = deliveries.map((d, i) => `${d.messageId ?? 'signal'}|${d.time}|${i}`);
+  if (keys.length < inboxKeys.size || [...inboxKeys].some((k) => !keys.includes(k))) {
+    inboxKeys.clear(); // cleared or replaced: draw again
+    fill(box);
+  }
+  if (!deliveries.length) {
+    fill(box, h('p', { class: 'empty' }, 'Nothing received yet.'));
+    return;
+  }
+  box.querySelector('.empty')?.remove();
+  deliveries.forEach((delivery, i) => {
+    if (inboxKeys.has(keys[i])) return;
+    inboxKeys.add(keys[i]);
+    box.prepend(renderDelivery(delivery, device)); // newest first
+  });
+}
+
+$('#inbox-clear').addEventListener('click', () =>
+  act('Inbox cleared', () => call('DELETE', paths.inbox(state.project, state.selected))));
+
+// ---------------------------------------------------------------- refresh on events
+
+let refreshTimer = null;
+let refreshing = false;
+let refreshAgain = false;
+function scheduleRefresh(delay = 120) {
+  clearTimeout(refreshTimer);
+  refreshTimer = setTimeout(runRefresh, delay);
+}
+async function runRefresh() {
+  if (refreshing) { refreshAgain = true; return; }
+  refreshing = true;
+  try {
+    await loadProjects();
+    await refreshDevices();
+    await refreshInbox();
+    await Promise.all([refreshFaults(), refreshClock(), refreshXMPP()]);
+  } catch (error) {
+    toast(error.message, true);
+  } finally {
+    refreshing = false;
+    if (refreshAgain) { refreshAgain = false; scheduleRefresh(50); }
+  }
+}
+
+// ---------------------------------------------------------------- feeds: the world (drives refreshes and message lives) and the log (filtered)
+
+const feedStates = { world: 'connecting', log: 'connecting' };
+function feedStatus(name) {
+  return (s, text) => {
+    feedStates[name] = s;
+    const overall = Object.values(feedStates).includes('closed') ? 'closed'
+      : Object.values(feedStates).every((v) => v === 'open') ? 'open' : 'connecting';
+    const el = $('#stream-status');
+    el.dataset.state = overall;
+    el.textContent = overall === 'open' ? 'live' : overall === 'closed' ? text : 'connecting…';
+  };
+}
+
+const worldFeed = new Feed({
+  event(event, live) {
+    lives.add(event);
+    if (live) scheduleRefresh();
+  },
+  lagged(missed) {
+    lives.notice(`Fell behind the stream: ${missed} events missed; some lines may be incomplete.`);
+    scheduleRefresh(0);
+  },
+  shutdown() { toast('The emulator stopped; waiting for it to come back…', true); },
+  restarted() { boot(); },
+  status: feedStatus('world'),
+}, 500);
+
+const logFeed = new Feed({
+  event(event, live) { log.add(event, live); },
+  lagged(missed) { log.notice(`${missed} events missed: this view fell behind the stream.`); },
+  status: feedStatus('log'),
+}, 200);
+
+const TOKEN = /^[\w-]+:APA91/;
+
+/** A device's name where the event log shows it; relabelled when the device list loads. */
+function deviceLabel(id, project = state.project) {
+  const device = project === state.project ? state.devices.get(id) : null;
+  return h('span', { class: 'dev', dataset: { deviceId: id, project: project ?? '' } }, device?.name || `device ${id}`);
+}
+function relabelDevices() {
+  for (const el of document.querySelectorAll('#log .dev, #lives .dev')) {
+    const device = el.dataset.project === state.project ? state.devices.get(el.dataset.deviceId) : null;
+    if (device?.name && el.textContent !== device.name) el.textContent = device.name;
+  }
+}
+
+const log = {
+  seen: new Set(),
+  el: $('#log'),
+  reset() { this.seen.clear(); fill(this.el); },
+  add(event, live) {
+    if (this.seen.has(event.sequence)) return;
+    this.seen.add(event.sequence);
+    const what = [];
+    if ($('#log-all').checked && event.project) what.push(h('span', { class: 'chip' }, event.project));
+    if (event.device) what.push(h('b', {}, deviceLabel(event.device, event.project)));
+    if (event.messageId) what.push(h('code', { title: event.messageId }, shortMessageId(event.messageId)));
+    if (event.relatedMessageId) what.push('by ', h('code', { title: event.relatedMessageId }, shortMessageId(event.relatedMessageId)));
+    // A token target is the device already named; a topic or condition is worth showing.
+    if (event.target && !(event.device && TOKEN.test(event.target))) what.push(h('span', { title: event.target }, '→ ' + short(event.target, 28)));
+    if (event.detail) what.push(h('span', { class: 'sub' }, event.detail));
+    const li = h('li', {
+      class: live ? 'fresh' : '',
+      dataset: { testid: 'log-entry', kind: event.kind, sequence: String(event.sequence), messageId: event.messageId ?? '', device: event.device ?? '' },
+    },
+    h('time', { datetime: event.time, title: event.time }, clockTime(event.time)),
+    h('span', { class: `kind kind-${event.kind}`, title: event.kind }, event.kind),
+    h('span', { class: 'what' }, what.flatMap((part, i) => (i ? [' ', part] : [part]))));
+    this.el.prepend(li);
+    while (this.el.children.length > MAX_LOG) this.el.lastElementChild.remove();
+  },
+  notice(text) {
+    this.el.prepend(h('li', { class: 'notice', dataset: { testid: 'log-notice' } }, text));
+  },
+};
+
+function logFilters() {
+  const form = $('#log-filters');
+  const kind = form.kind.value.split(',').map((k) => k.trim()).filter(Boolean).join(',');
+  return {
+    scope: form.all.checked ? null : state.project,
+    filters: { kind, device: form.device.value, topic: form.topic.value.trim(), message: form.message.value.trim(), token: form.token.value.trim() },
+  };
+}
+
+function startLog() {
+  const { scope, filters } = logFilters();
+  const active = Object.entries(filters).filter(([, v]) => v).map(([k, v]) => `${k}=${v}`);
+  if (!scope) active.unshift('all projects');
+  $('#log-filters-summary').textContent = `Filters: ${active.length ? active.join(', ') : 'none'}`;
+  log.reset();
+  logFeed.start(scope, filters);
+}
+
+function fillLogDevices() {
+  const select = $('#log-device');
+  const current = select.value;
+  fill(select, h('option', { value: '' }, 'any'),
+    [...state.devices.values()].map((d) => h('option', { value: d.id }, d.name || `device ${d.id}`)));
+  select.value = state.devices.has(current) ? current : '';
+  select.disabled = $('#log-all').checked;
+}
+
+$('#log-filters').addEventListener('submit', (e) => { e.preventDefault(); startLog(); });
+$('#log-filters').addEventListener('reset', () => setTimeout(() => { fillLogDevices(); startLog(); }));
+$('#log-all').addEventListener('change', () => { $('#log-device').disabled = $('#log-all').checked; });
+$('#log-clear').addEventListener('click', () => fill(log.el));
+$('#event-kinds').append(...eventKinds.map((k) => h('option', { value: k })));
+
+// ---------------------------------------------------------------- message lives: one line per message
+
+const LIFE_KINDS = new Set(['accepted', 'stored', 'collapsed', 'evicted', 'expired', 'delivered', 'discarded']);
+const lives = {
+  el: $('#lives'),
+  map: new Map(),
+  reset() { this.map.clear(); fill(this.el); },
+  add(event) {
+    if (!event.messageId || !LIFE_KINDS.has(event.kind)) return;
+    let life = this.map.get(event.messageId);
+    if (!life) {
+      life = { id: event.messageId, target: event.target, steps: [], seen: new Set(), li: h('li', { dataset: { testid: 'life', messageId: event.messageId } }) };
+      this.map.set(event.messageId, life);
+      this.el.prepend(life.li);
+      if (this.map.size > MAX_LIVES) {
+        const oldest = this.map.keys().next().value;
+        this.map.get(oldest).li.remove();
+        this.map.delete(oldest);
+      }
+    }
+    if (life.seen.has(event.sequence)) return;
+    life.seen.add(event.sequence);
+    life.steps.push(event);
+    life.target ??= event.target;
+    this.draw(life);
+  },
+  draw(life) {
+    const last = life.steps.at(-1);
+    life.li.dataset.status = last.kind;
+    life.li.dataset.kinds = life.steps.map((s) => s.kind).join(',');
+    fill(life.li,
+      h('div', { class: 'life-id' },
+        h('code', { title: life.id }, shortMessageId(life.id)),
+        h('small', { title: life.target ?? '' }, life.target ? '→ ' + short(life.target, 30) : '')),
+      h('div', { class: 'steps' }, life.steps.map((step) => {
+        const why = step.kind === 'collapsed' && step.relatedMessageId ? ` by ${shortMessageId(step.relatedMessageId)}`
+          : ['discarded', 'expired', 'stored'].includes(step.kind) && step.detail ? ` (${step.detail})` : '';
+        return h('span', { class: `step kind-${step.kind}`, title: `${step.time} ${step.kind}${step.detail ? ' ' + step.detail : ''}` },
+          clockTime(step.time).slice(0, 8) + ' ', h('b', {}, step.kind),
+          step.device ? [' · ', deviceLabel(step.device, step.project ?? state.project)] : null, why);
+      })));
+  },
+  notice(text) { this.el.prepend(h('li', { class: 'notice' }, text)); },
+};
+
+// ---------------------------------------------------------------- send form
+
+$('#send-example').append(...sendExamples.map((x) => h('option', { value: x.id }, x.label)));
+function exampleContext() {
+  const device = state.devices.get(state.selected);
+  return { token: device?.token, topic: device?.topics?.[0], project: state.project, device: device?.id };
+}
+function loadSendExample() {
+  const example = sendExamples.find((x) => x.id === $('#send-example').value) ?? sendExamples[0];
+  const text = pretty(example.body(exampleContext()));
+  $('#send-body').value = text;
+  state.loadedSendBody = text;
+}
+$('#send-example').addEventListener('change', loadSendExample);
+$('#send-load').addEventListener('click', loadSendExample);
+
+$('#send-form').addEventListener('submit', async (e) => {
+  e.preventDefault();
+  const button = $('#send-submit');
+  const out = $('#send-response');
+  button.disabled = true;
+  $('#send-status').textContent = 'sending…';
+  try {
+    const r = await sendV1(state.project, $('#send-body').value);
+    const statusLine = `${r.protocol} ${r.status}${r.statusText ? ' ' + r.statusText : ''}`;
+    out.textContent = [statusLine, ...r.headers.map(([k, v]) => `${k}: ${v}`), '', r.text].join('\n');
+    out.className = `wire ${r.status < 300 ? 'ok' : 'error'}`;
+    out.dataset.status = String(r.status);
+    let summary = `${r.status} in ${Math.round(r.elapsed)} ms`;
+    try {
+      const name = JSON.parse(r.text).name;
+      if (name) {
+        const messageId = name.split('/messages/')[1];
+        summary += ` · message ${shortMessageId(messageId)}`;
+        out.dataset.messageId = messageId;
+      }
+    } catch { /* not JSON: shown as it came */ }
+    $('#send-status').textContent = summary;
+  } catch (error) {
+    out.textContent = `Request failed: ${error.message}`;
+    out.className = 'wire error';
+    out.dataset.status = '0';
+    $('#send-status').textContent = 'failed';
+  } finally {
+    button.disabled = false;
+    scheduleRefresh(50);
+  }
+});
+
+// ---------------------------------------------------------------- fault rules
+
+$('#fault-template').append(...faultTemplates.map((x) => h('option', { value: x.id }, x.label)));
+function loadFaultTemplate() {
+  const template = faultTemplates.find((x) => x.id === $('#fault-template').value) ?? faultTemplates[0];
+  const text = pretty(template.rule(exampleContext()));
+  $('#fault-body').value = text;
+  state.loadedFaultBody = text;
+}
+$('#fault-template').addEventListener('change', loadFaultTemplate);
+$('#fault-load').addEventListener('click', loadFaultTemplate);
+
+/** {api: 'v1', count: 3} → "api=v1 count=3" */
+function pairs(object) {
+  return Object.entries(object ?? {}).map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`).join(' ');
+}
+
+async function refreshFaults() {
+  const answer = await call('GET', '/faults');
+  const faults = answer.faults ?? [];
+  $('#faults-count').textContent = `(${faults.length}, all projects)`;
+  const ul = $('#faults');
+  // Drawn again only when the rules changed, so a button is not replaced under the pointer.
+  const drawn = JSON.stringify(faults);
+  if (ul.dataset.drawn === drawn) return;
+  ul.dataset.drawn = drawn;
+  const focusedId = document.activeElement?.closest?.('[data-testid="fault"]')?.dataset.faultId;
+  fill(ul, faults.length ? faults.map((rule) => h('li', { dataset: { testid: 'fault', faultId: rule.id } },
+    h('span', { class: 'rule' }, h('b', {}, rule.id), ' ', h('code', {}, pairs(rule.match) || 'every call'), ' ⇒ ', h('code', {}, pairs(rule.action))),
+    h('button', {
+      type: 'button', class: 'small danger', dataset: { testid: 'fault-remove' }, 'aria-label': `Remove fault rule ${rule.id}`,
+      onclick: () => act(`Fault rule ${rule.id} removed`, () => call('DELETE', paths.fault(rule.id))),
+    }, 'Remove')))
+    : h('li', { class: 'empty', dataset: { testid: 'faults-empty' } }, 'No fault rules: every call behaves.'));
+  if (focusedId !== undefined) (ul.querySelector('button') ?? $('#fault-add')).focus();
+}
+
+$('#fault-form').addEventListener('submit', async (e) => {
+  e.preventDefault();
+  let rule;
+  try { rule = JSON.parse($('#fault-body').value); } catch (error) { toast(`Not JSON: ${error.message}`, true); return; }
+  const added = await act(null, () => call('POST', '/faults', rule));
+  if (added) toast(`Fault rule ${added.id} added`);
+});
+
+// ---------------------------------------------------------------- clock
+
+async function refreshClock() {
+  const clock = await call('GET', '/clock');
+  state.clock = clock;
+  state.clockFetchedAt = Date.now();
+  drawClock();
+}
+function clockNowMillis() {
+  const c = state.clock;
+  if (!c) return null;
+  return c.paused ? c.nowMillis : c.nowMillis + (Date.now() - state.clockFetchedAt) * (c.speed ?? 1);
+}
+function drawClock() {
+  const c = state.clock;
+  if (!c) return;
+  const iso = new Date(clockNowMillis()).toISOString();
+  const shown = iso.replace('T', ' ').slice(0, 19) + ' UTC';
+  $('#clock-now').textContent = shown;
+  $('#clock-now').dataset.millis = String(c.nowMillis);
+  $('#clock-mode').textContent = `${c.mode}${c.paused ? ', paused' : ''}`;
+  $('#clock-speed-value').textContent = `×${c.speed}`;
+  // The next timer is often days away (a TTL): its date too, unless it is today.
+  const next = c.nextTimer && (c.nextTimer.slice(0, 10) === iso.slice(0, 10) ? clockTime(c.nextTimer) : c.nextTimer.replace('T', ' ').slice(0, 19));
+  $('#clock-timers').textContent = `${c.pendingTimers ?? 0} pending${next ? ', next ' + next : ''}`;
+  $('#clock-timers').title = c.nextTimer ?? '';
+  $('#clock-summary').textContent = `${iso.slice(11, 19)} UTC${c.paused ? ' · paused' : ''}${c.speed !== 1 ? ' · ×' + c.speed : ''}`;
+  $('#clock-summary').dataset.paused = String(!!c.paused);
+  $('#clock-pause').disabled = !!c.paused;
+  $('#clock-resume').disabled = !c.paused;
+}
+setInterval(drawClock, 1000);
+setInterval(() => { if (!document.hidden) refreshClock().catch(() => {}); }, 10000);
+
+$('#clock-pause').addEventListener('click', () => act('Clock paused', () => call('POST', '/clock:pause')));
+$('#clock-resume').addEventListener('click', () => act('Clock resumed', () => call('POST', '/clock:resume')));
+$('#clock-advance-form').addEventListener('submit', (e) => {
+  e.preventDefault();
+  const by = $('#clock-advance-by').value.trim();
+  act(`Clock advanced by ${by}`, () => call('POST', '/clock:advance', { by: /^\d+$/.test(by) ? Number(by) : by }));
+});
+$('#clock-speed-form').addEventListener('submit', (e) => {
+  e.preventDefault();
+  const speed = Number($('#clock-speed').value);
+  act(`Clock speed ×${speed}`, () => call('POST', '/clock:setSpeed', { speed }));
+});
+
+// ---------------------------------------------------------------- XMPP
+
+async function refreshXMPP() {
+  if (!state.project) return;
+  const project = state.project;
+  let answer;
+  try { answer = await call('GET', paths.xmpp(project)); } catch (error) { answer = { connections: [], error: error.message }; }
+  if (project !== state.project) return;
+  const connections = answer.connections ?? [];
+  $('#xmpp-count').textContent = `(${connections.length})`;
+  const drawn = JSON.stringify(answer);
+  if ($('#xmpp').dataset.drawn === drawn) return;
+  $('#xmpp').dataset.drawn = drawn;
+  fill($('#xmpp'), connections.length
+    ? connections.map((c) => h('tr', { dataset: { testid: 'xmpp-connection', connectionId: c.id, state: c.state } },
+      h('td', {}, c.id), h('td', {}, c.sender), h('td', { class: `state-${c.state}` }, c.state),
+      h('td', {}, String(c.inFlight)), h('td', { title: c.connectedAt }, clockTime(c.connectedAt))))
+    : h('tr', {}, h('td', { colspan: '5', class: 'empty' }, answer.error ?? 'No XMPP connection is bound to this project.')));
+  $('#xmpp-drain').disabled = !connections.some((c) => c.state === 'active');
+}
+$('#xmpp-refresh').addEventListener('click', refreshXMPP);
+$('#xmpp-drain').addEventListener('click', () =>
+  act('CONNECTION_DRAINING sent', async () => { await call('POST', paths.xmppDrain(state.project)); await refreshXMPP(); }));
+setInterval(() => { if (!document.hidden) refreshXMPP(); }, 5000);
+
+// ---------------------------------------------------------------- start
+
+$('#project').addEventListener('focus', () => loadProjects().catch(() => {}));
+$('#project').addEventListener('change', (e) => { history.replaceState(null, '', '#'); selectProject(e.target.value); });
+
+async function boot() {
+  try {
+    await loadProjects();
+    const wanted = readHash().project;
+    const project = state.projects.find((p) => p.id === wanted)?.id
+      ?? state.projects.find((p) => p.id === 'demo-fcm-emu')?.id ?? state.projects[0]?.id;
+    await Promise.all([refreshFaults(), refreshClock()]);
+    if (project) await selectProject(project);
+    document.body.dataset.ready = 'true';
+  } catch (error) {
+    toast(`Cannot reach the emulator: ${error.message}`, true);
+    setTimeout(boot, 3000);
+  }
+}
+boot();
+
+"""#,
+        "dom.js": #"""
+// Small DOM helpers. Every string goes in as a text node or an attribute value, never as markup:
+// the page shows payloads chosen by whoever sends messages.
+
+/** h('li', {class: 'x', dataset: {id: '1'}, onclick: fn}, 'text', child, [more]) */
+export function h(tag, attrs, ...children) {
+  const el = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs ?? {})) {
+    if (value === undefined || value === null || value === false) continue;
+    if (key === 'dataset') Object.assign(el.dataset, value);
+    else if (key.startsWith('on') && typeof value === 'function') el.addEventListener(key.slice(2), value);
+    else if (key === 'class') el.className = value;
+    else if (key in el && typeof value !== 'string') el[key] = value;
+    else el.setAttribute(key, value === true ? '' : String(value));
+  }
+  append(el, children);
+  return el;
+}
+
+function append(el, children) {
+  for (const child of children) {
+    if (child === undefined || child === null || child === false) continue;
+    if (Array.isArray(child)) append(el, child);
+    else el.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+}
+
+export const $ = (selector, root = document) => root.querySelector(selector);
+
+/** Replaces an element's children. */
+export function fill(el, ...children) {
+  el.replaceChildren();
+  append(el, children);
+  return el;
+}
+
+/** 2026-11-22T18:44:02.076Z → 18:44:02.076 (the emulator's clock, UTC). */
+export function clockTime(iso) {
+  if (!iso) return '';
+  const m = /T(\d\d:\d\d:\d\d(?:\.\d+)?)/.exec(iso);
+  return m ? m[1] : iso;
+}
+
+/** A long id shortened for display; the full value stays in a title. */
+export function short(text, keep = 14) {
+  if (!text) return '';
+  return text.length <= keep + 1 ? text : text.slice(0, keep) + '…';
+}
+
+/**
+ * A message id as people tell them apart: 0:1795380489975003%9f388bbe9f388bbe → …89975003 (the
+ * ids of one project share their start and their end; the full id stays in a title).
+ */
+export function shortMessageId(id) {
+  if (!id) return '';
+  const head = id.split('%')[0];
+  return head.length > 10 ? '…' + head.slice(-8) : head;
+}
+
+export function pretty(value) {
+  return JSON.stringify(value, null, 2);
+}
+
+"""#,
+        "examples.js": #"""
+// Send examples (FCM HTTP v1 request bodies) and fault-rule templates. Each is a function of what
+// is selected: the device's token, its first topic, the project.
+
+const TOKEN_PLACEHOLDER = 'REGISTRATION_TOKEN';
+
+export const sendExamples = [
+  {
+    id: 'notification',
+    label: 'Notification to the selected device',
+    body: ({ token }) => ({
+      message: {
+        token: token ?? TOKEN_PLACEHOLDER,
+        notification: { title: 'Hello from fcm-emu', body: 'Sent from the dashboard' },
+        data: { screen: 'inbox' },
+        apns: { payload: { aps: { badge: 1, sound: 'default' } } },
+      },
+    }),
+  },
+  {
+    id: 'data',
+    label: 'Data message (high priority)',
+    body: ({ token }) => ({
+      message: {
+        token: token ?? TOKEN_PLACEHOLDER,
+        data: { orderId: '1234', status: 'shipped' },
+        android: { priority: 'high' },
+        apns: { headers: { 'apns-priority': '5' }, payload: { aps: { 'content-available': 1 } } },
+      },
+    }),
+  },
+  {
+    id: 'collapse',
+    label: 'Collapse key and TTL',
+    body: ({ token }) => ({
+      message: {
+        token: token ?? TOKEN_PLACEHOLDER,
+        notification: { title: 'Score update', body: '2 – 1' },
+        android: { collapse_key: 'score', ttl: '600s' },
+        apns: { headers: { 'apns-collapse-id': 'score', 'apns-expiration': '0' } },
+        webpush: { headers: { TTL: '600', Topic: 'score' } },
+      },
+    }),
+  },
+  {
+    id: 'topic',
+    label: 'Topic',
+    body: ({ topic }) => ({
+      message: {
+        topic: topic ?? 'news',
+        notification: { title: 'Breaking', body: 'Something happened' },
+      },
+    }),
+  },
+  {
+    id: 'condition',
+    label: 'Condition',
+    body: ({ topic }) => ({
+      message: {
+        condition: `'${topic ?? 'news'}' in topics || 'weather' in topics`,
+        data: { kind: 'digest' },
+      },
+    }),
+  },
+  {
+    id: 'validate',
+    label: 'Validate only (dry run)',
+    body: ({ token }) => ({
+      validate_only: true,
+      message: { token: token ?? TOKEN_PLACEHOLDER, notification: { title: 'Dry run' } },
+    }),
+  },
+];
+
+export const faultTemplates = [
+  {
+    id: 'unavailable',
+    label: '503 with Retry-After (next 3 sends)',
+    rule: ({ project }) => ({
+      match: { api: 'v1', route: 'messages:send', project, count: 3 },
+      action: { status: 503, retryAfter: '10s' },
+    }),
+  },
+  {
+    id: 'unregistered',
+    label: 'UNREGISTERED for the selected device',
+    rule: ({ device }) => ({
+      match: { device: device ?? 'DEVICE_ID' },
+      action: { error: 'UNREGISTERED' },
+    }),
+  },
+  {
+    id: 'latency',
+    label: 'Latency 2 s on v1 sends',
+    rule: ({ project }) => ({
+      match: { api: 'v1', project },
+      action: { latency: '2s' },
+    }),
+  },
+  {
+    id: 'quota',
+    label: 'QUOTA_EXCEEDED every 2nd send',
+    rule: ({ project }) => ({
+      match: { api: 'v1', route: 'messages:send', project, every: 2 },
+      action: { error: 'QUOTA_EXCEEDED', retryAfter: 30 },
+    }),
+  },
+];
+
+export const eventKinds = [
+  'projectCreated', 'projectDeleted', 'deviceCreated', 'deviceDeleted', 'stateChanged', 'tokenRefreshed', 'tokenInvalidated',
+  'subscribed', 'unsubscribed', 'groupCreated', 'groupChanged', 'groupDeleted', 'accepted', 'stored', 'collapsed', 'evicted',
+  'expired', 'delivered', 'discarded', 'deletedMessagesSignalled', 'clockAdvanced', 'faultInjected', 'upstream', 'receiptQueued',
+  'ccsAcked', 'ccsExpired', 'ccsDropped', 'proxyConnect',
+];
+
+export const states = ['foreground', 'background', 'doze', 'offline', 'uninstalled'];
+
+"""#,
+        "feed.js": #"""
+// A live view of the event log: the newest `history` events from the list endpoint, then the
+// Server-Sent Events stream resumed after the last of them, so nothing falls in between.
+import { CONTROL, call, eventsPath } from './api.js';
+
+export class Feed {
+  /**
+   * @param {object} handlers {event(e, live), lagged(missed), shutdown(), status(state, text)}
+   */
+  constructor(handlers, history = 300) {
+    this.handlers = handlers;
+    this.history = history;
+    this.source = null;
+    this.generation = 0;
+  }
+
+  /** (Re)starts on a scope (project id, or null for every project) with filters. */
+  async start(scope, filters = {}) {
+    this.stop();
+    const generation = ++this.generation;
+    this.scope = scope;
+    this.filters = filters;
+    this.status('connecting', 'connecting…');
+    let last = -1;
+    try {
+      const list = await call('GET', eventsPath(scope, { ...filters, limit: this.history }, false));
+      if (generation !== this.generation) return;
+      for (const event of list.events ?? []) {
+        if (scope) event.project ??= scope;
+        this.handlers.event(event, false);
+        last = Math.max(last, event.sequence);
+      }
+    } catch (error) {
+      if (generation !== this.generation) return;
+      this.status('closed', `events: ${error.message}`);
+      this.retry(generation);
+      return;
+    }
+    // -1 replays whatever the log kept: nothing matched a moment ago, so that is only what came since.
+    this.open(generation, eventsPath(scope, { ...filters, lastEventId: last }, true));
+  }
+
+  open(generation, path) {
+    const source = new EventSource(CONTROL + path);
+    this.source = source;
+    source.addEventListener('open', () => {
+      if (generation === this.generation) this.status('open', 'live');
+    });
+    source.addEventListener('message', (message) => {
+      if (generation !== this.generation) return;
+      let event;
+      try { event = JSON.parse(message.data); } catch { return; }
+      this.handlers.event(event, true);
+    });
+    source.addEventListener('lagged', (message) => {
+      if (generation !== this.generation) return;
+      let missed = 0;
+      try { missed = JSON.parse(message.data).missed ?? 0; } catch { /* keep 0 */ }
+      this.handlers.lagged?.(missed);
+    });
+    source.addEventListener('shutdown', () => {
+      if (generation !== this.generation) return;
+      // The emulator is stopping: a restarted one has a new log, so start over once it answers.
+      source.close();
+      this.status('closed', 'emulator stopped');
+      this.handlers.shutdown?.();
+      this.retry(generation);
+    });
+    source.addEventListener('error', () => {
+      if (generation !== this.generation) return;
+      if (source.readyState === EventSource.CLOSED) {
+        this.status('closed', 'disconnected');
+        this.retry(generation);
+      } else {
+        this.status('connecting', 'reconnecting…');
+      }
+    });
+  }
+
+  retry(generation) {
+    setTimeout(async () => {
+      if (generation !== this.generation) return;
+      try {
+        await call('GET', '/health');
+      } catch {
+        this.retry(generation);
+        return;
+      }
+      if (generation === this.generation) {
+        this.handlers.restarted?.();
+        this.start(this.scope, this.filters);
+      }
+    }, 2000);
+  }
+
+  status(state, text) {
+    this.handlers.status?.(state, text);
+  }
+
+  stop() {
+    this.generation++;
+    this.source?.close();
+    this.source = null;
+  }
+}
+
+"""#,
+        "icon.svg": #"""
+<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="7" fill="#1a73e8"/><path d="M9 8h14a2 2 0 0 1 2 2v9a2 2 0 0 1-2 2h-7l-5 4v-4H9a2 2 0 0 1-2-2v-9a2 2 0 0 1 2-2z" fill="#fff"/><circle cx="23" cy="9" r="4" fill="#fbbc04" stroke="#1a73e8" stroke-width="1.5"/></svg>
+
+"""#,
+        "inbox.js": #"""
+// A device's inbox as its platform would show it: an Android notification, an iOS alert with its
+// aps fields, a web notification; data-only messages as what the app's callback received. The raw
+// payload sits beside each one.
+import { h, clockTime, short, pretty } from './dom.js';
+
+export function renderDelivery(delivery, device) {
+  const payload = delivery.payload ?? {};
+  const view = delivery.kind === 'deletedMessages'
+    ? h('div', { class: 'system' }, h('strong', {}, 'onDeletedMessages()'),
+        h('p', {}, 'Too many messages were stored for this device; the app should sync with its server.'))
+    : (renderers[device.platform] ?? renderAndroid)(payload, delivery, device);
+  return h('article', {
+    class: `delivery ${delivery.handling ?? ''}`,
+    dataset: { testid: 'delivery', messageId: delivery.messageId ?? '', kind: delivery.kind ?? '', handling: delivery.handling ?? '' },
+    'aria-label': `Delivery ${delivery.messageId ?? ''}`,
+  },
+  h('div', { class: 'meta' },
+    h('time', { datetime: delivery.time, title: delivery.time }, clockTime(delivery.time)),
+    delivery.handling && h('span', { class: `chip handling-${delivery.handling}`, title: 'How the app got it' }, delivery.handling),
+    delivery.callback && h('code', { class: 'callback', title: 'The callback that ran' }, delivery.callback),
+    delivery.appState && h('span', { class: 'chip' }, delivery.appState),
+    delivery.priority && h('span', { class: 'chip', title: 'Delivered priority (sent as ' + (delivery.originalPriority ?? delivery.priority) + ')' },
+      delivery.originalPriority && delivery.originalPriority !== delivery.priority
+        ? `${delivery.originalPriority}→${delivery.priority}` : delivery.priority),
+    delivery.collapseKey && h('span', { class: 'chip', title: 'Collapse key' }, '⇲ ' + short(delivery.collapseKey, 24)),
+    delivery.ttl && h('span', { class: 'chip', title: 'Time to live' }, 'ttl ' + delivery.ttl),
+    delivery.api && h('span', { class: 'chip', title: 'Sent through' }, delivery.api),
+  ),
+  h('div', { class: 'delivery-body' },
+    h('div', { class: 'rendered' }, view),
+    h('details', { class: 'raw', open: true },
+      h('summary', {}, 'Raw payload'),
+      h('pre', { tabindex: '0', 'aria-label': 'Raw payload' }, pretty(payload)))));
+}
+
+function dataTable(data, caption = 'data') {
+  const entries = Object.entries(data ?? {});
+  if (!entries.length) return null;
+  return h('table', { class: 'kv' },
+    h('caption', {}, caption),
+    h('tbody', {}, entries.map(([key, value]) =>
+      h('tr', {}, h('th', { scope: 'row' }, key), h('td', {}, typeof value === 'string' ? value : JSON.stringify(value))))));
+}
+
+function appLine(name, when) {
+  return h('div', { class: 'app-line' }, h('span', { class: 'app-icon', 'aria-hidden': 'true' }), h('span', {}, name), h('span', { class: 'when' }, when));
+}
+
+function silentNote(delivery) {
+  if (delivery.handling === 'tray') return null;
+  return h('p', { class: 'note' }, delivery.handling === 'silent' ? 'No notification shown (silent).'
+    : `Not shown by the system: the app handled it in ${delivery.callback ?? 'its callback'}.`);
+}
+
+/** A notification the system displayed, or (dashed) one the app got to handle itself. */
+function shown(delivery) {
+  return delivery.handling === 'tray' ? '' : ' not-shown';
+}
+
+function renderAndroid(payload, delivery, device) {
+  const n = payload.notification;
+  return h('div', { class: 'android' },
+    n ? h('div', { class: 'android-notification' + shown(delivery), dataset: { testid: 'android-notification' } },
+      appLine(device.appId ?? 'app', clockTime(delivery.time).slice(0, 5)),
+      n.title && h('p', { class: 'title' }, n.title),
+      n.body && h('p', { class: 'body' }, n.body),
+      (n.image ?? n.imageUrl) && h('p', { class: 'small' }, '🖼 ' + (n.image ?? n.imageUrl)),
+      n.channelId && h('p', { class: 'small' }, 'channel ' + n.channelId))
+      : h('p', { class: 'data-only' }, 'Data message'),
+    silentNote(delivery),
+    dataTable(payload.data));
+}
+
+const APS_FIELDS = ['badge', 'sound', 'category', 'thread-id', 'content-available', 'mutable-content', 'interruption-level', 'relevance-score', 'target-content-id'];
+
+function renderIOS(payload, delivery, device) {
+  const aps = payload.aps ?? {};
+  const alert = typeof aps.alert === 'string' ? { body: aps.alert } : aps.alert;
+  const custom = Object.fromEntries(Object.entries(payload).filter(([key]) => key !== 'aps' && !key.startsWith('gcm.') && !key.startsWith('google.')));
+  const fields = APS_FIELDS.filter((key) => aps[key] !== undefined);
+  return h('div', { class: 'ios' },
+    alert ? h('div', { class: 'ios-alert' + shown(delivery), dataset: { testid: 'ios-alert' } },
+      appLine((device.appId ?? 'app').split('.').pop().toUpperCase(), 'now'),
+      alert.title && h('p', { class: 'title' }, alert.title),
+      alert.subtitle && h('p', { class: 'subtitle' }, alert.subtitle),
+      alert.body && h('p', { class: 'body' }, alert.body),
+      alert['loc-key'] && h('p', { class: 'small' }, 'loc-key ' + alert['loc-key']))
+      : h('p', { class: 'data-only' }, aps['content-available'] ? 'Background notification (content-available)' : 'Data message'),
+    silentNote(delivery),
+    fields.length ? h('dl', { class: 'aps' }, fields.map((key) => [h('dt', {}, key), h('dd', {}, JSON.stringify(aps[key]))])) : null,
+    dataTable(custom, 'custom keys'));
+}
+
+function renderWeb(payload, delivery, device) {
+  const n = payload.notification;
+  const link = payload.fcmOptions?.link;
+  return h('div', { class: 'web' },
+    n ? h('div', { class: 'web-notification' + shown(delivery), dataset: { testid: 'web-notification' } },
+      appLine(device.appId ?? 'site', 'Chrome'),
+      n.title && h('p', { class: 'title' }, n.title),
+      n.body && h('p', { class: 'body' }, n.body),
+      n.icon && h('p', { class: 'small' }, 'icon ' + n.icon),
+      n.image && h('p', { class: 'small' }, 'image ' + n.image),
+      link && h('p', { class: 'small' }, 'opens ' + link))
+      : h('p', { class: 'data-only' }, 'Data message'),
+    silentNote(delivery),
+    dataTable(payload.data));
+}
+
+const renderers = { android: renderAndroid, ios: renderIOS, web: renderWeb };
+
+"""#,
+        "index.html": #"""
+<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="color-scheme" content="light dark">
+<title>fcm-emu dashboard</title>
+<link rel="icon" href="icon.svg" type="image/svg+xml">
+<link rel="stylesheet" href="style.css">
+<script type="module" src="app.js"></script>
+</head>
+<body>
+<a class="skip" href="#main">Skip to content</a>
+<header class="top">
+  <h1><img src="icon.svg" alt="" width="22" height="22"> fcm-emu</h1>
+  <label class="inline">Project
+    <select id="project" data-testid="project"></select>
+  </label>
+  <p class="clock-summary" id="clock-summary" data-testid="clock-summary" title="The emulator's clock">…</p>
+  <p class="stream-status" id="stream-status" data-testid="stream-status" data-state="connecting" role="status">connecting…</p>
+</header>
+<p id="toast" class="toast" role="status" aria-live="polite" data-testid="toast"></p>
+
+<main id="main" class="grid">
+  <section class="panel devices" aria-labelledby="devices-h" data-testid="devices-panel">
+    <div class="panel-head">
+      <h2 id="devices-h">Devices <span class="count" id="devices-count"></span></h2>
+      <button type="button" id="devices-refresh" class="ghost" title="Reload devices">Reload</button>
+    </div>
+    <details class="create" id="new-device">
+      <summary>New device</summary>
+      <form id="new-device-form" class="row-form" data-testid="new-device-form">
+        <label>Platform
+          <select id="new-device-platform" name="platform" data-testid="new-device-platform">
+            <option value="android">Android</option>
+            <option value="ios">iOS</option>
+            <option value="web">Web</option>
+          </select>
+        </label>
+        <label>Name
+          <input id="new-device-name" name="name" autocomplete="off" placeholder="optional" data-testid="new-device-name">
+        </label>
+        <label>State
+          <select id="new-device-state" name="state" data-testid="new-device-state"></select>
+        </label>
+        <button type="submit" id="new-device-create" data-testid="new-device-create">Create</button>
+      </form>
+    </details>
+    <ul id="devices" class="device-list" data-testid="devices"></ul>
+  </section>
+
+  <section class="panel inbox" aria-labelledby="inbox-h" data-testid="inbox-panel">
+    <div class="panel-head">
+      <h2 id="inbox-h">Inbox <span id="inbox-device" class="sub"></span></h2>
+      <button type="button" id="inbox-clear" class="ghost" disabled>Clear</button>
+    </div>
+    <div id="inbox" class="inbox-list" data-testid="inbox" aria-live="polite">
+      <p class="empty">Pick a device to see what its app received.</p>
+    </div>
+  </section>
+
+  <section class="panel log" aria-labelledby="log-h" data-testid="log-panel">
+    <div class="panel-head">
+      <h2 id="log-h">Live events</h2>
+      <button type="button" id="log-clear" class="ghost" title="Clear the view (the emulator keeps its log)">Clear view</button>
+    </div>
+    <details class="filters-box" id="log-filters-box">
+    <summary id="log-filters-summary" data-testid="log-filters-summary">Filters: none</summary>
+    <form id="log-filters" class="filters" data-testid="log-filters">
+      <label>Kind
+        <input id="log-kind" name="kind" list="event-kinds" placeholder="e.g. stored,delivered" autocomplete="off" data-testid="log-kind">
+      </label>
+      <label>Device
+        <select id="log-device" name="device" data-testid="log-device"><option value="">any</option></select>
+      </label>
+      <label>Topic
+        <input id="log-topic" name="topic" autocomplete="off" data-testid="log-topic">
+      </label>
+      <label>Message id
+        <input id="log-message" name="message" autocomplete="off" data-testid="log-message">
+      </label>
+      <label>Token
+        <input id="log-token" name="token" autocomplete="off" data-testid="log-token">
+      </label>
+      <label class="check"><input type="checkbox" id="log-all" name="all" data-testid="log-all"> all projects</label>
+      <div class="buttons">
+        <button type="submit" id="log-apply" data-testid="log-apply">Apply</button>
+        <button type="reset" id="log-reset" class="ghost">Reset</button>
+      </div>
+      <datalist id="event-kinds"></datalist>
+    </form>
+    </details>
+    <ol id="log" class="log-list" role="log" aria-live="polite" aria-relevant="additions" aria-label="Event log, newest first" data-testid="log"></ol>
+  </section>
+
+  <section class="panel send" aria-labelledby="send-h" data-testid="send-panel">
+    <div class="panel-head">
+      <h2 id="send-h">Send <code id="send-endpoint" class="sub"></code></h2>
+    </div>
+    <form id="send-form" data-testid="send-form">
+      <div class="row-form">
+        <label>Example
+          <select id="send-example" data-testid="send-example"></select>
+        </label>
+        <button type="button" id="send-load" class="ghost" data-testid="send-load">Load example</button>
+      </div>
+      <label class="block">Request body (FCM HTTP v1 JSON)
+        <textarea id="send-body" rows="10" spellcheck="false" data-testid="send-body"></textarea>
+      </label>
+      <div class="row-form">
+        <button type="submit" id="send-submit" data-testid="send-submit">Send</button>
+        <span id="send-status" class="sub" data-testid="send-status" role="status"></span>
+      </div>
+    </form>
+    <pre id="send-response" class="wire" data-testid="send-response" tabindex="0" aria-label="Wire response">No request sent yet.</pre>
+  </section>
+
+  <section class="panel lives" aria-labelledby="lives-h" data-testid="lives-panel">
+    <div class="panel-head">
+      <h2 id="lives-h">Messages <span class="sub">one line per message</span></h2>
+    </div>
+    <ol id="lives" class="lives-list" data-testid="lives" aria-label="Each message's life, newest first"></ol>
+  </section>
+
+  <section class="panel faults" aria-labelledby="faults-h" data-testid="faults-panel">
+    <div class="panel-head">
+      <h2 id="faults-h">Fault rules <span class="count" id="faults-count"></span></h2>
+    </div>
+    <ul id="faults" class="fault-list" data-testid="faults"></ul>
+    <form id="fault-form" data-testid="fault-form">
+      <div class="row-form">
+        <label>Template
+          <select id="fault-template" data-testid="fault-template"></select>
+        </label>
+        <button type="button" id="fault-load" class="ghost" data-testid="fault-load">Load template</button>
+      </div>
+      <label class="block">Rule (JSON)
+        <textarea id="fault-body" rows="5" spellcheck="false" data-testid="fault-body"></textarea>
+      </label>
+      <button type="submit" id="fault-add" data-testid="fault-add">Add rule</button>
+    </form>
+  </section>
+
+  <section class="panel clock" aria-labelledby="clock-h" data-testid="clock-panel">
+    <div class="panel-head">
+      <h2 id="clock-h">Clock</h2>
+    </div>
+    <dl class="facts">
+      <dt>Now</dt><dd id="clock-now" data-testid="clock-now">…</dd>
+      <dt>Mode</dt><dd id="clock-mode" data-testid="clock-mode"></dd>
+      <dt>Speed</dt><dd id="clock-speed-value" data-testid="clock-speed-value"></dd>
+      <dt>Timers</dt><dd id="clock-timers" data-testid="clock-timers"></dd>
+    </dl>
+    <div class="row-form">
+      <button type="button" id="clock-pause" data-testid="clock-pause">Pause</button>
+      <button type="button" id="clock-resume" data-testid="clock-resume">Resume</button>
+    </div>
+    <form id="clock-advance-form" class="row-form">
+      <label>Advance by
+        <input id="clock-advance-by" value="1m" size="6" autocomplete="off" data-testid="clock-advance-by">
+      </label>
+      <button type="submit" id="clock-advance" data-testid="clock-advance">Advance</button>
+    </form>
+    <form id="clock-speed-form" class="row-form">
+      <label>Speed ×
+        <input id="clock-speed" type="number" min="0.001" max="1000000" step="any" value="1" data-testid="clock-speed">
+      </label>
+      <button type="submit" id="clock-set-speed" data-testid="clock-set-speed">Set speed</button>
+    </form>
+  </section>
+
+  <section class="panel xmpp" aria-labelledby="xmpp-h" data-testid="xmpp-panel">
+    <div class="panel-head">
+      <h2 id="xmpp-h">XMPP connections <span class="count" id="xmpp-count"></span></h2>
+      <button type="button" id="xmpp-refresh" class="ghost">Reload</button>
+    </div>
+    <table class="table" data-testid="xmpp">
+      <thead><tr><th scope="col">Id</th><th scope="col">Sender</th><th scope="col">State</th><th scope="col">In flight</th><th scope="col">Since</th></tr></thead>
+      <tbody id="xmpp"></tbody>
+    </table>
+    <button type="button" id="xmpp-drain" data-testid="xmpp-drain">Drain all (CONNECTION_DRAINING)</button>
+  </section>
+</main>
+</body>
+</html>
+
+"""#,
+        "style.css": #"""
+/* fcm-emu dashboard: light and dark from prefers-color-scheme, one column below 900px. */
+:root {
+  color-scheme: light dark;
+  --bg: #f4f6f9;
+  --panel: #ffffff;
+  --text: #1c2330;
+  --muted: #5b6677;
+  --line: #d9dee7;
+  --accent: #1a63d6;
+  --accent-text: #ffffff;
+  --focus: #f29900;
+  --code-bg: #f0f2f6;
+  --ok: #12804a;
+  --warn: #a15c00;
+  --bad: #c5221f;
+  --info: #6a3fc2;
+  --chip: #e8ecf3;
+  --card: #f7f8fb;
+  --shadow: 0 1px 2px rgb(0 0 0 / 0.08);
+  font: 14px/1.4 system-ui, -apple-system, "Segoe UI", Roboto, "Noto Sans", sans-serif;
+}
+@media (prefers-color-scheme: dark) {
+  :root {
+    --bg: #11151b;
+    --panel: #1a2029;
+    --text: #e3e8ef;
+    --muted: #9aa6b6;
+    --line: #2f3846;
+    --accent: #6ea4ff;
+    --accent-text: #0b1220;
+    --focus: #ffb74d;
+    --code-bg: #232b36;
+    --ok: #5fd18f;
+    --warn: #f0b050;
+    --bad: #ff7b72;
+    --info: #b99cff;
+    --chip: #273141;
+    --card: #222a35;
+    --shadow: none;
+  }
+}
+* { box-sizing: border-box; }
+body { margin: 0; background: var(--bg); color: var(--text); }
+code, pre, .mono { font-family: ui-monospace, "SFMono-Regular", Menlo, Consolas, "DejaVu Sans Mono", monospace; font-size: 12px; }
+h1, h2 { margin: 0; font-weight: 600; }
+h1 { font-size: 17px; display: flex; align-items: center; gap: 6px; }
+h2 { font-size: 14px; }
+:focus-visible { outline: 3px solid var(--focus); outline-offset: 2px; }
+.skip { position: absolute; left: -999px; top: 4px; background: var(--panel); padding: 6px 10px; z-index: 10; }
+.skip:focus { left: 8px; }
+
+.top {
+  display: flex; flex-wrap: wrap; align-items: center; gap: 6px 16px;
+  padding: 8px 14px; background: var(--panel); border-bottom: 1px solid var(--line);
+}
+.top p { margin: 0; }
+.clock-summary { font-variant-numeric: tabular-nums; color: var(--muted); }
+.stream-status { margin-left: auto !important; font-size: 12px; padding: 2px 8px; border-radius: 10px; background: var(--chip); }
+.stream-status::before { content: "●"; margin-right: 5px; color: var(--warn); }
+.stream-status[data-state="open"]::before { color: var(--ok); }
+.stream-status[data-state="closed"]::before { color: var(--bad); }
+.toast { position: fixed; bottom: 12px; right: 12px; margin: 0; max-width: min(420px, 90vw); z-index: 20; pointer-events: none;
+  background: var(--text); color: var(--bg); padding: 8px 12px; border-radius: 6px; box-shadow: 0 4px 16px rgb(0 0 0 / .25); }
+.toast:empty { display: none; }
+.toast.error { background: var(--bad); color: #fff; }
+
+.grid {
+  display: grid; gap: 10px; padding: 10px;
+  grid-template-columns: minmax(0, 1fr);
+  grid-template-areas: "devices" "inbox" "send" "log" "lives" "faults" "clock" "xmpp";
+}
+@media (min-width: 900px) {
+  .grid {
+    grid-template-columns: minmax(0, 1fr) minmax(0, 1fr);
+    grid-template-areas: "devices inbox" "send log" "lives lives" "faults clock" "xmpp xmpp";
+  }
+}
+@media (min-width: 1200px) {
+  .grid {
+    grid-template-columns: minmax(0, 0.9fr) minmax(0, 1.25fr) minmax(0, 1fr);
+    grid-template-areas: "devices inbox log" "send send lives" "faults clock xmpp";
+  }
+  .devices, .inbox, .log { height: calc(100vh - 66px); min-height: 440px; }
+  /* The request beside its wire response. */
+  .panel.send { display: grid; grid-template-columns: minmax(0, 1fr) minmax(0, 1fr); align-content: start; }
+  .send .panel-head { grid-column: 1 / -1; }
+  .send .wire { margin: 0; max-height: 360px; }
+}
+.devices { grid-area: devices; } .inbox { grid-area: inbox; } .log { grid-area: log; }
+.send { grid-area: send; } .lives { grid-area: lives; } .faults { grid-area: faults; }
+.clock { grid-area: clock; } .xmpp { grid-area: xmpp; }
+
+.panel {
+  background: var(--panel); border: 1px solid var(--line); border-radius: 8px; box-shadow: var(--shadow);
+  padding: 10px 12px; display: flex; flex-direction: column; gap: 8px; min-width: 0;
+}
+.panel > button { align-self: flex-start; }
+.panel-head { display: flex; align-items: center; justify-content: space-between; gap: 8px; }
+.sub, .count { color: var(--muted); font-weight: 400; font-size: 12px; }
+.empty { color: var(--muted); margin: 4px 0; }
+
+button {
+  font: inherit; font-size: 13px; cursor: pointer; border-radius: 6px; padding: 4px 10px;
+  border: 1px solid var(--accent); background: var(--accent); color: var(--accent-text);
+}
+button.ghost, button.small { background: transparent; color: var(--accent); }
+button.small { padding: 1px 7px; font-size: 12px; }
+button.danger { border-color: var(--bad); color: var(--bad); background: transparent; }
+button:disabled { opacity: .5; cursor: default; }
+input, select, textarea {
+  font: inherit; font-size: 13px; color: var(--text); background: var(--panel);
+  border: 1px solid var(--line); border-radius: 5px; padding: 3px 6px; min-width: 0;
+}
+textarea { width: 100%; resize: vertical; font-family: ui-monospace, Menlo, Consolas, "DejaVu Sans Mono", monospace; font-size: 12px; }
+label { display: inline-flex; flex-direction: column; gap: 2px; font-size: 12px; color: var(--muted); }
+label.inline { flex-direction: row; align-items: center; gap: 6px; }
+label.block { display: flex; }
+label.check { flex-direction: row; align-items: center; gap: 4px; }
+.row-form { display: flex; flex-wrap: wrap; align-items: flex-end; gap: 6px 8px; }
+.create summary { cursor: pointer; color: var(--accent); font-size: 13px; }
+.create[open] summary { margin-bottom: 6px; }
+
+/* Devices */
+.device-list { list-style: none; margin: 0; padding: 0; overflow: auto; display: flex; flex-direction: column; gap: 6px; flex: 1; }
+.device {
+  border: 1px solid var(--line); border-radius: 7px; padding: 7px 9px; background: var(--card);
+  display: grid; gap: 4px;
+}
+.device[aria-current="true"] { border-color: var(--accent); box-shadow: inset 3px 0 0 var(--accent); }
+.device-head { display: flex; align-items: center; gap: 6px; flex-wrap: wrap; }
+.device-name { font-weight: 600; background: none; border: none; color: var(--text); padding: 0; font-size: 14px; text-align: left; }
+.device-name:hover { text-decoration: underline; }
+.platform { font-size: 11px; text-transform: uppercase; letter-spacing: .04em; padding: 1px 6px; border-radius: 4px; background: var(--chip); }
+.device .state-select { margin-left: auto; }
+.token-row { display: flex; gap: 6px; align-items: center; min-width: 0; }
+.token-row code { overflow: hidden; text-overflow: ellipsis; white-space: nowrap; min-width: 0; flex: 1; background: var(--code-bg); padding: 1px 4px; border-radius: 3px; }
+.facts-row { display: flex; flex-wrap: wrap; gap: 2px 12px; font-size: 12px; color: var(--muted); }
+.facts-row b { color: var(--text); font-weight: 600; }
+.pending-some b { color: var(--warn); }
+.actions { display: flex; flex-wrap: wrap; gap: 4px; }
+.invalid { color: var(--bad); font-size: 12px; }
+
+.chip { display: inline-block; font-size: 11px; padding: 0 6px; border-radius: 9px; background: var(--chip); white-space: nowrap; }
+.state-foreground { color: var(--ok); } .state-background { color: var(--accent); } .state-doze { color: var(--info); }
+.state-offline { color: var(--warn); } .state-uninstalled { color: var(--bad); }
+
+/* Inbox */
+.inbox-list { overflow: auto; display: flex; flex-direction: column; gap: 8px; flex: 1; }
+.delivery { border: 1px solid var(--line); border-radius: 7px; padding: 7px; display: grid; gap: 6px; background: var(--card); }
+.meta { display: flex; flex-wrap: wrap; gap: 4px 6px; align-items: center; font-size: 12px; color: var(--muted); }
+.meta time { font-variant-numeric: tabular-nums; color: var(--text); }
+.callback { background: var(--code-bg); padding: 0 4px; border-radius: 3px; overflow-wrap: anywhere; }
+.handling-tray { color: var(--ok); } .handling-app { color: var(--accent); } .handling-silent { color: var(--muted); }
+.delivery-body { display: flex; flex-wrap: wrap; gap: 8px; }
+.rendered { flex: 1 1 200px; min-width: 0; display: grid; gap: 6px; align-content: start; }
+.raw { flex: 1 1 200px; min-width: 0; font-size: 12px; }
+.raw summary { cursor: pointer; color: var(--muted); }
+.raw pre, .wire { margin: 4px 0 0; background: var(--code-bg); padding: 6px 8px; border-radius: 5px; overflow: auto; max-height: 220px; white-space: pre-wrap; overflow-wrap: anywhere; }
+.android-notification, .ios-alert, .web-notification { padding: 8px 10px; display: grid; gap: 2px; }
+.android-notification { background: var(--panel); border-radius: 14px; box-shadow: 0 1px 3px rgb(0 0 0 / .18); }
+.ios-alert { background: color-mix(in srgb, var(--panel) 75%, #9aa6b6); border-radius: 16px; backdrop-filter: blur(8px); }
+.web-notification { background: var(--panel); border: 1px solid var(--line); border-radius: 4px; box-shadow: 0 2px 6px rgb(0 0 0 / .18); }
+.not-shown { box-shadow: none; border: 1px dashed var(--muted); }
+.app-line { display: flex; align-items: center; gap: 6px; font-size: 11px; color: var(--muted); }
+.app-line .when::before { content: "· "; }
+.app-icon { width: 14px; height: 14px; border-radius: 4px; background: var(--accent); display: inline-block; }
+.ios .app-icon { border-radius: 4px; background: linear-gradient(135deg, #34c759, #0a84ff); }
+.web .app-icon { border-radius: 50%; background: linear-gradient(135deg, #fbbc04, #ea4335); }
+.title { margin: 0; font-weight: 600; overflow-wrap: anywhere; }
+.subtitle { margin: 0; font-weight: 500; overflow-wrap: anywhere; }
+.body { margin: 0; overflow-wrap: anywhere; }
+.small, .note, .data-only { margin: 0; font-size: 12px; color: var(--muted); overflow-wrap: anywhere; }
+.data-only { font-weight: 600; }
+.system { padding: 6px 8px; border-left: 3px solid var(--warn); }
+.system p { margin: 2px 0 0; font-size: 12px; }
+.kv { border-collapse: collapse; font-size: 12px; width: 100%; }
+.kv caption { text-align: left; color: var(--muted); font-size: 11px; }
+.kv th, .kv td { text-align: left; padding: 1px 6px 1px 0; vertical-align: top; overflow-wrap: anywhere; }
+.kv th { font-weight: 600; white-space: nowrap; width: 1%; }
+.aps { display: grid; grid-template-columns: max-content 1fr; gap: 0 8px; margin: 0; font-size: 12px; }
+.aps dt { color: var(--muted); } .aps dd { margin: 0; font-family: ui-monospace, Menlo, Consolas, monospace; }
+
+/* Log */
+.filters { display: flex; flex-wrap: wrap; gap: 4px 6px; align-items: flex-end; }
+.filters input:not([type="checkbox"]) { width: 7.5em; }
+.filters-box summary { cursor: pointer; color: var(--accent); font-size: 13px; }
+.filters-box[open] summary { margin-bottom: 6px; }
+.filters .buttons { display: flex; gap: 4px; }
+.log-list, .lives-list { list-style: none; margin: 0; padding: 0; overflow: auto; flex: 1; font-size: 12px; }
+.log-list li {
+  display: grid; grid-template-columns: max-content 104px minmax(0, 1fr); gap: 0 8px; padding: 2px 2px;
+  border-bottom: 1px solid var(--line); align-items: baseline;
+}
+.log-list li.fresh { animation: flash 1.2s ease-out; }
+@keyframes flash { from { background: color-mix(in srgb, var(--accent) 18%, transparent); } to { background: transparent; } }
+@media (prefers-reduced-motion: reduce) { .log-list li.fresh { animation: none; } }
+.log-list time { font-variant-numeric: tabular-nums; color: var(--muted); font-family: ui-monospace, Menlo, Consolas, monospace; }
+.log-list .what { overflow-wrap: anywhere; }
+.log-list .notice { display: block; color: var(--warn); padding: 4px; }
+.kind { font-weight: 600; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+.kind-accepted { color: var(--accent); } .kind-delivered { color: var(--ok); } .kind-stored { color: var(--warn); }
+.kind-collapsed, .kind-evicted { color: var(--info); } .kind-expired, .kind-discarded, .kind-tokenInvalidated, .kind-faultInjected { color: var(--bad); }
+.kind-stateChanged, .kind-deviceCreated, .kind-tokenRefreshed { color: var(--text); }
+
+/* Message lives */
+.lives-list { max-height: 340px; }
+.lives-list li { display: grid; grid-template-columns: minmax(120px, 0.8fr) minmax(0, 2.2fr); gap: 2px 10px; padding: 3px 2px; border-bottom: 1px solid var(--line); }
+.life-id { overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+.life-id small { display: block; color: var(--muted); overflow: hidden; text-overflow: ellipsis; }
+.steps { display: flex; flex-wrap: wrap; gap: 3px; align-items: center; }
+.step { padding: 0 6px; border-radius: 9px; background: var(--chip); white-space: nowrap; }
+.step + .step::before { content: "→ "; color: var(--muted); }
+.send-panel-wire { min-height: 80px; }
+.wire { max-height: 260px; min-height: 60px; }
+.wire.ok { border-left: 3px solid var(--ok); } .wire.error { border-left: 3px solid var(--bad); }
+
+/* Faults, clock, XMPP */
+.fault-list { list-style: none; padding: 0; margin: 0; display: grid; gap: 4px; max-height: 200px; overflow: auto; }
+.fault-list li { display: flex; gap: 8px; align-items: flex-start; border: 1px solid var(--line); border-radius: 6px; padding: 4px 6px; background: var(--card); }
+.fault-list .rule { flex: 1; min-width: 0; overflow-wrap: anywhere; }
+.facts { display: grid; grid-template-columns: max-content 1fr; gap: 2px 10px; margin: 0; }
+.facts dt { color: var(--muted); } .facts dd { margin: 0; font-variant-numeric: tabular-nums; }
+.table { border-collapse: collapse; width: 100%; font-size: 12px; }
+.table th, .table td { text-align: left; padding: 3px 6px; border-bottom: 1px solid var(--line); }
+.table th { color: var(--muted); font-weight: 500; }
+.state-draining { color: var(--warn); } .state-active { color: var(--ok); }
+
+@media (max-width: 520px) {
+  .top { padding: 8px; }
+  .stream-status { margin-left: 0 !important; }
+  .grid { padding: 6px; gap: 6px; }
+  .log-list li { grid-template-columns: max-content minmax(0, 1fr); }
+  .log-list li .what { grid-column: 1 / -1; }
+  .lives-list li { grid-template-columns: minmax(0, 1fr); }
+  .filters input:not([type="checkbox"]) { width: 6.5em; }
+}
+.visually-hidden, .offscreen { position: absolute !important; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
+
+"""#,
     ]
 }
