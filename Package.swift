@@ -38,6 +38,8 @@ let package = Package(
             ]
         ),
         .target(name: "FCMCoreJSON", dependencies: ["FCMCore", "FCMJSON"]),
+        // Snapshots: the world as a directory of JSON Lines, and back (issue 14).
+        .target(name: "FCMSnapshot", dependencies: ["FCMCore", "FCMJSON", "FCMCoreJSON"]),
         .target(
             name: "FCMHTTP",
             dependencies: [
@@ -45,6 +47,7 @@ let package = Package(
                 "FCMJSON",
                 "FCMCoreJSON",
                 "FCMLegacyFormat",
+                "FCMSnapshot",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -74,7 +77,7 @@ let package = Package(
         ),
         .target(
             name: "FCMScenario",
-            dependencies: ["FCMCore", "FCMHTTP", "FCMXMPP", "FCMJSON", .product(name: "Yams", package: "Yams")]
+            dependencies: ["FCMCore", "FCMHTTP", "FCMXMPP", "FCMJSON", "FCMSnapshot", .product(name: "Yams", package: "Yams")]
         ),
         .executableTarget(
             name: "fcm-emu",
@@ -83,6 +86,7 @@ let package = Package(
                 "FCMHTTP",
                 "FCMXMPP",
                 "FCMScenario",
+                "FCMSnapshot",
                 "FCMJSON",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -93,7 +97,7 @@ let package = Package(
         ),
         .testTarget(name: "FCMJSONTests", dependencies: ["FCMJSON"]),
         .testTarget(name: "FCMEmuTests", dependencies: ["fcm-emu", "FCMCore", "FCMJSON"]),
-        .testTarget(name: "FCMScenarioTests", dependencies: ["FCMScenario"]),
+        .testTarget(name: "FCMScenarioTests", dependencies: ["FCMScenario", "FCMCore", "FCMSnapshot"]),
         .testTarget(
             name: "FCMXMPPTests",
             dependencies: [
@@ -104,6 +108,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "FCMCoreTests", dependencies: ["FCMCore"]),
+        .testTarget(name: "FCMSnapshotTests", dependencies: ["FCMSnapshot", "FCMCore", "FCMJSON"]),
         .testTarget(name: "FCMLegacyFormatTests", dependencies: ["FCMLegacyFormat", "FCMCore", "FCMJSON"]),
         .testTarget(
             name: "FCMHTTPTests",

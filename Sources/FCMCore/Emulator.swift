@@ -220,6 +220,14 @@ extension Emulator {
         driver.withLock { $0?.setSpeed(speed, atWall: wall) }
     }
 
+    /// Ties a wall-driven clock to `instant` from this wall reading on (after an import moved the
+    /// world's clock); no effect on a virtual clock.
+    func anchorClock(at instant: Instant) {
+        guard let wallMillis else { return }
+        let wall = wallMillis()
+        driver.withLock { $0?.moved(to: instant, atWall: wall) }
+    }
+
     /// Brings a wall-driven clock up to date; `serve` calls it on a short tick.
     public func tick() { _ = now }
 }

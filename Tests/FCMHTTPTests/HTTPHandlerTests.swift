@@ -54,6 +54,18 @@ struct HTTPHandlerTests {
         #expect(wire.channel.isActive)
     }
 
+    /// HEAD answers with the headers a GET would get, its Content-Length included, and no body;
+    /// the next request on the connection is read as a request, not as leftover body.
+    @Test func headHasTheGetsLengthAndNoBody() throws {
+        let wire = try Wire()
+        try wire.send("HEAD /emulator/v1/health HTTP/1.1\r\nHost: x\r\n\r\nGET /emulator/v1/health HTTP/1.1\r\nHost: x\r\n\r\n")
+        let answer = try wire.received()
+        let parts = answer.components(separatedBy: "HTTP/1.1 200 OK\r\n")
+        #expect(parts.count == 3)
+        #expect(parts[1].hasSuffix("Content-Length: 21\r\n\r\n"))
+        #expect(parts[2].contains("Content-Length: 21\r\n\r\n{\n  \"status\": \"ok\"\n}"))
+    }
+
     @Test func pipelinedRequestsAreAnsweredInOrder() throws {
         let wire = try Wire()
         let request = { (path: String) in "GET \(path) HTTP/1.1\r\nHost: x\r\n\r\n" }

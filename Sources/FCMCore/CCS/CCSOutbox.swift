@@ -12,14 +12,23 @@ struct CCSOutbox: Sendable {
     /// (a `ccsDropped` event), as a backlog no app server takes cannot grow forever (issue 11).
     static let maxWaiting = 10_000
 
-    private var waiting: [String: Deque<CCSItem>] = [:]
+    private(set) var waiting: [String: Deque<CCSItem>] = [:]
     /// Connection → (project, items it holds).
-    private var inFlight: [Int: (project: String, items: [CCSItem])] = [:]
-    private var nextConnection = 1
+    private(set) var inFlight: [Int: (project: String, items: [CCSItem])] = [:]
+    private(set) var nextConnection = 1
     /// What the control API and the dashboard show of each bound connection.
     private var described: [Int: CCSConnectionInfo] = [:]
     /// Per project: how many drains were asked for, so each connection drains once per request.
     private(set) var drainRequests: [String: Int] = [:]
+
+    init() {}
+
+    /// An outbox restored from a snapshot: what waits per project, no connection yet.
+    init(waiting: [String: Deque<CCSItem>], nextConnection: Int, drainRequests: [String: Int]) {
+        self.waiting = waiting
+        self.nextConnection = nextConnection
+        self.drainRequests = drainRequests
+    }
 
     /// Queues an item; returns the oldest one when the queue was full and it had to go.
     mutating func enqueue(_ item: CCSItem, project: String) -> CCSItem? {

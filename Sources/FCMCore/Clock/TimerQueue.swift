@@ -29,7 +29,18 @@ struct TimerQueue: Sendable {
     }
 
     private var heap = Heap<Entry>()
-    private var nextSequence: UInt64 = 0
+    private(set) var nextSequence: UInt64 = 0
+
+    init() {}
+
+    /// A queue holding exactly `entries` (a snapshot's timers), numbering new timers from `nextSequence`.
+    init(entries: [Entry], nextSequence: UInt64) {
+        heap = Heap(entries)
+        self.nextSequence = nextSequence
+    }
+
+    /// Every pending timer, in no particular order.
+    var entries: [Entry] { heap.unordered }
 
     var count: Int { heap.count }
 

@@ -115,6 +115,9 @@ struct PendingStore: Sendable {
         return taken
     }
 
+    /// Appends a stored copy as a snapshot lists it (acceptance order), with no store rules.
+    mutating func restore(_ pending: PendingMessage) { items.append(pending) }
+
     mutating func removeAll() -> [PendingMessage] {
         defer { items = [] }
         return items

@@ -75,6 +75,14 @@ struct EventLog: Sendable {
     /// The sequence number of the oldest event kept.
     var oldestSequence: Int { nextSequence - ring.count }
 
+    /// A log holding `events` (oldest first, the newest `capacity` kept) that numbers the next
+    /// event `nextSequence`: a snapshot's log, or an empty one that goes on counting.
+    init(capacity: Int, events: [Event], nextSequence: Int) {
+        self.capacity = max(1, capacity)
+        ring = Array(events.suffix(self.capacity))
+        self.nextSequence = nextSequence
+    }
+
     mutating func append(
         time: Instant, kind: Event.Kind, device: DeviceID?, message: Message?, related: Message? = nil, detail: String? = nil
     ) {

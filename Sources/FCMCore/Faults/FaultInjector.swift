@@ -4,8 +4,18 @@
 /// under the seed and runs on the emulator's clock.
 struct FaultInjector: Sendable {
     private(set) var rules: [FaultRule] = []
-    private var matched: [String: Int] = [:]
-    private var fired: [String: Int] = [:]
+    /// Calls each rule matched and fired for, by rule id; kept in snapshots so `nth`, `every` and
+    /// `count` go on counting after an import.
+    private(set) var matched: [String: Int] = [:]
+    private(set) var fired: [String: Int] = [:]
+
+    init() {}
+
+    init(rules: [FaultRule], matched: [String: Int], fired: [String: Int]) {
+        self.rules = rules
+        self.matched = matched
+        self.fired = fired
+    }
 
     mutating func set(_ rules: [FaultRule]) {
         self.rules = rules

@@ -6,7 +6,8 @@ struct IdentifierFactory: Sendable {
     private static let hexDigits = Array("0123456789abcdef".utf8)
 
     var random: SeededRandom
-    private var microCounter: UInt64 = 0
+    /// Kept in snapshots, so message ids made after an import are the ones the original would make.
+    var microCounter: UInt64 = 0
 
     init(seed: UInt64) { random = SeededRandom(seed: seed) }
 

@@ -3,7 +3,8 @@
 /// SplitMix64: small, fast and reproducible, so the same seed gives the same tokens, ids and
 /// random choices on every run (ARCHITECTURE.md: "given the same calls ... and the same seed").
 public struct SeededRandom: RandomNumberGenerator, Sendable {
-    private var state: UInt64
+    /// The generator's whole state; `SeededRandom(seed: state)` resumes the sequence (snapshots).
+    public private(set) var state: UInt64
 
     public init(seed: UInt64) { state = seed }
 

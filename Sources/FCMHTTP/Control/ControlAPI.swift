@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import FCMCore
+import FCMCoreJSON
 import FCMJSON
 
 /// The emulator-only API under `/emulator/v1`: create and drive projects and devices, read what
@@ -16,16 +17,18 @@ public struct ControlAPI: Sendable {
     let live: LiveRequests
     /// The running server's addresses and credentials, for `GET /info` (the ready-file JSON).
     let info: @Sendable () -> JSONValue
+    let snapshots: SnapshotRoutes
 
     init(
-        emulator: Emulator, accounts: ServiceAccounts, grants: AccessGrants, live: LiveRequests,
-        info: @escaping @Sendable () -> JSONValue
+        emulator: Emulator, credentials: FrontCredentials, live: LiveRequests, info: @escaping @Sendable () -> JSONValue,
+        snapshots: SnapshotConfiguration
     ) {
         self.emulator = emulator
-        self.accounts = accounts
-        self.grants = grants
+        self.accounts = credentials.accounts
+        self.grants = credentials.grants
         self.live = live
         self.info = info
+        self.snapshots = SnapshotRoutes(emulator: emulator, credentials: credentials, configuration: snapshots)
     }
 
     public func register(into router: inout Router) {
@@ -46,6 +49,8 @@ public struct ControlAPI: Sendable {
                 try emulator.reset()
                 return ControlJSON.response(.object([]))
             })
+        router.add("POST", "\(p):export", handle { request, _ throws(FCMError) in try snapshots.export(request) })
+        router.add("POST", "\(p):import", handle { request, _ throws(FCMError) in try snapshots.import(request) })
         registerClock(into: &router)
         registerFaults(into: &router)
         registerProjects(into: &router)

@@ -3,6 +3,7 @@
 import Crypto
 import FCMJSON
 import Foundation
+import Synchronization
 
 /// Access tokens issued by the token endpoint, bound to a project, scopes and an expiry on the
 /// wall clock (FCM-WIRE.md §6.4 step 8). A token carries its grant and an HMAC-SHA256 over it, made
@@ -21,13 +22,38 @@ final class AccessGrants: Sendable {
         let expiresAt: Int64
     }
 
+    /// Keys adopted from imported snapshots, at most: each is one HMAC check per unknown token.
+    static let maxAdoptedKeys = 8
+
     /// The HMAC key's bytes (`SymmetricKey` is not Sendable; one is made per use).
     private let keyBytes: [UInt8]
+    /// Keys of emulators whose snapshots were imported: their tokens stay good here (issue 14).
+    private let adopted = Mutex<[[UInt8]]>([])
     private let wallSeconds: @Sendable () -> Int64
 
     init(stateDirectory: String? = nil, wallSeconds: @escaping @Sendable () -> Int64) {
         self.wallSeconds = wallSeconds
         keyBytes = Self.loadOrCreateKey(in: stateDirectory)
+    }
+
+    /// The signing key, as a snapshot keeps it.
+    var signingKey: [UInt8] { keyBytes }
+
+    /// Honours tokens signed with `key` from now on; the oldest adopted key goes past the limit.
+    func adopt(_ key: [UInt8]) {
+        guard key.count == 32, key != keyBytes else { return }
+        adopted.withLock { keys in
+            keys.removeAll { $0 == key }
+            keys.append(key)
+            if keys.count > Self.maxAdoptedKeys { keys.removeFirst(keys.count - Self.maxAdoptedKeys) }
+        }
+    }
+
+    private func isAuthentic(_ mac: [UInt8], _ body: [UInt8]) -> Bool {
+        if HMAC<SHA256>.isValidAuthenticationCode(mac, authenticating: body, using: SymmetricKey(data: keyBytes)) { return true }
+        return adopted.withLock { $0 }.contains {
+            HMAC<SHA256>.isValidAuthenticationCode(mac, authenticating: body, using: SymmetricKey(data: $0))
+        }
     }
 
     func issue(projectId: String, scopes: Set<String>) -> Grant {
@@ -51,7 +77,7 @@ final class AccessGrants: Sendable {
         guard token.hasPrefix(Self.prefix), token.utf8.count <= 4096 else { return nil }
         let parts = token.dropFirst(Self.prefix.count).split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 2, let body = Base64URL.decode(parts[0]), let mac = Base64URL.decode(parts[1]),
-            HMAC<SHA256>.isValidAuthenticationCode(mac, authenticating: body, using: SymmetricKey(data: keyBytes)),
+            isAuthentic(mac, body),
             let claims = try? JSONParser.parse(body), let projectId = claims["p"]?.stringValue,
             let scopes = claims["s"]?.arrayValue?.compactMap(\.stringValue), let expiresAt = claims["e"]?.int64Value,
             expiresAt > wallSeconds()

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Crypto
+import FCMCore
 import FCMJSON
 import Foundation
 import Synchronization
@@ -83,8 +84,34 @@ final class ServiceAccounts: Sendable {
 
     static func email(_ projectId: String) -> String { "firebase-adminsdk-fcmemu@\(projectId).iam.gserviceaccount.com" }
 
+    /// Every account's document (private key included), by email, as a snapshot keeps them.
+    var documents: [JSONValue] {
+        accounts.withLock { $0 }.sorted { $0.key < $1.key }.map { .object($0.value.document) }
+    }
+
+    /// Reads an account document from a snapshot; nil when it is not one (missing fields, a key
+    /// that does not parse, an email that is not the project's emulator account).
+    static func account(from document: JSONValue) -> ServiceAccount? {
+        guard let account = try? load(document), account.clientEmail == email(account.projectId) else { return nil }
+        return account
+    }
+
+    /// Installs an imported account in place of the project's own, in memory and in the state
+    /// directory, so key files handed out by the emulator that exported it work here.
+    func adopt(_ account: ServiceAccount) {
+        accounts.withLock { $0[account.clientEmail] = account }
+        guard let directory, Project.isValidId(account.projectId) else { return }
+        try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        _ = FileManager.default.createFile(
+            atPath: directory + "/" + account.projectId + ".json", contents: Data(JSONValue.object(account.document).encoded(.pretty).utf8),
+            attributes: [.posixPermissions: 0o600])
+    }
+
     private static func load(_ bytes: [UInt8]) throws -> ServiceAccount {
-        let json = try JSONParser.parse(bytes)
+        try load(try JSONParser.parse(bytes))
+    }
+
+    private static func load(_ json: JSONValue) throws -> ServiceAccount {
         guard let pairs = json.objectValue, let projectId = json["project_id"]?.stringValue, let email = json["client_email"]?.stringValue,
             let keyId = json["private_key_id"]?.stringValue, let pem = json["private_key"]?.stringValue
         else { throw CocoaError(.fileReadCorruptFile) }

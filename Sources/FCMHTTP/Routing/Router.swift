@@ -80,7 +80,12 @@ public struct Router: Sendable {
             specificity = route.specificity
             if route.method == request.method || (route.method == "GET" && request.method == "HEAD") {
                 var response = route.handler(request, parameters)
-                if request.method == "HEAD" { response.body = [] }
+                if request.method == "HEAD" {
+                    // The length the GET would have (RFC 9110 §9.3.2), with no body.
+                    response.headers.removeAll { $0.0.lowercased() == "content-length" }
+                    response.headers.append(("Content-Length", String(response.body.count)))
+                    response.body = []
+                }
                 return response
             }
             allowed.append(route.method)

@@ -15,6 +15,11 @@ public struct FrontConfiguration: Sendable {
     public var wallSeconds: @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }
     /// The project whose service account the GCE metadata server hands tokens for.
     public var metadataProject = DemoProject.id
+    /// Snapshots of the control API; the root defaults to `<state dir>/snapshots`.
+    public var snapshots = SnapshotConfiguration()
+    /// The fronts' keys, when the caller shares them (`serve` exports them with the world);
+    /// nil: the routes make their own from `stateDirectory`.
+    public var credentials: FrontCredentials?
 
     public init(authMode: AuthMode = .strict, stateDirectory: String? = nil) {
         self.authMode = authMode
@@ -29,12 +34,16 @@ public enum EmulatorRoutes {
         emulator: Emulator, maxBodyBytes: Int, fronts: FrontConfiguration = FrontConfiguration(),
         info: @escaping @Sendable () -> JSONValue
     ) -> HTTPResponder {
-        let accounts = ServiceAccounts(stateDirectory: fronts.stateDirectory)
-        let grants = AccessGrants(stateDirectory: fronts.stateDirectory, wallSeconds: fronts.wallSeconds)
+        let credentials = fronts.credentials ?? FrontCredentials(stateDirectory: fronts.stateDirectory, wallSeconds: fronts.wallSeconds)
+        let accounts = credentials.accounts
+        let grants = credentials.grants
         let auth = Authenticator(mode: fronts.authMode, emulator: emulator, accounts: accounts, grants: grants)
         var router = Router(fallback: fallback)
+        var snapshots = fronts.snapshots
+        if snapshots.root == nil { snapshots.root = fronts.stateDirectory.map { $0 + "/snapshots" } }
         let live = LiveRequests()
-        ControlAPI(emulator: emulator, accounts: accounts, grants: grants, live: live, info: info).register(into: &router)
+        ControlAPI(emulator: emulator, credentials: credentials, live: live, info: info, snapshots: snapshots)
+            .register(into: &router)
         V1Front(emulator: emulator, auth: auth).register(into: &router)
         V1TopicSubscriptions(emulator: emulator, auth: auth).register(into: &router)
         IIDFront(emulator: emulator, auth: auth).register(into: &router)

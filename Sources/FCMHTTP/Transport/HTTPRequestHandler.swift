@@ -146,7 +146,10 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
             method: request.method.rawValue, target: request.uri, status: response.status, version: request.version, since: started)
         let version = request.version
         var headers = HTTPHeaders(response.headers)
-        headers.replaceOrAdd(name: "Content-Length", value: String(response.body.count))
+        // A HEAD answer keeps the length the router gave it: the GET's, not its own empty body's.
+        if request.method != .HEAD || !headers.contains(name: "Content-Length") {
+            headers.replaceOrAdd(name: "Content-Length", value: String(response.body.count))
+        }
         // HTTP/2 forbids connection-specific headers; closing there ends only the stream.
         if response.closeConnection, version.major < 2 { headers.replaceOrAdd(name: "Connection", value: "close") }
         let head = HTTPResponseHead(

@@ -12,6 +12,9 @@ public struct Scenario: Sendable {
     public var file: String
     public var settings = EmulatorSettings()
     public var start: Instant?
+    /// A snapshot directory to start from (`world:`), resolved against the scenario's folder, and
+    /// the line that named it.
+    public var world: (path: String, line: Int)?
     public var authMode: AuthMode = .lax
     public var projects: [(id: String, number: String?, serverKeys: [String])] = []
     public var devices: [(line: Int, body: JSONValue, project: String)] = []

@@ -8,7 +8,7 @@ import Yams
 /// Reads scenario YAML strictly: an unknown key or a wrong type is an error with the file, the
 /// line and a hint, before anything runs.
 public enum ScenarioParser {
-    static let topKeys = ["name", "settings", "start", "auth", "projects", "devices", "faults", "steps"]
+    static let topKeys = ["name", "world", "settings", "start", "auth", "projects", "devices", "faults", "steps"]
     static let actions = [
         "send", "legacy", "request", "state", "uninstall", "refreshToken", "subscribe", "unsubscribe", "advance", "fault", "clearFaults",
         "check", "xmpp", "xmppAck", "upstream", "drain",
@@ -36,6 +36,11 @@ public enum ScenarioParser {
                     throw fail(value, "start must be an RFC 3339 time such as 2026-01-01T00:00:00Z")
                 }
                 scenario.start = instant
+            case "world":
+                let path = try scalar(value, fail)
+                guard !path.isEmpty else { throw fail(value, "world names a snapshot directory, relative to this file") }
+                let folder = file.contains("/") ? String(file[..<(file.lastIndex(of: "/") ?? file.endIndex)]) : "."
+                scenario.world = (path.hasPrefix("/") ? path : folder + "/" + path, YAMLJSON.line(value))
             case "auth":
                 guard let mode = AuthMode(rawValue: try scalar(value, fail)) else { throw fail(value, "auth must be strict or lax") }
                 scenario.authMode = mode

@@ -3,6 +3,7 @@
 import FCMCore
 import FCMHTTP
 import FCMJSON
+import FCMSnapshot
 
 /// Replays a scenario on a virtual clock. Every step goes through the same route table that
 /// network clients hit (parsing, validation, rendering), in process: no sockets, no sleeps.
@@ -59,6 +60,15 @@ public struct ScenarioRunner {
         func failed(_ line: Int, _ what: String, _ response: HTTPResponse) -> ScenarioResult.Failure {
             ScenarioResult.Failure(
                 step: 0, line: line, action: what, differences: ["HTTP \(response.status): \(response.bodyText)"], eventLog: [])
+        }
+        if let world = scenario.world {
+            // The snapshot is the starting world, clock included; projects and devices listed
+            // in the scenario are added to it.
+            do throws(SnapshotError) {
+                try emulator.importSnapshot(from: world.path, clock: .snapshot)
+            } catch {
+                return ScenarioResult.Failure(step: 0, line: world.line, action: "world", differences: [error.description], eventLog: [])
+            }
         }
         for project in scenario.projects {
             let body = JSONValue.object(omittingNils: [

@@ -10,12 +10,13 @@ import Foundation
 extension FCMEmu {
     struct Bench: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Measure the engine: memory per idle device, and topic fan-out time.",
+            abstract: "Measure the engine: memory per idle device, topic fan-out time, snapshot export and import.",
             discussion: """
                 Runs in process on the virtual clock and prints figures; nothing listens. Build with `swift build -c \
                 release` first for meaningful numbers:
                   .build/release/fcm-emu bench
                   .build/release/fcm-emu bench --devices 100000 --subscribers 100000
+                  .build/release/fcm-emu bench --snapshot-only      # export/import of 1M devices × 10 stored messages
                 """
         )
 
@@ -34,9 +35,19 @@ extension FCMEmu {
         @Option(help: "Steps of the scenario for the scenario-runner figure.")
         var scenarioSteps = 10_000
 
+        @Option(help: "Offline devices in the world of the snapshot figures.")
+        var snapshotDevices = 1_000_000
+
+        @Option(help: "Stored messages per device in the world of the snapshot figures.")
+        var snapshotMessages = 10
+
+        @Flag(help: "Only the snapshot figures (export and import time, size, memory).")
+        var snapshotOnly = false
+
         func run() throws {
             guard devices > 0, subscribers > 0 else { throw ValidationError("--devices and --subscribers must be positive") }
             print("fcm-emu bench \(FCMEmuVersion.current) (\(ProcessInfo.processInfo.activeProcessorCount) cores)")
+            if snapshotOnly { return try snapshotRoundTrip() }
             try inProcessSends()
             if requestsOnly { return }
             try scenarioRun()
@@ -44,6 +55,7 @@ extension FCMEmu {
             try fanOut(state: .foreground, label: "online, delivered")
             try fanOut(state: .offline, label: "offline, stored with TTL timers")
             try sendsDuringFanOut()
+            try snapshotRoundTrip()
         }
 
         private func memoryPerDevice() throws {

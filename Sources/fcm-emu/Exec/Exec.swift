@@ -44,6 +44,12 @@ extension FCMEmu {
         @Option(name: .customLong("set"), help: ArgumentHelp("Any `serve` setting, as key=value (repeatable).", valueName: "key=value"))
         var assignments: [String] = []
 
+        @Option(name: .customLong("import"), help: "Start the emulator from this snapshot directory.", completion: .directory)
+        var importDirectory: String?
+
+        @Option(help: "Write the world to this snapshot directory when the command ends.", completion: .directory)
+        var exportOnExit: String?
+
         @Option(help: "trace … critical (default warning, so the command's output stays its own).")
         var logLevel = "warning"
 
@@ -55,7 +61,8 @@ extension FCMEmu {
         }
 
         func run() async throws {
-            var serve = try Serve.parse(["--port", "0", "--log-level", logLevel] + assignments.flatMap { ["--set", $0] })
+            let snapshots = (importDirectory.map { ["--import", $0] } ?? []) + (exportOnExit.map { ["--export-on-exit", $0] } ?? [])
+            var serve = try Serve.parse(["--port", "0", "--log-level", logLevel] + snapshots + assignments.flatMap { ["--set", $0] })
             serve.readyFile = nil
             var (options, file) = try serve.resolve(environment: [:])
             options.server.tlsPort = options.server.tlsPort == nil ? nil : 0
@@ -66,6 +73,7 @@ extension FCMEmu {
             RunningEmulator.bootstrapLogging(options)
             let running = try await RunningEmulator.start(options, file: file, logger: Logger(label: "fcm-emu"))
             let code = await runCommand(with: running)
+            SnapshotLifecycle.exportAtExit(running, options, logger: Logger(label: "fcm-emu"))
             await running.stop()
             throw ExitCode(code)
         }

@@ -15,6 +15,8 @@ struct RunningEmulator {
     let server: EmulatorServer
     let xmpp: [XMPPServer]
     let proxy: ProxyServer?
+    /// The HTTP fronts' keys, which snapshots carry along with the world.
+    let credentials: FrontCredentials
     private let group: MultiThreadedEventLoopGroup
 
     /// Once per process: where and how log lines go.
@@ -36,15 +38,24 @@ struct RunningEmulator {
         let emulator = Emulator(settings: options.settings, clock: .wall(start: options.clockStart, wallMillis: FCMEmu.Serve.wallMillis))
         try emulator.setClockSpeed(options.clockSpeed)
         if options.clockPaused { emulator.pauseClock() }
-        try file?.preload(into: emulator)
-        for path in options.preloadFiles { try ConfigFile.load(path: path).preload(into: emulator) }
+        var fronts = options.fronts
+        let credentials = fronts.credentials ?? FrontCredentials(stateDirectory: fronts.stateDirectory, wallSeconds: fronts.wallSeconds)
+        fronts.credentials = credentials
+        if options.importDirectory != nil {
+            // The snapshot is the world: projects and devices of config and --devices files are
+            // not created on top of it (they would clash with what it holds).
+            try SnapshotLifecycle.importAtStart(emulator, credentials, options, logger: logger)
+        } else {
+            try file?.preload(into: emulator)
+            for path in options.preloadFiles { try ConfigFile.load(path: path).preload(into: emulator) }
+        }
         for path in options.faultFiles { try FaultFile.load(path: path).forEach(emulator.addFaultRule) }
 
         let group = MultiThreadedEventLoopGroup(numberOfThreads: System.coreCount)
         let server: EmulatorServer
         do {
             server = try await EmulatorServer.start(
-                emulator: emulator, configuration: options.server, fronts: options.fronts, group: group, logger: logger)
+                emulator: emulator, configuration: options.server, fronts: fronts, group: group, logger: logger)
         } catch {
             try? await group.shutdownGracefully()
             throw ValidationError("cannot listen on \(options.server.host):\(options.server.httpPort): \(error)")
@@ -68,7 +79,7 @@ struct RunningEmulator {
                 throw ValidationError("cannot start the proxy: \(error)")
             }
         }
-        return RunningEmulator(server: server, xmpp: xmpp, proxy: proxy, group: group)
+        return RunningEmulator(server: server, xmpp: xmpp, proxy: proxy, credentials: credentials, group: group)
     }
 
     /// Closes every listener (CCS streams end with system-shutdown) and the event loops.

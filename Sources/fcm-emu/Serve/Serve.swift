@@ -30,6 +30,7 @@ extension FCMEmu {
                   fcm-emu serve --set dozeMaintenanceInterval=5m --set clockSpeed=60
                   FCM_EMU_PORT=9300 fcm-emu serve --devices devices.yaml
                   fcm-emu serve --faults faults.yaml                     # e.g. a 503 with Retry-After on every 3rd send
+                  fcm-emu serve --import snap --export-on-exit snap --set autosave=5m   # state that survives restarts
                 """
         )
 
@@ -64,6 +65,12 @@ extension FCMEmu {
             completion: .file())
         var faultFiles: [String] = []
 
+        @Option(name: .customLong("import"), help: "Start from this snapshot directory.", completion: .directory)
+        var importDirectory: String?
+
+        @Option(help: "Write the world to this snapshot directory on exit (Ctrl-C and SIGTERM too).", completion: .directory)
+        var exportOnExit: String?
+
         @Option(
             name: .customLong("set"), help: ArgumentHelp("Any setting listed below, as key=value (repeatable).", valueName: "key=value"))
         var assignments: [String] = []
@@ -74,6 +81,7 @@ extension FCMEmu {
             let logger = Logger(label: "fcm-emu")
             let running = try await RunningEmulator.start(options, file: file, logger: logger)
             let server = running.server
+            let autosave = try SnapshotLifecycle.startAutosave(running, options, logger: logger)
             if let path = options.readyFile { try ReadyFile.write(server.info, to: path) }
             // Unbuffered: a harness reading a pipe should see the banner now, not at exit.
             FileHandle.standardOutput.write(Data(Banner.text(server: server, xmppPorts: running.xmpp.map(\.port)).utf8))
@@ -83,6 +91,8 @@ extension FCMEmu {
             }
             try? await server.http.channel.closeFuture.get()
             signals.cancel()
+            autosave?.cancel()
+            SnapshotLifecycle.exportAtExit(running, options, logger: logger)
             await running.stop()
             if let path = options.readyFile { ReadyFile.remove(path) }
             logger.info("Stopped")
@@ -107,7 +117,8 @@ extension FCMEmu {
             }
             let explicit: [(String, String?)] = [
                 ("host", host), ("port", port.map(String.init)), ("seed", seed.map(String.init)),
-                ("readyFile", readyFile), ("logLevel", logLevel), ("logFormat", logFormat),
+                ("readyFile", readyFile), ("logLevel", logLevel), ("logFormat", logFormat), ("import", importDirectory),
+                ("exportOnExit", exportOnExit),
             ]
             for (key, value) in explicit { if let value { sources.append((key, value, "--" + key)) } }
             for path in deviceFiles { sources.append(("devices", path, "--devices")) }

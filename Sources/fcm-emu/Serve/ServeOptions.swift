@@ -2,6 +2,7 @@
 
 import FCMCore
 import FCMHTTP
+import FCMSnapshot
 import Foundation
 import Logging
 
@@ -36,6 +37,14 @@ struct ServeOptions: Sendable {
     var proxyTunnel = false
     var xmppLoginTimeoutSeconds: Int64 = 30
     var xmppIdleTimeoutSeconds: Int64 = 600
+    /// A snapshot directory to start from (`--import`).
+    var importDirectory: String?
+    /// Where the world is written when the emulator stops, SIGTERM included (`--export-on-exit`).
+    var exportOnExit: String?
+    /// Write a snapshot this often (to `exportOnExit`, else `<state dir>/snapshots/autosave`); nil never.
+    var autosaveSeconds: Int64?
+    /// What snapshots written by `serve` include besides the world.
+    var snapshotInclude: Set<SnapshotManifest.Part> = []
 
     static var defaultStateDirectory: String {
         (ProcessInfo.processInfo.environment["HOME"] ?? ".") + "/.fcm-emu"
@@ -188,6 +197,40 @@ enum Settings {
         ) {
             o, v throws(ConfigError) in
             o.server.idleTimeoutSeconds = max(1, try duration(v) / 1000)
+        },
+        Setting(key: "import", example: "snapshots/nightly", help: "Start from this snapshot directory (--import)") {
+            o, v throws(ConfigError) in
+            o.importDirectory = v
+        },
+        Setting(
+            key: "exportOnExit", example: "snapshots/last",
+            help: "Write the world to this directory when the emulator stops, on SIGTERM and SIGINT too (--export-on-exit)"
+        ) { o, v throws(ConfigError) in
+            o.exportOnExit = v
+        },
+        Setting(
+            key: "autosave", example: "off",
+            help: "Write a snapshot this often (to exportOnExit, else <stateDir>/snapshots/autosave), atomically; off by default"
+        ) { o, v throws(ConfigError) in
+            o.autosaveSeconds = v == "off" ? nil : max(1, try duration(v) / 1000)
+        },
+        Setting(
+            key: "snapshotClock", example: "snapshot",
+            help: "On import, resume timers at the snapshot's time (snapshot) or let the time since pass (wall)"
+        ) { o, v throws(ConfigError) in
+            guard let clock = SnapshotClock(rawValue: v) else { throw ConfigError("expected snapshot or wall, got '\(v)'") }
+            o.fronts.snapshots.clock = clock
+        },
+        Setting(key: "snapshotInclude", example: "events,inboxes", help: "What snapshots written by serve include besides the world") {
+            o, v throws(ConfigError) in
+            var parts: Set<SnapshotManifest.Part> = []
+            for name in v.split(separator: ",") where !name.isEmpty && name != "none" {
+                guard let part = SnapshotManifest.Part(rawValue: String(name)) else {
+                    throw ConfigError("expected events, inboxes or none, got '\(name)'")
+                }
+                parts.insert(part)
+            }
+            o.snapshotInclude = parts
         },
         Setting(key: "clockStart", example: "2026-01-01T00:00:00Z", help: "Start the clock here instead of at the current time") {
             o, v throws(ConfigError) in

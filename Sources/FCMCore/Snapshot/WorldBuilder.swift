@@ -1,0 +1,252 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import DequeModule
+import OrderedCollections
+
+/// Why a snapshot's record cannot be part of a world. The snapshot layer adds the file and line.
+public struct SnapshotProblem: Error, Sendable, CustomStringConvertible {
+    public let message: String
+
+    public init(_ message: String) { self.message = message }
+
+    public var description: String { message }
+}
+
+/// Builds a world from snapshot records, checking each one against what came before, so that a
+/// snapshot that would break the world's invariants (a dangling device, a token issued twice) is
+/// refused at the record that breaks them. Runs on a fresh world outside any lock.
+///
+/// Order: projects, then devices (slot by slot), then tokens, topics, groups, timers and the rest.
+public struct WorldBuilder: Sendable {
+    private var world: World
+    private var topicMemberships = 0
+    private var subscribedTopics = 0
+    private var timerEntries: [TimerQueue.Entry] = []
+
+    public init(settings: EmulatorSettings, now: Instant, counters: SnapshotRecord.Counters) {
+        world = World(settings: settings, start: now)
+        world.ids.random = SeededRandom(seed: counters.randomState)
+        world.ids.microCounter = counters.microCounter
+        world.nextStoreSequence = counters.nextStoreSequence
+        world.timers = TimerQueue(entries: [], nextSequence: counters.nextTimerSequence)
+        world.events = EventLog(capacity: settings.maxEvents, events: [], nextSequence: counters.nextEventSequence)
+        world.ccs = CCSOutbox(waiting: [:], nextConnection: counters.nextCCSConnection, drainRequests: [:])
+    }
+
+    /// The project at the next index, or a deleted slot (nil).
+    public mutating func addProject(_ project: Project?) throws(SnapshotProblem) {
+        let index = Int32(world.projects.count)
+        guard let project else {
+            world.projects.append(nil)
+            return
+        }
+        guard Project.isValidId(project.id), Project.isValidNumber(project.number) else {
+            throw SnapshotProblem("project '\(project.id)' has an invalid id or number")
+        }
+        guard world.projectIndexById[project.id] == nil, world.projectIndexByNumber[project.number] == nil else {
+            throw SnapshotProblem("project '\(project.id)' or number \(project.number) appears twice")
+        }
+        world.projects.append(ProjectState(project: project))
+        world.projectIndexById[project.id] = index
+        world.projectIndexByNumber[project.number] = index
+    }
+
+    /// Room for the snapshot's devices, known from its manifest, so that a million of them are
+    /// not copied again each time the arrays and the token index grow. A lone project (the usual
+    /// world) gets room in its own indexes too.
+    public mutating func reserve(devices: Int) {
+        let count = min(max(0, devices), 1 << 24)
+        world.devices.reserveCapacity(count)
+        world.deviceProjects.reserveCapacity(count)
+        world.deviceByToken.reserveCapacity(count)
+        let live = world.projects.indices.filter { world.projects[$0] != nil }
+        if live.count == 1, let only = live.first {
+            world.projects[only]?.devices.reserveCapacity(count)
+            world.projects[only]?.devicesByFid.reserveCapacity(count)
+        }
+    }
+
+    /// Room for the snapshot's timers.
+    public mutating func reserve(timers: Int) {
+        timerEntries.reserveCapacity(min(max(0, timers), 1 << 28))
+    }
+
+    /// The slot of a deleted device: its id stays taken, and the event log still names its project.
+    public mutating func addDeletedDevice(id: DeviceID, projectIndex: Int32) throws(SnapshotProblem) {
+        try checkNextSlot(id)
+        guard projectIndex >= 0, Int(projectIndex) < world.projects.count else {
+            throw SnapshotProblem("device \(id) names project index \(projectIndex), which does not exist")
+        }
+        world.devices.append(nil)
+        world.deviceProjects.append(projectIndex)
+    }
+
+    public mutating func addDevice(_ r: SnapshotRecord.Device) throws(SnapshotProblem) {
+        try checkNextSlot(r.id)
+        // No binding of the project's state: a live copy would make the appends below copy a
+        // million-entry set on every device (the same trap as World.createDevice).
+        guard r.projectIndex >= 0, Int(r.projectIndex) < world.projects.count, world.projects[Int(r.projectIndex)] != nil else {
+            throw SnapshotProblem("device \(r.id) names project index \(r.projectIndex), which does not exist")
+        }
+        guard r.state != .doze || r.platform == .android else { throw SnapshotProblem("device \(r.id) dozes but is not Android") }
+        guard !r.appId.isEmpty, !r.token.isEmpty, !r.fid.isEmpty else {
+            throw SnapshotProblem("device \(r.id) lacks an app id, token or fid")
+        }
+        guard world.deviceByToken[r.token] == nil else { throw SnapshotProblem("device \(r.id) holds a token another device holds") }
+        guard world.projects[Int(r.projectIndex)]?.devicesByFid[r.fid] == nil else {
+            throw SnapshotProblem("device \(r.id) has the fid of another device")
+        }
+        if let name = r.name, world.projects[Int(r.projectIndex)]?.devicesByName[name] != nil {
+            throw SnapshotProblem("device name '\(name)' appears twice")
+        }
+        for (topic, _) in r.topics where !IdentifierShape.isValidTopicName(topic) {
+            throw SnapshotProblem("device \(r.id) is subscribed to an invalid topic name")
+        }
+        var store = PendingStore()
+        for s in r.stored {
+            guard s.storeSequence < world.nextStoreSequence else {
+                throw SnapshotProblem("device \(r.id) stores sequence \(s.storeSequence), past the store sequence counter")
+            }
+            store.restore(
+                PendingMessage(
+                    message: s.message, profile: DeliveryProfile(s.profile), storeSequence: s.storeSequence, availableAt: s.availableAt,
+                    expiresAt: s.expiresAt))
+        }
+        var device = Device(
+            id: r.id, projectIndex: r.projectIndex, platform: r.platform, name: r.name, appId: r.appId, token: r.token, fid: r.fid,
+            state: r.state, createdAt: r.createdAt, lastConnectedAt: r.lastConnectedAt)
+        device.extraSenders = r.extraSenders
+        device.topics = Dictionary(r.topics, uniquingKeysWith: { a, _ in a })
+        device.tokenValid = r.tokenValid
+        device.lastInactiveDiscardAt = r.lastInactiveDiscardAt
+        device.deletedSignalOwed = r.deletedSignalOwed
+        device.store = store.isEmpty ? nil : store
+        device.inbox = r.inbox ?? []
+        device.stateGeneration = r.stateGeneration
+        subscribedTopics += device.topics.count
+        world.devices.append(device)
+        world.deviceProjects.append(r.projectIndex)
+        if r.tokenValid { world.deviceByToken[r.token] = r.id }
+        try? world.modifyProject(r.projectIndex) { state in
+            state.devices.append(r.id)
+            state.devicesByFid[r.fid] = r.id
+            if let name = r.name { state.devicesByName[name] = r.id }
+        }
+    }
+
+    public mutating func addRetiredToken(_ r: SnapshotRecord.RetiredToken) throws(SnapshotProblem) {
+        try checkSlot(r.device, what: "retired token")
+        guard world.deviceByToken[r.token] == nil, world.retiredTokens[r.token] == nil else {
+            throw SnapshotProblem("retired token is also current, or appears twice")
+        }
+        world.retiredTokens[r.token] = RetiredToken(device: r.device, canonicalUntil: r.canonicalUntil)
+    }
+
+    public mutating func addTopic(_ r: SnapshotRecord.Topic) throws(SnapshotProblem) {
+        guard r.projectIndex >= 0, Int(r.projectIndex) < world.projects.count, world.projects[Int(r.projectIndex)] != nil else {
+            throw SnapshotProblem("topic '\(r.name)' names project index \(r.projectIndex), which does not exist")
+        }
+        guard world.projects[Int(r.projectIndex)]?.topics[r.name] == nil else { throw SnapshotProblem("topic '\(r.name)' appears twice") }
+        var members = OrderedSet<DeviceID>()
+        for id in r.devices {
+            guard id >= 0, Int(id) < world.devices.count, let device = world.devices[Int(id)], device.projectIndex == r.projectIndex,
+                device.topics[r.name] != nil
+            else { throw SnapshotProblem("topic '\(r.name)' names device \(id), which is not a subscribed device of its project") }
+            guard members.append(id).inserted else { throw SnapshotProblem("topic '\(r.name)' names device \(id) twice") }
+        }
+        topicMemberships += members.count
+        try? world.modifyProject(r.projectIndex) { $0.topics[r.name] = members }
+    }
+
+    public mutating func addGroup(_ group: DeviceGroup, projectIndex: Int32) throws(SnapshotProblem) {
+        guard projectIndex >= 0, Int(projectIndex) < world.projects.count, world.projects[Int(projectIndex)] != nil else {
+            throw SnapshotProblem("group '\(group.name)' names project index \(projectIndex), which does not exist")
+        }
+        guard world.projects[Int(projectIndex)]?.groups[group.notificationKey] == nil,
+            world.projects[Int(projectIndex)]?.groupKeyByName[group.name] == nil
+        else {
+            throw SnapshotProblem("group '\(group.name)' appears twice")
+        }
+        try? world.modifyProject(projectIndex) {
+            $0.groups[group.notificationKey] = group
+            $0.groupKeyByName[group.name] = group.notificationKey
+        }
+    }
+
+    /// The next pending timer, in the order the image listed them (the queue's storage order).
+    public mutating func addTimer(_ t: SnapshotRecord.Timer) throws(SnapshotProblem) {
+        try checkSlot(t.action.device, what: "timer")
+        guard t.sequence < world.timers.nextSequence else {
+            throw SnapshotProblem("timer sequence \(t.sequence) is past the timer counter")
+        }
+        let action: TimerAction
+        switch t.action {
+        case .expire(let d, let s): action = .expire(device: d, storeSequence: s)
+        case .dozeMaintenance(let d, let g): action = .dozeMaintenance(device: d, generation: g)
+        case .retryDelivery(let d): action = .retryDelivery(device: d)
+        }
+        timerEntries.append(TimerQueue.Entry(deadline: t.deadline, sequence: t.sequence, action: action))
+    }
+
+    public mutating func addFanOut(_ r: SnapshotRecord.FanOut) throws(SnapshotProblem) {
+        for id in r.recipients { try checkSlot(id, what: "fan-out") }
+        guard r.next >= 0, r.next <= r.recipients.count else { throw SnapshotProblem("fan-out position is out of range") }
+        world.fanOuts.append(FanOut(message: r.message, recipients: r.recipients, restricted: r.restricted, next: r.next))
+    }
+
+    public mutating func addRateWindow(_ r: SnapshotRecord.RateWindow) {
+        world.rateWindows[r.key] = RateWindow(start: r.start, count: r.count)
+    }
+
+    public mutating func setFaults(_ r: SnapshotRecord.Faults) {
+        world.faults = FaultInjector(rules: r.rules, matched: r.matched, fired: r.fired)
+    }
+
+    public mutating func addCCSQueue(_ r: SnapshotRecord.CCSQueue) throws(SnapshotProblem) {
+        guard world.ccs.waiting[r.projectId] == nil, world.ccs.drainRequests[r.projectId] == nil else {
+            throw SnapshotProblem("CCS queue of '\(r.projectId)' appears twice")
+        }
+        guard r.items.count <= CCSOutbox.maxWaiting else {
+            throw SnapshotProblem("CCS queue holds more than \(CCSOutbox.maxWaiting) items")
+        }
+        var waiting = world.ccs.waiting
+        if !r.items.isEmpty { waiting[r.projectId] = Deque(r.items) }
+        var drains = world.ccs.drainRequests
+        if r.drainRequests > 0 { drains[r.projectId] = r.drainRequests }
+        world.ccs = CCSOutbox(waiting: waiting, nextConnection: world.ccs.nextConnection, drainRequests: drains)
+    }
+
+    /// The event log, oldest first.
+    public mutating func setEvents(_ events: [Event]) throws(SnapshotProblem) {
+        world.events = EventLog(capacity: world.settings.maxEvents, events: events, nextSequence: world.events.nextSequence)
+    }
+
+    /// Checks one event, so a reader can name the line of a bad one.
+    public func checkEvent(_ event: Event) throws(SnapshotProblem) {
+        if let device = event.device { try checkSlot(device, what: "event") }
+        guard event.sequence < world.events.nextSequence else { throw SnapshotProblem("event \(event.sequence) is past the event counter") }
+    }
+
+    /// The world, once the records agree with one another.
+    public consuming func finish() throws(SnapshotProblem) -> WorldImage {
+        guard topicMemberships == subscribedTopics else {
+            throw SnapshotProblem(
+                "devices hold \(subscribedTopics) topic subscriptions but the topics list \(topicMemberships) subscribers")
+        }
+        world.timers = TimerQueue(entries: timerEntries, nextSequence: world.timers.nextSequence)
+        timerEntries = []
+        return WorldImage(world)
+    }
+
+    public var deviceSlotCount: Int { world.devices.count }
+
+    private func checkNextSlot(_ id: DeviceID) throws(SnapshotProblem) {
+        guard Int(id) == world.devices.count else {
+            throw SnapshotProblem("device \(id) is out of order; expected device \(world.devices.count) (ids are consecutive from 0)")
+        }
+    }
+
+    private func checkSlot(_ id: DeviceID, what: String) throws(SnapshotProblem) {
+        guard id >= 0, Int(id) < world.devices.count else { throw SnapshotProblem("\(what) names device \(id), which does not exist") }
+    }
+}

@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import FCMJSON
+import Foundation
+
+/// Writes one JSON Lines file: bytes go straight into a large buffer (no JSON trees for the
+/// million-line files) and reach the file in big chunks. Counts lines and bytes for the manifest.
+struct LineWriter {
+    private static let chunk = 4 << 20
+    private let handle: FileHandle
+    private var buffer: [UInt8] = []
+    private(set) var lines = 0
+    private(set) var bytes = 0
+
+    /// `private` files (keys) are readable by their owner only.
+    init(path: String, private: Bool = false) throws {
+        let attributes: [FileAttributeKey: Any]? = `private` ? [.posixPermissions: 0o600] : nil
+        guard FileManager.default.createFile(atPath: path, contents: nil, attributes: attributes) else {
+            throw SnapshotError(file: (path as NSString).lastPathComponent, line: nil, "cannot create the file")
+        }
+        handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        buffer.reserveCapacity(Self.chunk + 65_536)
+    }
+
+    /// Ends the current line; writes the buffer out once it is big.
+    mutating func endLine() throws {
+        buffer.append(UInt8(ascii: "\n"))
+        lines += 1
+        if buffer.count >= Self.chunk { try flush() }
+    }
+
+    /// A whole line from a JSON value (for the small files).
+    mutating func line(_ value: JSONValue) throws {
+        raw(value.encoded())
+        try endLine()
+    }
+
+    mutating func close() throws {
+        try flush()
+        try handle.close()
+    }
+
+    private mutating func flush() throws {
+        guard !buffer.isEmpty else { return }
+        try handle.write(contentsOf: buffer)
+        bytes += buffer.count
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    // MARK: - Pieces of a line
+
+    mutating func raw(_ text: StaticString) {
+        text.withUTF8Buffer { buffer.append(contentsOf: $0) }
+    }
+
+    mutating func raw(_ text: String) {
+        var text = text
+        text.withUTF8 { buffer.append(contentsOf: $0) }
+    }
+
+    mutating func byte(_ b: UInt8) { buffer.append(b) }
+
+    /// `,"key":` (or `"key":` first in an object: pass `first`).
+    mutating func key(_ name: StaticString, first: Bool = false) {
+        if !first { buffer.append(UInt8(ascii: ",")) }
+        buffer.append(UInt8(ascii: "\""))
+        raw(name)
+        buffer.append(UInt8(ascii: "\""))
+        buffer.append(UInt8(ascii: ":"))
+    }
+
+    mutating func int<I: BinaryInteger>(_ value: I) {
+        if value == 0 {
+            buffer.append(UInt8(ascii: "0"))
+            return
+        }
+        var v = UInt64(truncatingIfNeeded: value.magnitude)
+        if value < 0 { buffer.append(UInt8(ascii: "-")) }
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // up to 20 digits, reversed, as bytes
+        var count = 0
+        withUnsafeMutableBytes(of: &digits) { raw in
+            while v > 0 {
+                raw[count] = UInt8(truncatingIfNeeded: v % 10) &+ 48
+                v /= 10
+                count += 1
+            }
+            for i in stride(from: count - 1, through: 0, by: -1) { buffer.append(raw[i]) }
+        }
+    }
+
+    mutating func bool(_ value: Bool) { value ? raw("true") : raw("false") }
+
+    mutating func null() { raw("null") }
+
+    /// A string literal, escaped as RFC 8259 §7 requires; most strings need no escaping.
+    mutating func string(_ s: String) {
+        var s = s
+        let clean = s.withUTF8 { utf8 -> Bool in
+            if !utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }) {
+                buffer.append(0x22)
+                buffer.append(contentsOf: utf8)
+                buffer.append(0x22)
+                return true
+            }
+            return false
+        }
+        if !clean {
+            var text = ""
+            JSONValue.writeString(s, into: &text)
+            raw(text)
+        }
+    }
+
+    mutating func optionalInt<I: BinaryInteger>(_ value: I?) {
+        if let value { int(value) } else { null() }
+    }
+
+    mutating func optionalString(_ value: String?) {
+        if let value { string(value) } else { null() }
+    }
+}

@@ -1,0 +1,236 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import FCMCore
+import FCMCoreJSON
+import FCMJSON
+
+/// `world.jsonl`: the world's small parts, one `{"type": …}` line each. `settings` and `counters`
+/// come first; then `faults`, `rateWindow`, `ccs` and `fanOut` lines.
+enum WorldLines {
+    static func write(_ image: WorldImage, refs: inout MessageRefs, _ w: inout LineWriter) throws {
+        try w.line(settings(image.settings))
+        let c = image.counters
+        try w.line(
+            .object([
+                ("type", .string("counters")), ("randomState", .string(String(c.randomState))),
+                ("microCounter", .string(String(c.microCounter))), ("nextStoreSequence", .string(String(c.nextStoreSequence))),
+                ("nextTimerSequence", .string(String(c.nextTimerSequence))), ("nextEventSequence", .int(c.nextEventSequence)),
+                ("nextCCSConnection", .int(c.nextCCSConnection)),
+            ]))
+        let faults = image.faults
+        try w.line(
+            .object([
+                ("type", .string("faults")), ("rules", .array(faults.rules.map(FaultRuleCodec.encode))),
+                ("matched", counts(faults.matched)), ("fired", counts(faults.fired)),
+            ]))
+        for r in image.rateWindows {
+            try w.line(
+                .object([
+                    ("type", .string("rateWindow")), ("key", .string(r.key)), ("start", .int(r.start.millis)), ("count", .int(r.count)),
+                ]))
+        }
+        for q in image.ccsQueues {
+            try w.line(
+                .object([
+                    ("type", .string("ccs")), ("project", .string(q.projectId)), ("drainRequests", .int(q.drainRequests)),
+                    ("items", .array(q.items.map(ccsItem))),
+                ]))
+        }
+        for f in image.fanOuts {
+            try w.line(
+                .object(omittingNils: [
+                    ("type", .string("fanOut")), ("message", .int(refs.ref(f.message))), ("restricted", f.restricted.map(JSONValue.string)),
+                    ("next", .int(f.next)), ("recipients", .array(f.recipients.map(JSONValue.int))),
+                ]))
+        }
+    }
+
+    private static func counts(_ map: [String: Int]) -> JSONValue {
+        .object(map.sorted { $0.key < $1.key }.map { ($0.key, .int($0.value)) })
+    }
+
+    // MARK: - Settings
+
+    static func settings(_ s: EmulatorSettings) -> JSONValue {
+        func limit(_ l: EmulatorSettings.RateLimit?) -> JSONValue {
+            l.map { .object([("messages", .int($0.messages)), ("windowSeconds", .int($0.windowSeconds))]) } ?? .null
+        }
+        return .object([
+            ("type", .string("settings")), ("seed", .string(String(s.seed))),
+            ("dozeMaintenanceIntervalSeconds", .int(s.dozeMaintenanceIntervalSeconds)), ("randomEviction", .bool(s.randomEviction)),
+            ("shuffleDelivery", .bool(s.shuffleDelivery)), ("tokenRefreshGraceSeconds", .int(s.tokenRefreshGraceSeconds)),
+            ("highPriorityLatencyMillis", .int(s.highPriorityLatencyMillis)),
+            ("normalPriorityLatencyMillis", .int(s.normalPriorityLatencyMillis)),
+            ("inactiveAfterSeconds", .int(s.inactiveAfterSeconds)), ("deletedSignalWindowSeconds", .int(s.deletedSignalWindowSeconds)),
+            ("maxStoredMessages", .int(s.maxStoredMessages)), ("maxCollapseKeys", .int(s.maxCollapseKeys)),
+            ("maxTopicsPerInstance", .int(s.maxTopicsPerInstance)), ("maxGroupMembers", .int(s.maxGroupMembers)),
+            ("maxGroupsPerProject", .int(s.maxGroupsPerProject)), ("maxSendersPerInstance", .int(s.maxSendersPerInstance)),
+            ("deviceRateLimit", limit(s.deviceRateLimit)), ("topicRateLimit", limit(s.topicRateLimit)), ("maxEvents", .int(s.maxEvents)),
+            ("maxInboxPerDevice", .int(s.maxInboxPerDevice)),
+        ])
+    }
+
+    static func readSettings(_ json: JSONValue) throws(SnapshotProblem) -> EmulatorSettings {
+        var f = try JSONFields(json, "settings")
+        guard try f.string("type") == "settings" else { throw SnapshotProblem("the first line must be the settings") }
+        var s = EmulatorSettings()
+        s.seed = try f.uint64("seed")
+        s.dozeMaintenanceIntervalSeconds = try f.int("dozeMaintenanceIntervalSeconds")
+        s.randomEviction = try f.bool("randomEviction")
+        s.shuffleDelivery = try f.bool("shuffleDelivery")
+        s.tokenRefreshGraceSeconds = try f.int("tokenRefreshGraceSeconds")
+        s.highPriorityLatencyMillis = try f.int("highPriorityLatencyMillis")
+        s.normalPriorityLatencyMillis = try f.int("normalPriorityLatencyMillis")
+        s.inactiveAfterSeconds = try f.int("inactiveAfterSeconds")
+        s.deletedSignalWindowSeconds = try f.int("deletedSignalWindowSeconds")
+        s.maxStoredMessages = try positive(&f, "maxStoredMessages")
+        s.maxCollapseKeys = try positive(&f, "maxCollapseKeys")
+        s.maxTopicsPerInstance = try positive(&f, "maxTopicsPerInstance")
+        s.maxGroupMembers = try positive(&f, "maxGroupMembers")
+        s.maxGroupsPerProject = try positive(&f, "maxGroupsPerProject")
+        s.maxSendersPerInstance = try positive(&f, "maxSendersPerInstance")
+        s.deviceRateLimit = try limit(&f, "deviceRateLimit")
+        s.topicRateLimit = try limit(&f, "topicRateLimit")
+        s.maxEvents = try positive(&f, "maxEvents")
+        s.maxInboxPerDevice = try positive(&f, "maxInboxPerDevice")
+        try f.finish()
+        return s
+    }
+
+    private static func positive(_ f: inout JSONFields, _ key: String) throws(SnapshotProblem) -> Int {
+        let v = try f.number(key, as: Int.self)
+        guard v > 0, v <= 1 << 40 else { throw SnapshotProblem("settings.\(key) must be a positive number") }
+        return v
+    }
+
+    private static func limit(_ f: inout JSONFields, _ key: String) throws(SnapshotProblem) -> EmulatorSettings.RateLimit? {
+        guard let value = f.optional(key) else { return nil }
+        var g = try JSONFields(value, "settings.\(key)")
+        let limit = EmulatorSettings.RateLimit(messages: try g.number("messages", as: Int.self), windowSeconds: try g.int("windowSeconds"))
+        try g.finish()
+        return limit
+    }
+
+    static func readCounters(_ json: JSONValue) throws(SnapshotProblem) -> SnapshotRecord.Counters {
+        var f = try JSONFields(json, "counters")
+        guard try f.string("type") == "counters" else { throw SnapshotProblem("the second line must be the counters") }
+        let c = SnapshotRecord.Counters(
+            randomState: try f.uint64("randomState"), microCounter: try f.uint64("microCounter"),
+            nextStoreSequence: try f.uint64("nextStoreSequence"), nextTimerSequence: try f.uint64("nextTimerSequence"),
+            nextEventSequence: try f.number("nextEventSequence", as: Int.self),
+            nextCCSConnection: try f.number("nextCCSConnection", as: Int.self))
+        try f.finish()
+        return c
+    }
+
+    // MARK: - The other lines
+
+    /// A line after the first two.
+    static func read(_ json: JSONValue, messages: [Message], builder: inout WorldBuilder) throws(SnapshotProblem) {
+        var f = try JSONFields(json, "world line")
+        switch try f.string("type") {
+        case "faults":
+            var rules: [FaultRule] = []
+            for (i, r) in try f.array("rules").enumerated() {
+                do throws(FCMError) {
+                    rules.append(try FaultRuleCodec.decode(r, defaultId: "rule-\(i)"))
+                } catch {
+                    throw SnapshotProblem("faults.rules[\(i)]: \(error.message)")
+                }
+            }
+            builder.setFaults(
+                SnapshotRecord.Faults(rules: rules, matched: try counts(f.optional("matched")), fired: try counts(f.optional("fired"))))
+        case "rateWindow":
+            builder.addRateWindow(
+                SnapshotRecord.RateWindow(
+                    key: try f.string("key"), start: try f.instant("start"), count: try f.number("count", as: Int.self)))
+        case "ccs":
+            var items: [CCSItem] = []
+            for item in try f.array("items") { items.append(try readCCSItem(item)) }
+            try builder.addCCSQueue(
+                SnapshotRecord.CCSQueue(
+                    projectId: try f.string("project"), items: items, drainRequests: try f.number("drainRequests", as: Int.self)))
+        case "fanOut":
+            guard let message = try messageRef(f.int("message"), messages) else { throw SnapshotProblem("fanOut lacks its message") }
+            var recipients: [DeviceID] = []
+            for r in try f.array("recipients") {
+                guard let id = r.int64Value.flatMap({ DeviceID(exactly: $0) }) else {
+                    throw SnapshotProblem("fanOut.recipients must be device ids")
+                }
+                recipients.append(id)
+            }
+            try builder.addFanOut(
+                SnapshotRecord.FanOut(
+                    message: message, recipients: recipients, restricted: try f.optionalString("restricted"),
+                    next: try f.number("next", as: Int.self)))
+        case let other:
+            throw SnapshotProblem("world line of unknown type \"\(other)\"")
+        }
+        try f.finish()
+    }
+
+    private static func counts(_ json: JSONValue?) throws(SnapshotProblem) -> [String: Int] {
+        guard let json else { return [:] }
+        guard let pairs = json.objectValue else { throw SnapshotProblem("fault counts must be an object") }
+        var out: [String: Int] = [:]
+        for (key, value) in pairs {
+            guard let n = value.int64Value.flatMap({ Int(exactly: $0) }) else { throw SnapshotProblem("fault counts must be numbers") }
+            out[key] = n
+        }
+        return out
+    }
+
+    // MARK: - CCS items
+
+    private static func ccsItem(_ item: CCSItem) -> JSONValue {
+        switch item.body {
+        case .upstream(let u):
+            return .object([
+                (
+                    "upstream",
+                    .object([
+                        ("messageId", .string(u.messageId)), ("from", .string(u.from)), ("category", .string(u.category)),
+                        ("data", pairsJSON(u.data)), ("ttlSeconds", .int(u.ttlSeconds)),
+                    ])
+                ),
+                ("expiresAt", .int(item.expiresAt.millis)),
+            ])
+        case .receipt(let r):
+            return .object([
+                (
+                    "receipt",
+                    .object([
+                        ("originalMessageId", .string(r.originalMessageId)), ("deviceToken", .string(r.deviceToken)),
+                        ("category", .string(r.category)), ("sentAt", .int(r.sentAt.millis)),
+                    ])
+                ),
+                ("expiresAt", .int(item.expiresAt.millis)),
+            ])
+        }
+    }
+
+    private static func readCCSItem(_ json: JSONValue) throws(SnapshotProblem) -> CCSItem {
+        var f = try JSONFields(json, "ccs item")
+        let expiresAt = try f.instant("expiresAt")
+        let body: CCSItem.Body
+        if let u = f.optional("upstream") {
+            var g = try JSONFields(u, "ccs upstream")
+            body = .upstream(
+                UpstreamMessage(
+                    messageId: try g.string("messageId"), from: try g.string("from"), category: try g.string("category"),
+                    data: try g.pairs("data") ?? [], ttlSeconds: try g.int("ttlSeconds")))
+            try g.finish()
+        } else if let r = f.optional("receipt") {
+            var g = try JSONFields(r, "ccs receipt")
+            body = .receipt(
+                DeliveryReceipt(
+                    originalMessageId: try g.string("originalMessageId"), deviceToken: try g.string("deviceToken"),
+                    category: try g.string("category"), sentAt: try g.instant("sentAt")))
+            try g.finish()
+        } else {
+            throw SnapshotProblem("a CCS item is an upstream message or a receipt")
+        }
+        try f.finish()
+        return CCSItem(body, expiresAt: expiresAt)
+    }
+}

@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import FCMCore
+import FCMHTTP
+import FCMSnapshot
+import Foundation
+import Synchronization
+
+extension FCMEmu.Bench {
+    /// Export and import of a big world: `snapshotDevices` offline devices, each storing
+    /// `snapshotMessages` topic messages (one shared message per send, as a fan-out stores them).
+    func snapshotRoundTrip() throws {
+        let scratch = NSTemporaryDirectory() + "fcm-emu-bench-snapshot-\(getpid())"
+        try? FileManager.default.removeItem(atPath: scratch)
+        defer { try? FileManager.default.removeItem(atPath: scratch) }
+        let baseline = Memory.residentBytes()
+        let buildStart = ContinuousClock.now
+        var original: Emulator? = Emulator()
+        guard let emulator = original else { return }
+        let spec = DeviceSpec(platform: .android, appId: "com.example.app", state: .offline, topics: ["bench"])
+        for _ in 0..<snapshotDevices { _ = try emulator.createDevice(spec, projectId: DemoProject.id) }
+        for i in 0..<snapshotMessages {
+            let content = MessageContent(data: [("n", String(i))], ttlSeconds: 86_400)
+            _ = try emulator.send(SendRequest(target: .topic("bench"), content: content, api: .v1), from: DemoProject.id)
+        }
+        let world = Memory.residentBytes() - baseline
+        print(
+            String(
+                format: "snapshot: world of %d offline devices × %d stored messages built in %.1f s; resident +%.0f MiB",
+                snapshotDevices, snapshotMessages, (ContinuousClock.now - buildStart).seconds, Double(world) / 1_048_576))
+
+        let options = SnapshotOptions(emulatorVersion: FCMEmuVersion.current)
+        let peak = PeakMemory()
+        let exportStart = ContinuousClock.now
+        let manifest = try peak.watch { try emulator.exportSnapshot(to: scratch + "/snap", options: options) }
+        let exportTime = (ContinuousClock.now - exportStart).seconds
+        let extra = peak.peak - baseline - world
+        print(
+            String(
+                format: "snapshot: export %.2f s, %.0f MiB on disk (%@); peak resident during export +%.0f MiB over the world (%.2f×)",
+                exportTime, Double(manifest.totalBytes) / 1_048_576, sizes(manifest), Double(max(0, extra)) / 1_048_576,
+                Double(peak.peak - baseline) / Double(max(1, world))))
+        original = nil
+
+        let before = Memory.residentBytes()
+        let copy = Emulator(clock: .virtual(start: Instant(millis: 0)))
+        let importStart = ContinuousClock.now
+        try copy.importSnapshot(from: scratch + "/snap", clock: .snapshot)
+        let importTime = (ContinuousClock.now - importStart).seconds
+        print(
+            String(
+                format: "snapshot: import %.2f s (%d devices, %d timers); resident after import +%.0f MiB",
+                importTime, copy.worldImage().deviceSlotCount, copy.clockStatus.pendingTimers,
+                Double(Memory.residentBytes() - before) / 1_048_576))
+    }
+
+    private func sizes(_ manifest: SnapshotManifest) -> String {
+        manifest.files.filter { $0.entry.bytes > 1 << 20 }.map { "\($0.name) \($0.entry.bytes >> 20) MiB" }.joined(separator: ", ")
+    }
+}
+
+/// The highest resident size seen while a body runs, sampled every few milliseconds.
+final class PeakMemory: Sendable {
+    private let highest = Atomic<Int>(0)
+    private let running = Atomic<Bool>(false)
+
+    var peak: Int { highest.load(ordering: .relaxed) }
+
+    func watch<R>(_ body: () throws -> R) rethrows -> R {
+        highest.store(Memory.residentBytes(), ordering: .relaxed)
+        running.store(true, ordering: .relaxed)
+        let done = DispatchSemaphore(value: 0)
+        Thread.detachNewThread { [self] in
+            while running.load(ordering: .relaxed) {
+                let now = Memory.residentBytes()
+                if now > highest.load(ordering: .relaxed) { highest.store(now, ordering: .relaxed) }
+                usleep(5_000)
+            }
+            done.signal()
+        }
+        defer {
+            running.store(false, ordering: .relaxed)
+            done.wait()
+        }
+        return try body()
+    }
+}

@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import FCMCore
+import FCMHTTP
+import FCMSnapshot
+import Foundation
+import Logging
+
+/// What `serve` and `exec` do with snapshots: import at start, autosave, export at exit.
+enum SnapshotLifecycle {
+    /// Replaces the new emulator's world with `--import`'s snapshot; a refused one stops start-up.
+    static func importAtStart(_ emulator: Emulator, _ credentials: FrontCredentials, _ options: ServeOptions, logger: Logger) throws {
+        guard let directory = options.importDirectory else { return }
+        do {
+            let manifest = try credentials.importSnapshot(into: emulator, from: directory, clock: options.fronts.snapshots.clock)
+            logger.info("Imported \(directory) (snapshot of \(manifest.clock.iso8601), clock \(options.fronts.snapshots.clock.rawValue))")
+        } catch {
+            throw ConfigError("--import \(directory): \(error.description)")
+        }
+    }
+
+    /// Writes `--export-on-exit`'s snapshot; failures are logged, as the process is ending anyway.
+    static func exportAtExit(_ running: RunningEmulator, _ options: ServeOptions, logger: Logger) {
+        guard let directory = options.exportOnExit else { return }
+        export(running, options, to: directory, logger: logger)
+    }
+
+    /// Where autosave writes: the exit snapshot's directory, else `<state dir>/snapshots/autosave`.
+    static func autosaveDirectory(_ options: ServeOptions) -> String? {
+        options.exportOnExit ?? options.fronts.snapshots.root.map { $0 + "/autosave" }
+            ?? options.fronts.stateDirectory.map { $0 + "/snapshots/autosave" }
+    }
+
+    /// Saves every `autosave` seconds until cancelled. A task of its own, cancelled by `serve`
+    /// before it stops: nothing else in `serve` is a loop it could join.
+    static func startAutosave(_ running: RunningEmulator, _ options: ServeOptions, logger: Logger) throws -> Task<Void, Never>? {
+        guard let seconds = options.autosaveSeconds else { return nil }
+        guard let directory = autosaveDirectory(options) else {
+            throw ConfigError("autosave needs --export-on-exit or a state directory to write to")
+        }
+        return Task {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .seconds(seconds))
+                guard !Task.isCancelled else { return }
+                export(running, options, to: directory, logger: logger)
+            }
+        }
+    }
+
+    private static func export(_ running: RunningEmulator, _ options: ServeOptions, to directory: String, logger: Logger) {
+        let started = Date()
+        do {
+            let manifest = try running.credentials.exportSnapshot(
+                of: running.server.emulator, to: directory,
+                options: SnapshotOptions(include: options.snapshotInclude, emulatorVersion: FCMEmuVersion.current))
+            let millis = Int(Date().timeIntervalSince(started) * 1000)
+            logger.info("Exported the world to \(directory) (\(manifest.totalBytes) bytes in \(millis) ms)")
+        } catch {
+            logger.error("Cannot export the world to \(directory): \(error)")
+        }
+    }
+}
