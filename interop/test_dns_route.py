@@ -20,6 +20,9 @@ ip link set lo up
 mount --bind "$WORK/hosts" /etc/hosts
 "$BIN" serve --port 0 --set tlsPort=443 --set xmppPort=off --set xmppTestPort=off --set stateDir="$WORK/state" \
     --ready-file "$WORK/ready.json" --log-level info --log-format json > "$WORK/serve.log" 2>&1 &
+# The emulator stops with this shell: nothing else could reach it inside the namespace.
+serve=$!
+trap 'kill "$serve" 2>/dev/null; wait "$serve" 2>/dev/null || true' EXIT
 for _ in $(seq 1 200); do [ -s "$WORK/ready.json" ] && break; sleep 0.05; done
 "$PY" "$WORK/client.py" "$WORK/ready.json"
 """
