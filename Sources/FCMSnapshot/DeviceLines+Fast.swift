@@ -3,15 +3,26 @@
 import FCMCore
 
 /// A device line as the fast path read it.
-enum FastDevice {
+enum FastDevice: Sendable {
     case live(SnapshotRecord.Device)
     case deleted(id: DeviceID, project: Int32)
 }
 
-/// Strings most devices share (app ids), made once: the world keeps one copy of an app id for
-/// all the devices that have it (Device.swift), and an import should too.
+/// What consecutive device lines share, made once: the world keeps one copy of an app id for
+/// all the devices that have it (Device.swift), and an import should too; likewise one list of
+/// topics for devices subscribed alike, and one buffer for gathering stored copies.
 struct SharedStrings {
     private var last: String = ""
+    /// Makes each line's list of stored copies.
+    var stored = SnapshotRecord.StoredList.Builder()
+    /// The last line's topics: most devices share their subscriptions, and then their list.
+    var topics: [(String, Instant)] = []
+
+    mutating func topics(_ list: [(String, Instant)]) -> [(String, Instant)] {
+        if list.elementsEqual(topics, by: { $0.0 == $1.0 && $0.1 == $1.1 }) { return topics }
+        topics = list
+        return list
+    }
 
     mutating func string(_ raw: UnsafeBufferPointer<UInt8>) -> String? {
         if last.utf8.elementsEqual(raw) { return last }
@@ -31,7 +42,7 @@ extension DeviceLines {
         var platform: Platform?, name: String?, appId: String?, token: String?, tokenValid = true, fid: String?
         var state: DeviceState?, createdAt: Int64?, lastConnectedAt: Int64?, lastInactiveDiscardAt: Int64?
         var deletedSignalOwed = false, generation: Int64 = 0
-        var senders: [String] = [], topics: [(String, Instant)] = [], stored: [SnapshotRecord.Stored] = []
+        var senders: [String] = [], topics: [(String, Instant)] = [], stored = SnapshotRecord.StoredList()
         var seen: UInt32 = 0
         repeat {
             guard let key = s.key() else { return nil }
@@ -65,7 +76,7 @@ extension DeviceLines {
                 lastConnectedAt = s.int()
             } else if key.equals("stored") {
                 bit = 512
-                guard let list = readStored(&s, messages: messages) else { return nil }
+                guard let list = readStored(&s, messages: messages, into: &shared.stored) else { return nil }
                 stored = list
             } else if key.equals("name") {
                 bit = 1024
@@ -108,6 +119,7 @@ extension DeviceLines {
                         topics.append((t, Instant(millis: since)))
                     } while s.take(UInt8(ascii: ","))
                     guard s.take(UInt8(ascii: "]")) else { return nil }
+                    topics = shared.topics(topics)
                 }
             } else if key.equals("deleted") {
                 bit = 131072
@@ -135,10 +147,12 @@ extension DeviceLines {
     }
 
     /// `[[ref,seq,available,expires|null,flags,ttl,key|null],…]`
-    private static func readStored(_ s: inout ByteScanner, messages: [Message]) -> [SnapshotRecord.Stored]? {
+    private static func readStored(
+        _ s: inout ByteScanner, messages: [Message], into out: inout SnapshotRecord.StoredList.Builder
+    ) -> SnapshotRecord.StoredList? {
         guard s.take(UInt8(ascii: "[")) else { return nil }
-        var out: [SnapshotRecord.Stored] = []
-        if s.take(UInt8(ascii: "]")) { return out }
+        out.removeAll()
+        if s.take(UInt8(ascii: "]")) { return SnapshotRecord.StoredList() }
         repeat {
             guard s.take(UInt8(ascii: "[")), let ref = s.int(), ref >= 0, ref < Int64(messages.count), s.take(UInt8(ascii: ",")),
                 let sequence = s.int(), sequence >= 0, s.take(UInt8(ascii: ",")), let available = s.int(), s.take(UInt8(ascii: ","))
@@ -165,7 +179,7 @@ extension DeviceLines {
                     expiresAt: expires.map(Instant.init), profile: profile))
         } while s.take(UInt8(ascii: ","))
         guard s.take(UInt8(ascii: "]")) else { return nil }
-        return out
+        return out.finish()
     }
 
     private static func platform(_ raw: UnsafeBufferPointer<UInt8>) -> Platform? {

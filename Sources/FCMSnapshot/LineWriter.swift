@@ -76,15 +76,17 @@ struct LineWriter {
         }
         var v = UInt64(truncatingIfNeeded: value.magnitude)
         if value < 0 { buffer.append(UInt8(ascii: "-")) }
-        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // up to 20 digits, reversed, as bytes
-        var count = 0
+        // Up to 20 digits, filled from the end, then appended at once (a byte at a time is
+        // an eighth of an export's time).
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)
         withUnsafeMutableBytes(of: &digits) { raw in
+            var start = raw.count
             while v > 0 {
-                raw[count] = UInt8(truncatingIfNeeded: v % 10) &+ 48
+                start -= 1
+                raw[start] = UInt8(truncatingIfNeeded: v % 10) &+ 48
                 v /= 10
-                count += 1
             }
-            for i in stride(from: count - 1, through: 0, by: -1) { buffer.append(raw[i]) }
+            buffer.append(contentsOf: UnsafeRawBufferPointer(rebasing: raw[start...]))
         }
     }
 

@@ -71,26 +71,55 @@ public enum SnapshotReader {
             try f.finish()
             try builder.addProject(project)
         }
-        var messages: [Message] = []
-        try reader("messages.jsonl").forEach { _, value in messages.append(try MessageCodec.decode(value, expectedRef: messages.count)) }
-        // The timers are parsed on a second core while this one reads the devices; they are
-        // checked against the devices once both are read.
+        var messageList: [Message] = []
+        try reader("messages.jsonl").forEach { _, value in
+            messageList.append(try MessageCodec.decode(value, expectedRef: messageList.count))
+        }
+        let messages = messageList
+        // Two cores: a second thread parses the device lines into batches while this one reads,
+        // checks and queues the timers (they need only the number of device slots, which is the
+        // devices file's line count or its reading fails, and the counters), then puts the parsed
+        // devices into the world and reads the rest. The parser runs ahead meanwhile.
+        let deviceReader = reader("devices.jsonl")
         let timerReader = reader("timers.jsonl")
-        let (parsedTimers, _) = try alongside({ () -> Result<[SnapshotRecord.Timer], SnapshotError> in
-            Result { () throws(SnapshotError) in try Self.readTimers(timerReader) }
+        let batchSize = 256
+        // `{"id":0,"project":0,"deleted":true}` and `[0,0,"retry",0]` are the shortest lines.
+        let deviceBound = deviceReader.lineBound(shortestLine: 35)
+        let channel = BatchChannel<DeviceBatch>()
+        _ = try alongside({
+            Self.parseDevices(deviceReader, messages: messages, batchSize: batchSize, into: channel)
         }) { () throws(SnapshotError) in
-            builder.reserve(devices: reader("devices.jsonl").expectedLines)
-            var shared = SharedStrings()
-            try reader("devices.jsonl").forEach(
-                fast: { _, line in
-                    switch DeviceLines.fastRead(line, messages: messages, shared: &shared) {
-                    case .live(let record): try builder.addDevice(record)
-                    case .deleted(let id, let project): try builder.addDeletedDevice(id: id, projectIndex: project)
-                    case nil: return false
+            do throws(SnapshotError) {
+                var timers = try Self.readTimers(
+                    timerReader, deviceSlots: deviceReader.expectedLines, counters: counters,
+                    capacity: timerReader.lineBound(shortestLine: 15))
+                timers.seal()
+                builder.setTimers(timers)
+            } catch {
+                channel.cancel()
+                throw error
+            }
+            do throws(SnapshotError) {
+                builder.reserve(devices: deviceBound)
+                while var batch = channel.receive() {
+                    var line = batch.firstLine
+                    while let device = batch.devices.popLast() {
+                        do throws(SnapshotProblem) {
+                            switch consume device {
+                            case .live(let record): try builder.addDevice(record)
+                            case .deleted(let id, let project): try builder.addDeletedDevice(id: id, projectIndex: project)
+                            }
+                        } catch {
+                            throw SnapshotError(file: "devices.jsonl", line: line, error.message)
+                        }
+                        line += 1
                     }
-                    return true
+                    if let failure = batch.failure { throw failure }
                 }
-            ) { _, value in try DeviceLines.read(value, messages: messages, builder: &builder) }
+            } catch {
+                channel.cancel()
+                throw error
+            }
             try reader("tokens.jsonl").forEach { _, value in
                 var f = try JSONFields(value, "retired token")
                 let record = SnapshotRecord.RetiredToken(
@@ -128,16 +157,6 @@ public enum SnapshotReader {
                 try builder.addGroup(group, projectIndex: project)
             }
         }
-        guard let parsedTimers else { throw SnapshotError(file: "timers.jsonl", line: nil, "was not read") }
-        let timers = try parsedTimers.get()
-        builder.reserve(timers: timers.count)
-        for (index, timer) in timers.enumerated() {
-            do throws(SnapshotProblem) {
-                try builder.addTimer(timer)
-            } catch {
-                throw SnapshotError(file: "timers.jsonl", line: index + 1, error.message)
-            }
-        }
         for (line, value) in later {
             do throws(SnapshotProblem) {
                 try WorldLines.read(value, messages: messages, builder: &builder)
@@ -165,17 +184,67 @@ public enum SnapshotReader {
         }
     }
 
-    /// Every line of `timers.jsonl`, parsed but not yet checked against the devices.
-    private static func readTimers(_ reader: LineReader) throws(SnapshotError) -> [SnapshotRecord.Timer] {
-        var timers: [SnapshotRecord.Timer] = []
-        timers.reserveCapacity(reader.expectedLines)
+    /// Every line of `timers.jsonl`, read and checked against the device slots and the counter.
+    private static func readTimers(
+        _ reader: LineReader, deviceSlots: Int, counters: SnapshotRecord.Counters, capacity: Int
+    ) throws(SnapshotError) -> WorldBuilder.Timers {
+        var timers = WorldBuilder.Timers(deviceSlots: deviceSlots, counters: counters, capacity: capacity)
         try reader.forEach(
             fast: { _, line in
                 guard let timer = TimerLines.fastRead(line) else { return false }
-                timers.append(timer)
+                try timers.add(timer)
                 return true
             }
-        ) { _, value in timers.append(try TimerLines.read(value)) }
+        ) { _, value in try timers.add(try TimerLines.read(value)) }
         return timers
     }
+
+    /// The device lines of a snapshot, parsed (on the caller's thread) into batches for `channel`;
+    /// the batch after the last good line carries the failure, if any.
+    private static func parseDevices(
+        _ reader: LineReader, messages: [Message], batchSize size: Int, into channel: BatchChannel<DeviceBatch>
+    ) {
+        var batch = DeviceBatch(firstLine: 1)
+        batch.devices.reserveCapacity(size)
+        var shared = SharedStrings()
+        var stopped = false
+        func add(_ device: FastDevice, line: Int) -> Bool {
+            batch.devices.append(device)
+            guard batch.devices.count == size else { return true }
+            // Reversed, so the receiver takes each device out with popLast instead of copying it.
+            batch.devices.reverse()
+            guard channel.send(batch) else {
+                stopped = true
+                return false
+            }
+            batch = DeviceBatch(firstLine: line + 1)
+            batch.devices.reserveCapacity(size)
+            return true
+        }
+        do throws(SnapshotError) {
+            try reader.forEach(
+                fast: { line, bytes in
+                    guard let device = DeviceLines.fastRead(bytes, messages: messages, shared: &shared) else { return false }
+                    guard add(device, line: line) else { throw SnapshotProblem("stopped") }
+                    return true
+                }
+            ) { line, value in
+                guard add(try DeviceLines.parse(value, messages: messages), line: line) else { throw SnapshotProblem("stopped") }
+            }
+        } catch {
+            if stopped { return }
+            batch.failure = error
+        }
+        batch.devices.reverse()
+        _ = channel.send(batch)
+        channel.close()
+    }
+}
+
+/// Device lines parsed on one thread for the builder on another: `devices` in reverse line
+/// order from `firstLine`, then the failure that ended the file's reading, if one did.
+struct DeviceBatch: Sendable {
+    var firstLine: Int
+    var devices: [FastDevice] = []
+    var failure: SnapshotError?
 }

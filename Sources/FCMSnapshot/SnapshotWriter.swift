@@ -40,7 +40,7 @@ public enum SnapshotWriter {
         let (timers, _) = try alongside({
             Result { () throws -> SnapshotManifest.FileEntry in
                 var writer = try LineWriter(path: timerPath)
-                try TimerLines.write(image.timers, &writer)
+                try TimerLines.write(image, &writer)
                 try writer.close()
                 return SnapshotManifest.FileEntry(lines: writer.lines, bytes: writer.bytes)
             }

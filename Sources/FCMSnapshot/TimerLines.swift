@@ -12,8 +12,8 @@ import FCMJSON
 /// The sequence orders timers due at the same instant, so they fire after an import in the
 /// order they would have fired before it.
 enum TimerLines {
-    static func write(_ timers: some Sequence<SnapshotRecord.Timer>, _ w: inout LineWriter) throws {
-        for t in timers {
+    static func write(_ image: WorldImage, _ w: inout LineWriter) throws {
+        try image.forEachTimer { t in
             w.byte(UInt8(ascii: "["))
             w.int(t.deadline.millis)
             w.byte(UInt8(ascii: ","))

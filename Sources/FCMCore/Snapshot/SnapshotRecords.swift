@@ -21,6 +21,73 @@ public enum SnapshotRecord {
         }
     }
 
+    /// A device's stored copies in acceptance order, held the way the world holds them: an import
+    /// hands them to the world and an export reads them from it without a copy of each list
+    /// (a million devices storing ten copies each, issue 14).
+    public struct StoredList: Sendable, RandomAccessCollection {
+        var store: PendingStore
+
+        init(store: PendingStore) { self.store = store }
+
+        public init() { store = PendingStore() }
+
+        public init(_ items: some Sequence<Stored>) {
+            var list = Builder()
+            for item in items { list.append(item) }
+            self = list.finish()
+        }
+
+        /// Makes one device's list after another's, each with room for as many copies as the
+        /// one before had: devices mostly store alike, so each list is made at its exact size
+        /// without a copy, where appends alone would leave it up to twice as big (an import
+        /// makes a million of them).
+        public struct Builder: Sendable {
+            private var items: [PendingMessage] = []
+            private var expected = 0
+
+            public init() {}
+
+            public mutating func append(_ s: Stored) {
+                if items.capacity == 0 { items.reserveCapacity(expected) }
+                items.append(
+                    PendingMessage(
+                        message: s.message, profile: DeliveryProfile(s.profile), storeSequence: s.storeSequence,
+                        availableAt: s.availableAt, expiresAt: s.expiresAt))
+            }
+
+            /// Forgets what was appended (a line that turned out not to be in the expected shape).
+            public mutating func removeAll() { items = [] }
+
+            /// The list of what was appended since the last call; the builder starts over, empty.
+            public mutating func finish() -> StoredList {
+                var list: [PendingMessage] = []
+                swap(&list, &items)
+                // A hint only, and a small one: one peer-made line storing millions must not
+                // make every later list that big.
+                expected = Swift.min(list.count, 256)
+                return StoredList(store: PendingStore(items: list))
+            }
+        }
+
+        /// Appends a copy after those already listed (no store rules apply: the list is a record).
+        public mutating func append(_ s: Stored) {
+            store.restore(
+                PendingMessage(
+                    message: s.message, profile: DeliveryProfile(s.profile), storeSequence: s.storeSequence, availableAt: s.availableAt,
+                    expiresAt: s.expiresAt))
+        }
+
+        public var startIndex: Int { 0 }
+        public var endIndex: Int { store.items.count }
+
+        public subscript(position: Int) -> Stored {
+            let p = store.items[position]
+            return Stored(
+                message: p.message, storeSequence: p.storeSequence, availableAt: p.availableAt, expiresAt: p.expiresAt,
+                profile: p.profile.record)
+        }
+    }
+
     /// How the stored copy behaves on its device's platform, as decided when it was accepted
     /// (it depends on the clock then, e.g. `apns-expiration`, so it is kept, not recomputed).
     public struct Profile: Sendable, Hashable {
@@ -63,7 +130,7 @@ public enum SnapshotRecord {
         public var lastInactiveDiscardAt: Instant?
         public var deletedSignalOwed: Bool
         public var stateGeneration: UInt32
-        public var stored: [Stored]
+        public var stored: StoredList
         /// What the app received; nil when inboxes are not part of the snapshot.
         public var inbox: [Delivery]?
 
@@ -71,7 +138,7 @@ public enum SnapshotRecord {
             id: DeviceID, projectIndex: Int32, platform: Platform, name: String?, appId: String, token: String, tokenValid: Bool,
             fid: String, state: DeviceState, extraSenders: [String], topics: [(String, Instant)], createdAt: Instant,
             lastConnectedAt: Instant, lastInactiveDiscardAt: Instant?, deletedSignalOwed: Bool, stateGeneration: UInt32,
-            stored: [Stored], inbox: [Delivery]?
+            stored: StoredList, inbox: [Delivery]?
         ) {
             self.id = id
             self.projectIndex = projectIndex

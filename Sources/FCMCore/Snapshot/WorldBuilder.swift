@@ -21,7 +21,11 @@ public struct WorldBuilder: Sendable {
     private var world: World
     private var topicMemberships = 0
     private var subscribedTopics = 0
-    private var timerEntries: [TimerQueue.Entry] = []
+    private var timers: Timers?
+    /// The topics of the last device added, to share with the next one when they are the same
+    /// (a million devices subscribed to one topic then hold one dictionary, not a million).
+    private var lastTopics: [(String, Instant)] = []
+    private var lastTopicSet: [String: Instant] = [:]
 
     public init(settings: EmulatorSettings, now: Instant, counters: SnapshotRecord.Counters) {
         world = World(settings: settings, start: now)
@@ -66,11 +70,6 @@ public struct WorldBuilder: Sendable {
         }
     }
 
-    /// Room for the snapshot's timers.
-    public mutating func reserve(timers: Int) {
-        timerEntries.reserveCapacity(min(max(0, timers), 1 << 28))
-    }
-
     /// The slot of a deleted device: its id stays taken, and the event log still names its project.
     public mutating func addDeletedDevice(id: DeviceID, projectIndex: Int32) throws(SnapshotProblem) {
         try checkNextSlot(id)
@@ -81,57 +80,75 @@ public struct WorldBuilder: Sendable {
         world.deviceProjects.append(projectIndex)
     }
 
-    public mutating func addDevice(_ r: SnapshotRecord.Device) throws(SnapshotProblem) {
+    public mutating func addDevice(_ r: consuming SnapshotRecord.Device) throws(SnapshotProblem) {
         try checkNextSlot(r.id)
         // No binding of the project's state: a live copy would make the appends below copy a
         // million-entry set on every device (the same trap as World.createDevice).
-        guard r.projectIndex >= 0, Int(r.projectIndex) < world.projects.count, world.projects[Int(r.projectIndex)] != nil else {
+        let project = Int(r.projectIndex)
+        guard r.projectIndex >= 0, project < world.projects.count, world.projects[project] != nil else {
             throw SnapshotProblem("device \(r.id) names project index \(r.projectIndex), which does not exist")
         }
         guard r.state != .doze || r.platform == .android else { throw SnapshotProblem("device \(r.id) dozes but is not Android") }
         guard !r.appId.isEmpty, !r.token.isEmpty, !r.fid.isEmpty else {
             throw SnapshotProblem("device \(r.id) lacks an app id, token or fid")
         }
-        guard world.deviceByToken[r.token] == nil else { throw SnapshotProblem("device \(r.id) holds a token another device holds") }
-        guard world.projects[Int(r.projectIndex)]?.devicesByFid[r.fid] == nil else {
-            throw SnapshotProblem("device \(r.id) has the fid of another device")
-        }
-        if let name = r.name, world.projects[Int(r.projectIndex)]?.devicesByName[name] != nil {
+        if let name = r.name, world.projects[project]?.devicesByName[name] != nil {
             throw SnapshotProblem("device name '\(name)' appears twice")
         }
         for (topic, _) in r.topics where !IdentifierShape.isValidTopicName(topic) {
             throw SnapshotProblem("device \(r.id) is subscribed to an invalid topic name")
         }
-        var store = PendingStore()
-        for s in r.stored {
-            guard s.storeSequence < world.nextStoreSequence else {
-                throw SnapshotProblem("device \(r.id) stores sequence \(s.storeSequence), past the store sequence counter")
+        for s in r.stored.store.items where s.storeSequence >= world.nextStoreSequence {
+            throw SnapshotProblem("device \(r.id) stores sequence \(s.storeSequence), past the store sequence counter")
+        }
+        // The token and the fid go in with one lookup each; a duplicate is taken out again, so
+        // a refused device leaves the builder as it was.
+        if r.tokenValid {
+            if let other = world.deviceByToken.updateValue(r.id, forKey: r.token) {
+                world.deviceByToken[r.token] = other
+                throw SnapshotProblem("device \(r.id) holds a token another device holds")
             }
-            store.restore(
-                PendingMessage(
-                    message: s.message, profile: DeliveryProfile(s.profile), storeSequence: s.storeSequence, availableAt: s.availableAt,
-                    expiresAt: s.expiresAt))
+        } else if world.deviceByToken[r.token] != nil {
+            throw SnapshotProblem("device \(r.id) holds a token another device holds")
+        }
+        let fidTaken =
+            (try? world.modifyProject(r.projectIndex) { state in
+                if let other = state.devicesByFid.updateValue(r.id, forKey: r.fid) {
+                    state.devicesByFid[r.fid] = other
+                    return true
+                }
+                state.devices.append(r.id)
+                if let name = r.name { state.devicesByName[name] = r.id }
+                return false
+            }) ?? true
+        if fidTaken {
+            if r.tokenValid { world.deviceByToken[r.token] = nil }
+            throw SnapshotProblem("device \(r.id) has the fid of another device")
+        }
+        let topics: [String: Instant]
+        if r.topics.isEmpty {
+            topics = [:]
+        } else if r.topics.elementsEqual(lastTopics, by: { $0.0 == $1.0 && $0.1 == $1.1 }) {
+            topics = lastTopicSet
+        } else {
+            topics = Dictionary(r.topics, uniquingKeysWith: { a, _ in a })
+            lastTopics = r.topics
+            lastTopicSet = topics
         }
         var device = Device(
             id: r.id, projectIndex: r.projectIndex, platform: r.platform, name: r.name, appId: r.appId, token: r.token, fid: r.fid,
             state: r.state, createdAt: r.createdAt, lastConnectedAt: r.lastConnectedAt)
         device.extraSenders = r.extraSenders
-        device.topics = Dictionary(r.topics, uniquingKeysWith: { a, _ in a })
+        device.topics = topics
         device.tokenValid = r.tokenValid
         device.lastInactiveDiscardAt = r.lastInactiveDiscardAt
         device.deletedSignalOwed = r.deletedSignalOwed
-        device.store = store.isEmpty ? nil : store
+        device.store = r.stored.isEmpty ? nil : r.stored.store
         device.inbox = r.inbox ?? []
         device.stateGeneration = r.stateGeneration
-        subscribedTopics += device.topics.count
+        subscribedTopics += topics.count
         world.devices.append(device)
         world.deviceProjects.append(r.projectIndex)
-        if r.tokenValid { world.deviceByToken[r.token] = r.id }
-        try? world.modifyProject(r.projectIndex) { state in
-            state.devices.append(r.id)
-            state.devicesByFid[r.fid] = r.id
-            if let name = r.name { state.devicesByName[name] = r.id }
-        }
     }
 
     public mutating func addRetiredToken(_ r: SnapshotRecord.RetiredToken) throws(SnapshotProblem) {
@@ -148,11 +165,14 @@ public struct WorldBuilder: Sendable {
         }
         guard world.projects[Int(r.projectIndex)]?.topics[r.name] == nil else { throw SnapshotProblem("topic '\(r.name)' appears twice") }
         var members = OrderedSet<DeviceID>()
-        for id in r.devices {
-            guard id >= 0, Int(id) < world.devices.count, let device = world.devices[Int(id)], device.projectIndex == r.projectIndex,
-                device.topics[r.name] != nil
-            else { throw SnapshotProblem("topic '\(r.name)' names device \(id), which is not a subscribed device of its project") }
-            guard members.append(id).inserted else { throw SnapshotProblem("topic '\(r.name)' names device \(id) twice") }
+        members.reserveCapacity(r.devices.count)
+        try world.devices.withUnsafeBufferPointer { (devices) throws(SnapshotProblem) in
+            for id in r.devices {
+                guard id >= 0, Int(id) < devices.count, devices[Int(id)]?.projectIndex == r.projectIndex,
+                    devices[Int(id)]?.topics[r.name] != nil
+                else { throw SnapshotProblem("topic '\(r.name)' names device \(id), which is not a subscribed device of its project") }
+                guard members.append(id).inserted else { throw SnapshotProblem("topic '\(r.name)' names device \(id) twice") }
+            }
         }
         topicMemberships += members.count
         try? world.modifyProject(r.projectIndex) { $0.topics[r.name] = members }
@@ -173,19 +193,11 @@ public struct WorldBuilder: Sendable {
         }
     }
 
-    /// The next pending timer, in the order the image listed them (the queue's storage order).
-    public mutating func addTimer(_ t: SnapshotRecord.Timer) throws(SnapshotProblem) {
-        try checkSlot(t.action.device, what: "timer")
-        guard t.sequence < world.timers.nextSequence else {
-            throw SnapshotProblem("timer sequence \(t.sequence) is past the timer counter")
-        }
-        let action: TimerAction
-        switch t.action {
-        case .expire(let d, let s): action = .expire(device: d, storeSequence: s)
-        case .dozeMaintenance(let d, let g): action = .dozeMaintenance(device: d, generation: g)
-        case .retryDelivery(let d): action = .retryDelivery(device: d)
-        }
-        timerEntries.append(TimerQueue.Entry(deadline: t.deadline, sequence: t.sequence, action: action))
+    /// The pending timers, read and checked apart from the builder (possibly before the devices,
+    /// on another thread); `finish` refuses them unless they were checked against as many device
+    /// slots as the world has, and its timer counter.
+    public mutating func setTimers(_ timers: consuming Timers) {
+        self.timers = timers
     }
 
     public mutating func addFanOut(_ r: SnapshotRecord.FanOut) throws(SnapshotProblem) {
@@ -233,8 +245,13 @@ public struct WorldBuilder: Sendable {
             throw SnapshotProblem(
                 "devices hold \(subscribedTopics) topic subscriptions but the topics list \(topicMemberships) subscribers")
         }
-        world.timers = TimerQueue(entries: timerEntries, nextSequence: world.timers.nextSequence)
-        timerEntries = []
+        if var timers = timers.take() {
+            guard timers.deviceSlots == world.devices.count, timers.nextSequence == world.timers.nextSequence else {
+                throw SnapshotProblem(
+                    "the timers were checked against \(timers.deviceSlots) device slots; there are \(world.devices.count)")
+            }
+            world.timers = timers.queue()
+        }
         return WorldImage(world)
     }
 
@@ -248,5 +265,57 @@ public struct WorldBuilder: Sendable {
 
     private func checkSlot(_ id: DeviceID, what: String) throws(SnapshotProblem) {
         guard id >= 0, Int(id) < world.devices.count else { throw SnapshotProblem("\(what) names device \(id), which does not exist") }
+    }
+}
+
+extension WorldBuilder {
+    /// A snapshot's pending timers, checked and queued apart from the builder: they need only
+    /// the number of device slots and the timer counter, so an import reads ten million of them
+    /// on one core while the other reads the devices.
+    public struct Timers: Sendable {
+        let deviceSlots: Int
+        let nextSequence: UInt64
+        private var entries: [TimerQueue.Entry] = []
+        private var queued: TimerQueue?
+
+        /// Timers of a world with `deviceSlots` device slots (its devices file's lines).
+        public init(deviceSlots: Int, counters: SnapshotRecord.Counters, capacity: Int) {
+            self.deviceSlots = deviceSlots
+            nextSequence = counters.nextTimerSequence
+            entries.reserveCapacity(min(max(0, capacity), 1 << 28))
+        }
+
+        public var count: Int { queued?.count ?? entries.count }
+
+        /// The next pending timer, in the order the image listed them (the queue's storage order).
+        public mutating func add(_ t: SnapshotRecord.Timer) throws(SnapshotProblem) {
+            let device = t.action.device
+            guard device >= 0, Int(device) < deviceSlots else {
+                throw SnapshotProblem("timer names device \(device), which does not exist")
+            }
+            guard t.sequence < nextSequence else { throw SnapshotProblem("timer sequence \(t.sequence) is past the timer counter") }
+            let action: TimerAction
+            switch t.action {
+            case .expire(let d, let s): action = .expire(device: d, storeSequence: s)
+            case .dozeMaintenance(let d, let g): action = .dozeMaintenance(device: d, generation: g)
+            case .retryDelivery(let d): action = .retryDelivery(device: d)
+            }
+            entries.append(TimerQueue.Entry(deadline: t.deadline, sequence: t.sequence, action: action))
+        }
+
+        /// Orders the timers into a queue now (ten million take a while), on the caller's thread.
+        public mutating func seal() {
+            guard queued == nil else { return }
+            // Handed over, not shared: a queue whose heap shared the array would copy all of it
+            // (hundreds of MiB) on its first change, the ordering itself.
+            var list: [TimerQueue.Entry] = []
+            swap(&list, &entries)
+            queued = TimerQueue(entries: consume list, nextSequence: nextSequence)
+        }
+
+        mutating func queue() -> TimerQueue {
+            seal()
+            return queued ?? TimerQueue(entries: [], nextSequence: nextSequence)
+        }
     }
 }
