@@ -64,13 +64,7 @@ final class ServiceAccounts: Sendable {
             accounts[email] = account
             return account
         }
-        if stored.keyId == keyId, let directory {
-            try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            let path = directory + "/" + projectId + ".json"
-            // Best effort: a key that cannot be kept still works for this run.
-            _ = FileManager.default.createFile(
-                atPath: path, contents: Data(JSONValue.object(document).encoded(.pretty).utf8), attributes: [.posixPermissions: 0o600])
-        }
+        if stored.keyId == keyId { keep(account) }
         return stored
     }
 
@@ -100,6 +94,12 @@ final class ServiceAccounts: Sendable {
     /// directory, so key files handed out by the emulator that exported it work here.
     func adopt(_ account: ServiceAccount) {
         accounts.withLock { $0[account.clientEmail] = account }
+        keep(account)
+    }
+
+    /// Writes the account's key file to the state directory, readable by its owner only. Best
+    /// effort: a key that cannot be kept still works for this run.
+    private func keep(_ account: ServiceAccount) {
         guard let directory, Project.isValidId(account.projectId) else { return }
         try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         _ = FileManager.default.createFile(
