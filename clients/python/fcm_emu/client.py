@@ -1,0 +1,734 @@
+"""A typed client for fcm-emu's control API (``/emulator/v1``), on urllib alone.
+
+Every method is one call of the API (its OpenAPI ``operationId`` is named in the docstring), with a
+timeout. Errors raise :class:`~fcm_emu.FcmEmuError`, which carries the API's own error JSON.
+
+>>> client = Client("http://127.0.0.1:9092/emulator/v1")            # doctest: +SKIP
+>>> project = client.project("demo-fcm-emu")                         # doctest: +SKIP
+>>> pixel = project.create_device("android", name="pixel")           # doctest: +SKIP
+>>> pixel.inbox(wait_for=1, timeout=5).deliveries                    # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import os
+import socket
+import urllib.error
+import urllib.parse
+import urllib.request
+from dataclasses import dataclass, field
+from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Union
+
+from .errors import FcmEmuError
+from .models import (
+    AccessToken, Clock, Delivery, Device, Event, EventList, FaultRule, Group, Inbox, ProjectInfo, State,
+    Topic, XMPPConnection,
+)
+
+__all__ = ["Client", "Project", "Response", "DevicePage", "StreamMessage", "EventStream", "CONTROL_API_ENV"]
+
+#: The environment variable naming a running emulator's control API base URL, such as
+#: ``http://127.0.0.1:9092/emulator/v1`` (what ``fcm-emu exec`` sets for its command).
+CONTROL_API_ENV = "FCM_EMU_CONTROL_API"
+
+#: Default timeout, in seconds, of a call that does not wait.
+DEFAULT_TIMEOUT = 10.0
+
+Timeish = Union[str, int, float, _dt.datetime]
+
+
+def _duration(seconds: Union[float, str]) -> str:
+    """``2.5`` → ``"2500ms"``; strings (``"10s"``, ``"15m"``) pass as they are."""
+    if isinstance(seconds, str):
+        return seconds
+    return f"{max(0, int(round(seconds * 1000)))}ms"
+
+
+def _duration_seconds(value: Union[float, str, None], default: float) -> float:
+    if value is None:
+        return default
+    if isinstance(value, (int, float)):
+        return float(value)
+    units = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}
+    for unit in ("ms", "s", "m", "h"):
+        if value.endswith(unit):
+            try:
+                return float(value[: -len(unit)]) * units[unit]
+            except ValueError:
+                break
+    return default
+
+
+def _time(value: Timeish) -> str:
+    if isinstance(value, _dt.datetime):
+        if value.tzinfo is None:
+            value = value.replace(tzinfo=_dt.timezone.utc)
+        return value.isoformat().replace("+00:00", "Z")
+    return str(value)
+
+
+def _segment(value: str) -> str:
+    return urllib.parse.quote(str(value), safe="")
+
+
+@dataclass
+class Response:
+    """An answer of the control API: status, headers (lower-case names) and body."""
+
+    status: int
+    headers: Dict[str, str]
+    body: bytes
+
+    def json(self) -> Any:
+        """The body as JSON (``{}`` for an empty body)."""
+        return json.loads(self.body) if self.body.strip() else {}
+
+    @property
+    def wait_satisfied(self) -> Optional[bool]:
+        """The ``Emulator-Wait`` header: True (satisfied), False (timeout), None (no wait)."""
+        value = self.headers.get("emulator-wait")
+        return None if value is None else value == "satisfied"
+
+
+@dataclass
+class DevicePage:
+    """One page of a project's devices, and how many the project has in all."""
+
+    total: int
+    devices: List[Device] = field(default_factory=list)
+
+
+@dataclass
+class StreamMessage:
+    """One Server-Sent Event: ``event`` is ``"message"`` for log entries (``data`` an Event's JSON),
+    or ``ready`` / ``lagged`` / ``shutdown``."""
+
+    event: str
+    data: Any
+    id: Optional[str] = None
+
+    def as_event(self) -> Optional[Event]:
+        """The log entry carried by a ``message`` frame, else ``None``."""
+        return Event.from_json(self.data) if self.event == "message" and isinstance(self.data, dict) else None
+
+
+class EventStream:
+    """A live event stream (``events:stream``). Iterate it for :class:`StreamMessage` frames, or
+    call :meth:`events` for log entries only; close it (or use ``with``) when done.
+
+    ``read_timeout`` bounds the wait for the next frame; the server sends a heartbeat every 15 s,
+    so the default 30 s only trips on a dead connection.
+    """
+
+    def __init__(self, response: Any, url: str) -> None:
+        self._response = response
+        self.url = url
+
+    def __enter__(self) -> "EventStream":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Closes the connection."""
+        try:
+            self._response.close()
+        except Exception:  # pragma: no cover - closing a dropped connection
+            pass
+
+    def __iter__(self) -> Iterator[StreamMessage]:
+        event: str = "message"
+        data: List[str] = []
+        last_id: Optional[str] = None
+        for raw in self._response:
+            line = raw.decode("utf-8").rstrip("\r\n")
+            if not line:
+                if data:
+                    text = "\n".join(data)
+                    try:
+                        payload: Any = json.loads(text)
+                    except ValueError:
+                        payload = text
+                    yield StreamMessage(event=event, data=payload, id=last_id)
+                event, data = "message", []
+                continue
+            if line.startswith(":"):
+                continue
+            name, _, value = line.partition(":")
+            value = value[1:] if value.startswith(" ") else value
+            if name == "event":
+                event = value
+            elif name == "data":
+                data.append(value)
+            elif name == "id":
+                last_id = value
+
+    def events(self) -> Iterator[Event]:
+        """The log entries of the stream, skipping control frames; ends at ``shutdown``."""
+        for message in self:
+            if message.event == "shutdown":
+                return
+            event = message.as_event()
+            if event is not None:
+                yield event
+
+
+class Client:
+    """The control API of one emulator.
+
+    Args:
+        base_url: the control API base, e.g. ``http://127.0.0.1:9092/emulator/v1`` (a bare
+            ``http://host:port`` gets ``/emulator/v1`` appended).
+        timeout: seconds allowed for each call that does not wait; calls that wait (``wait_for``)
+            get their wait time on top.
+
+    Proxies from the environment are never used for the control API (the emulator is usually on
+    loopback, and the pytest plugin itself sets ``HTTPS_PROXY``).
+    """
+
+    def __init__(self, base_url: str, *, timeout: float = DEFAULT_TIMEOUT) -> None:
+        base = base_url.rstrip("/")
+        if not base.endswith("/emulator/v1"):
+            base += "/emulator/v1"
+        self.base_url = base
+        self.timeout = timeout
+        self._opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+
+    @classmethod
+    def from_env(cls, *, timeout: float = DEFAULT_TIMEOUT) -> "Client":
+        """A client for ``$FCM_EMU_CONTROL_API``."""
+        url = os.environ.get(CONTROL_API_ENV)
+        if not url:
+            raise FcmEmuError(f"{CONTROL_API_ENV} is not set (it names a running emulator's control API, "
+                              "e.g. http://127.0.0.1:9092/emulator/v1)")
+        return cls(url, timeout=timeout)
+
+    def __repr__(self) -> str:
+        return f"Client({self.base_url!r})"
+
+    # -- transport ------------------------------------------------------------------------------
+
+    def request(
+        self,
+        method: str,
+        path: str,
+        *,
+        body: Any = None,
+        query: Optional[Mapping[str, Any]] = None,
+        data: Optional[bytes] = None,
+        content_type: Optional[str] = None,
+        accept: str = "application/json",
+        headers: Optional[Mapping[str, str]] = None,
+        timeout: Optional[float] = None,
+        stream: bool = False,
+    ) -> Any:
+        """Makes one call; returns a :class:`Response` (or the open response with ``stream``).
+
+        ``body`` is sent as JSON with ``Content-Type: application/json``; ``data`` is sent as is
+        with ``content_type``. Non-2xx answers raise :class:`FcmEmuError`.
+        """
+        url = self.base_url + path
+        if query:
+            pairs = []
+            for key, value in query.items():
+                if value is None:
+                    continue
+                if isinstance(value, (list, tuple, set)):
+                    value = ",".join(str(v) for v in value)
+                elif isinstance(value, bool):
+                    value = "true" if value else "false"
+                pairs.append((key, str(value)))
+            if pairs:
+                url += "?" + urllib.parse.urlencode(pairs)
+        all_headers = {"Accept": accept}
+        if body is not None:
+            data = json.dumps(body).encode("utf-8")
+            content_type = "application/json"
+        if data is not None:
+            all_headers["Content-Type"] = content_type or "application/octet-stream"
+        all_headers.update(headers or {})
+        request = urllib.request.Request(url, data=data, method=method, headers=all_headers)
+        try:
+            answer = self._opener.open(request, timeout=self.timeout if timeout is None else timeout)
+        except urllib.error.HTTPError as error:
+            try:
+                text = error.read()
+            finally:
+                error.close()
+            raise FcmEmuError.from_response(error.code, text, method=method, url=url) from None
+        except (urllib.error.URLError, socket.timeout, TimeoutError, ConnectionError) as error:
+            reason = getattr(error, "reason", error)
+            raise FcmEmuError(f"cannot reach the emulator: {reason}", method=method, url=url) from error
+        if stream:
+            return answer
+        with answer:
+            try:
+                payload = answer.read()
+            except (socket.timeout, TimeoutError) as error:
+                raise FcmEmuError("timed out reading the answer", method=method, url=url) from error
+            return Response(answer.status, {k.lower(): v for k, v in answer.headers.items()}, payload)
+
+    def _json(self, method: str, path: str, body: Any = None, **kwargs: Any) -> Any:
+        return self.request(method, path, body=body, **kwargs).json()
+
+    def _wait_query(self, wait_for: Optional[int], timeout: Union[float, str, None]) -> Dict[str, Any]:
+        if wait_for is None:
+            return {}
+        return {"waitFor": wait_for, "timeout": None if timeout is None else _duration(timeout)}
+
+    def _wait_timeout(self, wait_for: Optional[int], timeout: Union[float, str, None]) -> float:
+        if wait_for is None:
+            return self.timeout
+        return self.timeout + _duration_seconds(timeout, 30.0)
+
+    # -- the emulator ---------------------------------------------------------------------------
+
+    def health(self) -> Dict[str, Any]:
+        """``health``: ``{"status": "ok"}`` once the emulator is ready."""
+        return self._json("GET", "/health")
+
+    def is_healthy(self) -> bool:
+        """Whether ``health`` answers ok (False when the emulator cannot be reached)."""
+        try:
+            return self.health().get("status") == "ok"
+        except FcmEmuError:
+            return False
+
+    def info(self) -> Dict[str, Any]:
+        """``info``: bound addresses, demo project credentials, CA path (as the ready file)."""
+        return self._json("GET", "/info")
+
+    def openapi(self) -> Dict[str, Any]:
+        """``openapi``: this API as an OpenAPI 3 document."""
+        return self._json("GET", "/openapi.json")
+
+    def reset(self) -> None:
+        """``resetAll``: deletes every project but the demo project, all devices, events, timers."""
+        self.request("POST", "/reset", body={})
+
+    # -- snapshots ------------------------------------------------------------------------------
+
+    def export_snapshot(self, name: str, *, include: Optional[Sequence[str]] = None) -> Dict[str, Any]:
+        """``exportSnapshot``: writes the world as snapshot ``name`` under the state directory.
+
+        ``include`` may name ``"events"`` and ``"inboxes"``. Returns ``{"name", "manifest"}``.
+        Needs an emulator with a state directory.
+        """
+        body: Dict[str, Any] = {"name": name}
+        if include is not None:
+            body["include"] = list(include)
+        return self._json("POST", ":export", body, timeout=max(self.timeout, 120.0))
+
+    def export_snapshot_tar(self, *, include: Optional[Sequence[str]] = None) -> bytes:
+        """``exportSnapshot`` with ``format=tar``: the snapshot as a tar archive (no state dir needed)."""
+        body: Dict[str, Any] = {}
+        if include is not None:
+            body["include"] = list(include)
+        return self.request("POST", ":export", body=body, query={"format": "tar"}, accept="application/x-tar",
+                            timeout=max(self.timeout, 120.0)).body
+
+    def import_snapshot(self, name: str, *, clock: Optional[str] = None) -> Dict[str, Any]:
+        """``importSnapshot``: replaces the world with snapshot ``name``; ``clock`` is
+        ``"snapshot"`` or ``"wall"``. Returns ``{"clock", "manifest"}``."""
+        body: Dict[str, Any] = {"name": name}
+        if clock is not None:
+            body["clock"] = clock
+        return self._json("POST", ":import", body, timeout=max(self.timeout, 120.0))
+
+    def import_snapshot_tar(self, archive: bytes, *, clock: Optional[str] = None) -> Dict[str, Any]:
+        """``importSnapshot`` with a tar body (as made by :meth:`export_snapshot_tar`)."""
+        return self.request("POST", ":import", data=archive, content_type="application/x-tar",
+                            query={"format": "tar", "clock": clock}, timeout=max(self.timeout, 120.0)).json()
+
+    # -- the clock ------------------------------------------------------------------------------
+
+    def clock(self) -> Clock:
+        """``getClock``: the emulator's time, mode, speed and pending timers."""
+        return Clock.from_json(self._json("GET", "/clock"))
+
+    def advance_clock(self, by: Union[str, int, float, _dt.timedelta, None] = None, *,
+                      to: Optional[Timeish] = None) -> Clock:
+        """``advanceClock``: moves the clock forward ``by`` (``"15m"``, milliseconds, a timedelta)
+        or ``to`` an instant, firing everything due on the way (TTL expiry, Doze windows, latency)."""
+        body: Dict[str, Any] = {}
+        if isinstance(by, _dt.timedelta):
+            body["by"] = int(by.total_seconds() * 1000)
+        elif isinstance(by, float):
+            body["by"] = int(by)
+        elif by is not None:
+            body["by"] = by
+        if to is not None:
+            body["to"] = _time(to)
+        if not body:
+            raise ValueError("advance_clock needs by= or to=")
+        return Clock.from_json(self._json("POST", "/clock:advance", body))
+
+    def pause_clock(self) -> Clock:
+        """``pauseClock``: stops a wall-driven clock (time then moves only with advance)."""
+        return Clock.from_json(self._json("POST", "/clock:pause", {}))
+
+    def resume_clock(self) -> Clock:
+        """``resumeClock``: lets a paused clock follow the wall again."""
+        return Clock.from_json(self._json("POST", "/clock:resume", {}))
+
+    def set_clock_speed(self, speed: float) -> Clock:
+        """``setClockSpeed``: e.g. ``60`` runs a minute per second."""
+        return Clock.from_json(self._json("POST", "/clock:setSpeed", {"speed": speed}))
+
+    # -- events ---------------------------------------------------------------------------------
+
+    def _events(self, path: str, device: Optional[str], token: Optional[str], topic: Optional[str],
+                message: Optional[str], kind: Union[str, Sequence[str], None], since: Optional[Timeish],
+                until: Optional[Timeish], limit: Optional[int], wait_for: Optional[int],
+                timeout: Union[float, str, None]) -> EventList:
+        query = {"device": device, "token": token, "topic": topic, "message": message,
+                 "kind": kind if isinstance(kind, (str, type(None))) else list(kind),
+                 "since": None if since is None else _time(since), "until": None if until is None else _time(until),
+                 "limit": limit, **self._wait_query(wait_for, timeout)}
+        answer = self.request("GET", path, query=query, timeout=self._wait_timeout(wait_for, timeout))
+        return EventList([Event.from_json(e) for e in answer.json().get("events", [])], answer.wait_satisfied)
+
+    def events(self, *, token: Optional[str] = None, topic: Optional[str] = None, message: Optional[str] = None,
+               kind: Union[str, Sequence[str], None] = None, since: Optional[Timeish] = None,
+               until: Optional[Timeish] = None, limit: Optional[int] = None, wait_for: Optional[int] = None,
+               timeout: Union[float, str, None] = None) -> EventList:
+        """``listAllEvents``: the event log across projects, oldest first.
+
+        Filters: ``token``, ``topic``, ``message`` (id), ``kind`` (a name or several), ``since`` and
+        ``until`` (RFC 3339, epoch ms or datetime), ``limit`` (newest N). With ``wait_for=N`` the
+        emulator answers once N events match, or after ``timeout`` (seconds or ``"10s"``; default
+        30 s) with what there is; ``.satisfied`` on the result says which.
+        """
+        return self._events("/events", None, token, topic, message, kind, since, until, limit, wait_for, timeout)
+
+    def project_events(self, project: str, *, device: Optional[str] = None, token: Optional[str] = None,
+                       topic: Optional[str] = None, message: Optional[str] = None,
+                       kind: Union[str, Sequence[str], None] = None, since: Optional[Timeish] = None,
+                       until: Optional[Timeish] = None, limit: Optional[int] = None,
+                       wait_for: Optional[int] = None, timeout: Union[float, str, None] = None) -> EventList:
+        """``listProjectEvents``: one project's events; the filters and waits of :meth:`events`,
+        plus ``device`` (id, name or token)."""
+        return self._events(f"/projects/{_segment(project)}/events", device, token, topic, message, kind, since,
+                            until, limit, wait_for, timeout)
+
+    def device_events(self, project: str, device: str, *, token: Optional[str] = None, topic: Optional[str] = None,
+                      message: Optional[str] = None, kind: Union[str, Sequence[str], None] = None,
+                      since: Optional[Timeish] = None, until: Optional[Timeish] = None, limit: Optional[int] = None,
+                      wait_for: Optional[int] = None, timeout: Union[float, str, None] = None) -> EventList:
+        """``listDeviceEvents``: one device's events; the filters and waits of :meth:`events`."""
+        return self._events(f"/projects/{_segment(project)}/devices/{_segment(device)}/events", None, token, topic,
+                            message, kind, since, until, limit, wait_for, timeout)
+
+    def _stream(self, path: str, filters: Mapping[str, Any], last_event_id: Optional[int],
+                read_timeout: float) -> EventStream:
+        query = dict(filters)
+        if last_event_id is not None:
+            query["lastEventId"] = last_event_id
+        response = self.request("GET", path, query=query, accept="text/event-stream", timeout=read_timeout,
+                                stream=True)
+        return EventStream(response, self.base_url + path)
+
+    def stream_events(self, *, token: Optional[str] = None, topic: Optional[str] = None,
+                      message: Optional[str] = None, kind: Union[str, Sequence[str], None] = None,
+                      last_event_id: Optional[int] = None, read_timeout: float = 30.0) -> EventStream:
+        """``streamEvents``: the event log, live, as Server-Sent Events.
+
+        ``last_event_id`` resumes after that sequence (``-1`` replays every kept event); without it
+        the stream starts now.
+        """
+        return self._stream("/events:stream", {"token": token, "topic": topic, "message": message,
+                                               "kind": kind}, last_event_id, read_timeout)
+
+    def stream_project_events(self, project: str, *, device: Optional[str] = None, token: Optional[str] = None,
+                              topic: Optional[str] = None, message: Optional[str] = None,
+                              kind: Union[str, Sequence[str], None] = None, last_event_id: Optional[int] = None,
+                              read_timeout: float = 30.0) -> EventStream:
+        """``streamProjectEvents``: one project's events, live."""
+        return self._stream(f"/projects/{_segment(project)}/events:stream",
+                            {"device": device, "token": token, "topic": topic, "message": message, "kind": kind},
+                            last_event_id, read_timeout)
+
+    def stream_device_events(self, project: str, device: str, *, kind: Union[str, Sequence[str], None] = None,
+                             message: Optional[str] = None, last_event_id: Optional[int] = None,
+                             read_timeout: float = 30.0) -> EventStream:
+        """``streamDeviceEvents``: one device's events, live."""
+        return self._stream(f"/projects/{_segment(project)}/devices/{_segment(device)}/events:stream",
+                            {"kind": kind, "message": message}, last_event_id, read_timeout)
+
+    # -- fault rules ----------------------------------------------------------------------------
+
+    def faults(self) -> List[FaultRule]:
+        """``listFaults``: the fault rules in force."""
+        return self._json("GET", "/faults").get("faults", [])
+
+    def add_fault(self, rule: FaultRule) -> FaultRule:
+        """``addFault``: adds a rule (replacing one with the same ``id``); returns it with its id.
+
+        >>> client.add_fault({"match": {"api": "v1", "count": 1}, "action": {"error": "UNAVAILABLE"}})  # doctest: +SKIP
+        """
+        return self._json("POST", "/faults", dict(rule))
+
+    def set_faults(self, rules: Iterable[FaultRule]) -> List[FaultRule]:
+        """``setFaults``: replaces every rule."""
+        return self._json("PUT", "/faults", {"faults": [dict(r) for r in rules]}).get("faults", [])
+
+    def clear_faults(self) -> None:
+        """``clearFaults``: removes every rule."""
+        self.request("DELETE", "/faults")
+
+    def remove_fault(self, rule_id: str) -> List[FaultRule]:
+        """``removeFault``: removes one rule; returns the rules left."""
+        return self._json("DELETE", f"/faults/{_segment(rule_id)}").get("faults", [])
+
+    # -- projects -------------------------------------------------------------------------------
+
+    def project(self, project_id: str) -> "Project":
+        """A handle on project ``project_id`` (no call is made)."""
+        return Project(self, project_id)
+
+    def list_projects(self) -> List[ProjectInfo]:
+        """``listProjects``."""
+        return [ProjectInfo.from_json(p) for p in self._json("GET", "/projects").get("projects", [])]
+
+    def create_project(self, project_id: str, *, number: Optional[str] = None,
+                       server_keys: Optional[Sequence[str]] = None) -> ProjectInfo:
+        """``createProject``: ``project_id`` is 4–30 lower-case letters, digits or hyphens starting
+        with a letter; ``number`` (the sender id) is generated when absent. Ids starting with
+        ``demo-`` accept any bearer token, as the Firebase emulators do."""
+        body: Dict[str, Any] = {"id": project_id}
+        if number is not None:
+            body["number"] = number
+        if server_keys is not None:
+            body["serverKeys"] = list(server_keys)
+        return ProjectInfo.from_json(self._json("POST", "/projects", body))
+
+    def get_project(self, project: str) -> ProjectInfo:
+        """``getProject`` (by id or number)."""
+        return ProjectInfo.from_json(self._json("GET", f"/projects/{_segment(project)}"))
+
+    def delete_project(self, project: str) -> None:
+        """``deleteProject``: the project and everything in it."""
+        self.request("DELETE", f"/projects/{_segment(project)}")
+
+    def reset_project(self, project: str) -> None:
+        """``resetProject``: removes a project's devices, topics and groups."""
+        self.request("POST", f"/projects/{_segment(project)}:reset", body={})
+
+    def service_account(self, project: str) -> Dict[str, Any]:
+        """``getServiceAccount``: a service-account key file (JSON) whose ``token_uri`` points here."""
+        return self._json("GET", f"/projects/{_segment(project)}/serviceAccount")
+
+    def create_access_token(self, project: str) -> AccessToken:
+        """``createAccessToken``: an OAuth bearer for the project's v1 API, without the JWT exchange."""
+        return AccessToken.from_json(self._json("POST", f"/projects/{_segment(project)}/accessTokens", {}))
+
+    def topics(self, project: str) -> List[Topic]:
+        """``listTopics``: topics with subscriber counts."""
+        return [Topic.from_json(t) for t in self._json("GET", f"/projects/{_segment(project)}/topics").get("topics", [])]
+
+    def groups(self, project: str) -> List[Group]:
+        """``listGroups``: legacy device groups."""
+        return [Group.from_json(g) for g in self._json("GET", f"/projects/{_segment(project)}/groups").get("groups", [])]
+
+    def xmpp_connections(self, project: str) -> List[XMPPConnection]:
+        """``listXMPPConnections``: the project's bound XMPP (CCS) connections."""
+        answer = self._json("GET", f"/projects/{_segment(project)}/xmpp")
+        return [XMPPConnection.from_json(c) for c in answer.get("connections", [])]
+
+    def drain_xmpp(self, project: str) -> None:
+        """``drainXMPP``: sends CONNECTION_DRAINING to every XMPP connection of the project."""
+        self.request("POST", f"/projects/{_segment(project)}/xmpp:drain", body={})
+
+    # -- devices --------------------------------------------------------------------------------
+
+    def _device_path(self, project: str, device: str) -> str:
+        return f"/projects/{_segment(project)}/devices/{_segment(device)}"
+
+    def _device(self, data: Mapping[str, Any]) -> Device:
+        return Device.from_json(data, client=self)
+
+    def list_devices(self, project: str, *, offset: Optional[int] = None, limit: Optional[int] = None) -> DevicePage:
+        """``listDevices``: one page, oldest first (``limit`` defaults to 1000 on the server)."""
+        answer = self._json("GET", f"/projects/{_segment(project)}/devices", query={"offset": offset, "limit": limit})
+        devices = [self._device(d) for d in answer.get("devices", [])]
+        return DevicePage(total=int(answer.get("total", len(devices))), devices=devices)
+
+    def iter_devices(self, project: str, *, page_size: int = 1000) -> Iterator[Device]:
+        """Every device of the project, page by page."""
+        offset = 0
+        while True:
+            page = self.list_devices(project, offset=offset, limit=page_size)
+            yield from page.devices
+            offset += len(page.devices)
+            if not page.devices or offset >= page.total:
+                return
+
+    @staticmethod
+    def _new_device(platform: str, fields: Mapping[str, Any]) -> Dict[str, Any]:
+        names = {"app_id": "appId"}
+        body: Dict[str, Any] = {"platform": platform}
+        for key, value in fields.items():
+            if value is not None:
+                body[names.get(key, key)] = list(value) if key in ("senders", "topics") else value
+        return body
+
+    def create_device(self, project: str, platform: str = "android", *, name: Optional[str] = None,
+                      token: Optional[str] = None, app_id: Optional[str] = None, fid: Optional[str] = None,
+                      state: Optional[State] = None, senders: Optional[Sequence[str]] = None,
+                      topics: Optional[Sequence[str]] = None) -> Device:
+        """``createDevice``: a device on ``platform`` (android, ios, web); its token is generated in
+        FCM's format unless given. It starts in ``state`` (foreground by default)."""
+        body = self._new_device(platform, dict(name=name, token=token, app_id=app_id, fid=fid, state=state,
+                                               senders=senders, topics=topics))
+        return self._device(self._json("POST", f"/projects/{_segment(project)}/devices", body))
+
+    def create_devices(self, project: str, count: int, platform: str = "android", *, app_id: Optional[str] = None,
+                       state: Optional[State] = None, senders: Optional[Sequence[str]] = None,
+                       topics: Optional[Sequence[str]] = None) -> List[Device]:
+        """``createDevice`` with ``count``: that many identical devices (at most 10000 a call)."""
+        body = self._new_device(platform, dict(app_id=app_id, state=state, senders=senders, topics=topics,
+                                               count=count))
+        answer = self._json("POST", f"/projects/{_segment(project)}/devices", body, timeout=max(self.timeout, 60.0))
+        return [self._device(d) for d in answer["devices"]] if "devices" in answer else [self._device(answer)]
+
+    def get_device(self, project: str, device: str) -> Device:
+        """``getDevice``: by id, name, or any token it holds or held."""
+        return self._device(self._json("GET", self._device_path(project, device)))
+
+    def update_device(self, project: str, device: str, *, state: Optional[State] = None,
+                      senders: Optional[Sequence[str]] = None) -> Device:
+        """``updateDevice``: changes the state and/or the allowed senders."""
+        body: Dict[str, Any] = {}
+        if state is not None:
+            body["state"] = state
+        if senders is not None:
+            body["senders"] = list(senders)
+        return self._device(self._json("PATCH", self._device_path(project, device), body))
+
+    def set_device_state(self, project: str, device: str, state: State) -> Device:
+        """Shorthand for ``update_device(state=...)``."""
+        return self.update_device(project, device, state=state)
+
+    def delete_device(self, project: str, device: str) -> None:
+        """``deleteDevice``: its token then answers as unregistered."""
+        self.request("DELETE", self._device_path(project, device))
+
+    def uninstall_device(self, project: str, device: str) -> Device:
+        """``uninstallDevice``: the next delivery attempt invalidates the token."""
+        return self._device(self._json("POST", self._device_path(project, device) + ":uninstall", {}))
+
+    def refresh_token(self, project: str, device: str, *, token: Optional[str] = None) -> Device:
+        """``refreshToken``: a new token (or ``token``); reinstalls an uninstalled app."""
+        body = {} if token is None else {"token": token}
+        return self._device(self._json("POST", self._device_path(project, device) + ":refreshToken", body))
+
+    def subscribe(self, project: str, device: str, topic: str) -> Device:
+        """``subscribe``: the device joins ``topic``."""
+        return self._device(self._json("PUT", f"{self._device_path(project, device)}/topics/{_segment(topic)}"))
+
+    def unsubscribe(self, project: str, device: str, topic: str) -> Device:
+        """``unsubscribe``: the device leaves ``topic``."""
+        return self._device(self._json("DELETE", f"{self._device_path(project, device)}/topics/{_segment(topic)}"))
+
+    def inbox(self, project: str, device: str, *, wait_for: Optional[int] = None,
+              timeout: Union[float, str, None] = None) -> Inbox:
+        """``getInbox``: what the app received, rendered for its platform, oldest first.
+
+        With ``wait_for=N`` the emulator answers as soon as the inbox holds N deliveries, or after
+        ``timeout`` (seconds or ``"10s"``; default 30 s) with what there is (``Inbox.satisfied``).
+        """
+        answer = self.request("GET", self._device_path(project, device) + "/inbox",
+                              query=self._wait_query(wait_for, timeout), timeout=self._wait_timeout(wait_for, timeout))
+        data = answer.json()
+        return Inbox(device=self._device(data["device"]) if isinstance(data.get("device"), dict) else None,
+                     deliveries=[Delivery.from_json(d) for d in data.get("deliveries", [])],
+                     satisfied=answer.wait_satisfied, raw=data)
+
+    def clear_inbox(self, project: str, device: str) -> None:
+        """``clearInbox``: empties the inbox."""
+        self.request("DELETE", self._device_path(project, device) + "/inbox")
+
+    def send_upstream(self, project: str, device: str, data: Mapping[str, str], *, message_id: Optional[str] = None,
+                      ttl: Optional[str] = None) -> Dict[str, Any]:
+        """``sendUpstream``: the device sends an upstream message to its app server over XMPP."""
+        body: Dict[str, Any] = {"data": dict(data)}
+        if message_id is not None:
+            body["messageId"] = message_id
+        if ttl is not None:
+            body["ttl"] = ttl
+        return self._json("POST", self._device_path(project, device) + ":upstream", body)
+
+
+class Project:
+    """One project of a :class:`Client`: the project-scoped calls with the project filled in.
+
+    Obtained from :meth:`Client.project` (or the ``fcm_project`` pytest fixture).
+    """
+
+    def __init__(self, client: Client, project_id: str) -> None:
+        self.client = client
+        self.id = project_id
+
+    def __repr__(self) -> str:
+        return f"Project({self.id!r})"
+
+    def info(self) -> ProjectInfo:
+        """The project's id, number (sender id) and server keys."""
+        return self.client.get_project(self.id)
+
+    @property
+    def number(self) -> str:
+        """The project number, i.e. the sender id (one call)."""
+        return self.info().number
+
+    def delete(self) -> None:
+        self.client.delete_project(self.id)
+
+    def reset(self) -> None:
+        self.client.reset_project(self.id)
+
+    def service_account(self) -> Dict[str, Any]:
+        return self.client.service_account(self.id)
+
+    def create_access_token(self) -> AccessToken:
+        return self.client.create_access_token(self.id)
+
+    def topics(self) -> List[Topic]:
+        return self.client.topics(self.id)
+
+    def groups(self) -> List[Group]:
+        return self.client.groups(self.id)
+
+    def xmpp_connections(self) -> List[XMPPConnection]:
+        return self.client.xmpp_connections(self.id)
+
+    def drain_xmpp(self) -> None:
+        self.client.drain_xmpp(self.id)
+
+    def events(self, **filters: Any) -> EventList:
+        """The project's events (see :meth:`Client.project_events`)."""
+        return self.client.project_events(self.id, **filters)
+
+    def stream_events(self, **filters: Any) -> EventStream:
+        return self.client.stream_project_events(self.id, **filters)
+
+    def list_devices(self, *, offset: Optional[int] = None, limit: Optional[int] = None) -> DevicePage:
+        return self.client.list_devices(self.id, offset=offset, limit=limit)
+
+    def devices(self) -> List[Device]:
+        """Every device of the project."""
+        return list(self.client.iter_devices(self.id))
+
+    def create_device(self, platform: str = "android", **fields: Any) -> Device:
+        """See :meth:`Client.create_device`."""
+        return self.client.create_device(self.id, platform, **fields)
+
+    def create_devices(self, count: int, platform: str = "android", **fields: Any) -> List[Device]:
+        return self.client.create_devices(self.id, count, platform, **fields)
+
+    def device(self, device: str) -> Device:
+        """Reads a device by id, name or token."""
+        return self.client.get_device(self.id, device)

@@ -1,0 +1,307 @@
+"""Starting an fcm-emu process on free ports, or attaching to one that runs already."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Union
+
+from ._binary import find_binary
+from .client import CONTROL_API_ENV, Client, Project
+from .errors import EmulatorNotReady, FcmEmuError
+
+__all__ = ["Emulator"]
+
+#: Settings every started emulator gets unless overridden: every port chosen by the system, no
+#: second XMPP port, the HTTPS proxy on, nothing kept on disk.
+DEFAULT_SETTINGS: Dict[str, str] = {
+    "tlsPort": "0",
+    "xmppPort": "0",
+    "xmppTestPort": "off",
+    "proxyPort": "0",
+}
+
+
+def _setting(value: Union[str, int, float, bool]) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+class Emulator:
+    """One fcm-emu emulator: started here (:meth:`start`, or ``with Emulator() as emu:``) or
+    attached to (:meth:`attach`).
+
+    Args:
+        binary: the fcm-emu executable; default: ``$FCM_EMU_BIN``, the binary bundled in the
+            wheel, then ``fcm-emu`` on PATH (see :func:`fcm_emu.find_binary`).
+        settings: extra ``--set key=value`` settings (e.g. ``{"clockPaused": True}``); they
+            override the defaults (free ports for HTTP, TLS, XMPP and the proxy).
+        state_dir: where the emulator keeps keys and snapshots; ``None`` (default) keeps nothing.
+        args: further command-line arguments for ``serve``.
+        host: the address to listen on.
+        log_level: ``serve --log-level``.
+        startup_timeout: seconds to wait for the ready file.
+        stop_timeout: seconds to wait after SIGTERM before killing it.
+        env: extra environment variables for the process.
+
+    The process's ready file and log live in a private temporary directory (:attr:`workdir`),
+    removed by :meth:`stop` unless ``keep_workdir`` is set; the log's path appears in every error.
+    """
+
+    def __init__(
+        self,
+        binary: Union[str, Path, None] = None,
+        *,
+        settings: Optional[Mapping[str, Union[str, int, float, bool]]] = None,
+        state_dir: Union[str, Path, None] = None,
+        args: Sequence[str] = (),
+        host: str = "127.0.0.1",
+        log_level: str = "info",
+        startup_timeout: float = 30.0,
+        stop_timeout: float = 10.0,
+        env: Optional[Mapping[str, str]] = None,
+        keep_workdir: bool = False,
+    ) -> None:
+        self._binary_arg = binary
+        self.settings: Dict[str, str] = dict(DEFAULT_SETTINGS)
+        self.settings["stateDir"] = str(state_dir) if state_dir is not None else "none"
+        for key, value in (settings or {}).items():
+            self.settings[key] = _setting(value)
+        self.args = list(args)
+        self.host = host
+        self.log_level = log_level
+        self.startup_timeout = startup_timeout
+        self.stop_timeout = stop_timeout
+        self.env = dict(env or {})
+        self.keep_workdir = keep_workdir
+        self.process: Optional[subprocess.Popen[bytes]] = None
+        self.workdir: Optional[Path] = None
+        self.log_path: Optional[Path] = None
+        self.ready: Dict[str, Any] = {}
+        self._client: Optional[Client] = None
+        self._attached = False
+
+    # -- lifecycle ------------------------------------------------------------------------------
+
+    @classmethod
+    def attach(cls, url: Optional[str] = None, *, timeout: float = 10.0) -> "Emulator":
+        """An Emulator for one that is already running; :meth:`stop` then leaves it running.
+
+        ``url`` is its control API base (``http://127.0.0.1:9092/emulator/v1``); by default
+        ``$FCM_EMU_CONTROL_API``. The addresses (TLS, proxy, CA) are read from its ``info``.
+        """
+        url = url or os.environ.get(CONTROL_API_ENV)
+        if not url:
+            raise FcmEmuError(f"no emulator to attach to: pass url= or set {CONTROL_API_ENV} "
+                              "(e.g. http://127.0.0.1:9092/emulator/v1)")
+        emulator = cls()
+        emulator._attached = True
+        emulator._client = Client(url, timeout=timeout)
+        emulator.ready = emulator._client.info()
+        return emulator
+
+    @property
+    def attached(self) -> bool:
+        """Whether this object attached to an emulator it did not start."""
+        return self._attached
+
+    @property
+    def running(self) -> bool:
+        """Whether the emulator is up: the process lives (started) or has been attached to."""
+        if self._attached:
+            return True
+        return self.process is not None and self.process.poll() is None and bool(self.ready)
+
+    def command(self, ready_file: Union[str, Path]) -> List[str]:
+        """The ``serve`` command line this object runs."""
+        argv = [str(self.binary), "serve", "--host", self.host, "--port", self.settings.get("port", "0"),
+                "--ready-file", str(ready_file), "--log-level", self.log_level]
+        for key, value in self.settings.items():
+            if key != "port":
+                argv += ["--set", f"{key}={value}"]
+        return argv + self.args
+
+    @property
+    def binary(self) -> Path:
+        """The executable that is (or would be) run."""
+        return find_binary(self._binary_arg)
+
+    def start(self) -> "Emulator":
+        """Starts the process and waits for its ready file; returns self.
+
+        Raises:
+            EmulatorNotReady: the process exited, or wrote no ready file within
+                ``startup_timeout`` (the message has the log's last lines).
+            BinaryNotFound: no fcm-emu executable was found.
+        """
+        if self._attached:
+            raise RuntimeError("an attached emulator cannot be started")
+        if self.process is not None:
+            raise RuntimeError("this emulator was started already")
+        binary = self.binary
+        self.workdir = Path(tempfile.mkdtemp(prefix="fcm-emu-"))
+        ready_file = self.workdir / "ready.json"
+        self.log_path = self.workdir / "serve.log"
+        with open(self.log_path, "wb") as log:
+            self.process = subprocess.Popen(
+                self.command(ready_file), stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+                env={**os.environ, **self.env}, cwd=str(self.workdir), start_new_session=True)
+        del binary
+        try:
+            self.ready = self._wait_ready(ready_file)
+        except BaseException:
+            self._terminate()
+            raise
+        self._client = Client(self.ready["http"]["url"])
+        return self
+
+    def _wait_ready(self, ready_file: Path) -> Dict[str, Any]:
+        assert self.process is not None
+        deadline = time.monotonic() + self.startup_timeout
+        delay = 0.005
+        while True:
+            try:
+                text = ready_file.read_text()
+                if text.strip():
+                    return json.loads(text)
+            except FileNotFoundError:
+                pass
+            except ValueError:
+                pass  # being written; read again
+            code = self.process.poll()
+            if code is not None:
+                raise EmulatorNotReady(f"fcm-emu exited with code {code} before it was ready",
+                                       log_path=str(self.log_path), log_tail=self.log_tail())
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise EmulatorNotReady(f"fcm-emu was not ready after {self.startup_timeout:g}s",
+                                       log_path=str(self.log_path), log_tail=self.log_tail())
+            # Wait on the process itself, so that an exit ends the wait at once.
+            try:
+                self.process.wait(timeout=min(delay, remaining))
+            except subprocess.TimeoutExpired:
+                pass
+            delay = min(delay * 2, 0.1)
+
+    def _terminate(self) -> None:
+        process = self.process
+        if process is None or process.poll() is not None:
+            return
+        try:
+            process.send_signal(signal.SIGTERM)
+            process.wait(timeout=self.stop_timeout)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=10)
+        except ProcessLookupError:  # pragma: no cover - exited in between
+            pass
+
+    def stop(self) -> Optional[int]:
+        """Stops a started emulator (SIGTERM, then SIGKILL after ``stop_timeout``); returns its exit
+        code. Does nothing for an attached one."""
+        if self._attached or self.process is None:
+            return None
+        self._terminate()
+        code = self.process.returncode
+        if self.workdir is not None and not self.keep_workdir:
+            shutil.rmtree(self.workdir, ignore_errors=True)
+        return code
+
+    def __enter__(self) -> "Emulator":
+        if not self._attached and self.process is None:
+            self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def log_tail(self, lines: int = 40) -> str:
+        """The last ``lines`` lines of the emulator's log (started emulators only)."""
+        if self.log_path is None or not self.log_path.exists():
+            return ""
+        with open(self.log_path, "rb") as f:
+            f.seek(0, os.SEEK_END)
+            size = f.tell()
+            f.seek(max(0, size - 64 * 1024))
+            text = f.read().decode("utf-8", "replace")
+        return "\n".join(text.splitlines()[-lines:])
+
+    # -- what it offers -------------------------------------------------------------------------
+
+    @property
+    def client(self) -> Client:
+        """The control API client."""
+        if self._client is None:
+            raise RuntimeError("the emulator is not started")
+        return self._client
+
+    def project(self, project_id: Optional[str] = None) -> Project:
+        """A project handle; the demo project by default."""
+        return self.client.project(project_id or self.demo_project_id)
+
+    @property
+    def control_url(self) -> str:
+        """The control API base, ``http://127.0.0.1:PORT/emulator/v1`` (the value for
+        ``FCM_EMU_CONTROL_API``)."""
+        return self.client.base_url
+
+    @property
+    def http_url(self) -> str:
+        """The plain HTTP base URL (FCM's APIs and the control API)."""
+        http = self.ready.get("http")
+        return http["url"] if isinstance(http, dict) else self.control_url[: -len("/emulator/v1")]
+
+    @property
+    def https_url(self) -> Optional[str]:
+        """The TLS (HTTP/2) base URL, when TLS is on."""
+        https = self.ready.get("https")
+        return https.get("url") if isinstance(https, dict) else None
+
+    @property
+    def tls_port(self) -> Optional[int]:
+        """The TLS port, when TLS is on."""
+        url = self.https_url
+        return int(url.rsplit(":", 1)[1].split("/")[0]) if url else None
+
+    @property
+    def proxy_url(self) -> Optional[str]:
+        """The HTTPS proxy's URL, when the proxy is on (``proxyPort``)."""
+        proxy = self.ready.get("proxy")
+        return proxy.get("url") if isinstance(proxy, dict) else None
+
+    @property
+    def ca_certificate(self) -> Optional[str]:
+        """Path of the PEM file of the CA that signed the emulator's TLS certificates."""
+        return self.ready.get("caCertificate")
+
+    @property
+    def xmpp_ports(self) -> List[int]:
+        """The XMPP (CCS) ports, if any."""
+        xmpp = self.ready.get("xmpp")
+        return list(xmpp.get("ports", [])) if isinstance(xmpp, dict) else []
+
+    @property
+    def demo_project_id(self) -> str:
+        """The demo project's id (``demo-fcm-emu``)."""
+        demo = self.ready.get("demoProject")
+        return demo.get("id", "demo-fcm-emu") if isinstance(demo, dict) else "demo-fcm-emu"
+
+    @property
+    def pid(self) -> Optional[int]:
+        """The emulator's process id."""
+        if self.process is not None:
+            return self.process.pid
+        pid = self.ready.get("pid")
+        return pid if isinstance(pid, int) else None
+
+    def __repr__(self) -> str:
+        state = "attached" if self._attached else ("running" if self.running else "stopped")
+        where = self._client.base_url if self._client else "-"
+        return f"Emulator({where}, {state})"

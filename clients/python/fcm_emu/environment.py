@@ -1,0 +1,298 @@
+"""Making an unmodified Admin SDK in this process reach the emulator.
+
+:class:`FirebaseEnvironment` sets, for as long as it is entered, what a user would configure by
+hand, and restores every variable afterwards:
+
+* ``GOOGLE_APPLICATION_CREDENTIALS``: a service-account key file from the emulator (its
+  ``token_uri`` points at the emulator), ``GOOGLE_CLOUD_PROJECT``, ``GCLOUD_PROJECT`` and
+  ``FIREBASE_CONFIG`` (``{"projectId": ...}``);
+* ``SSL_CERT_FILE``, ``REQUESTS_CA_BUNDLE``, ``CURL_CA_BUNDLE``: a bundle made of the CAs the
+  environment already trusted (those variables' files when set, else the system's and certifi's)
+  followed by the emulator's CA, so that other HTTPS calls of the tests keep working;
+* ``HTTPS_PROXY``/``https_proxy``: the emulator's HTTPS proxy, which joins CONNECTs to Google's
+  API hosts to the emulator; ``NO_PROXY``/``no_proxy`` keep the entries already there except the
+  ones that would exclude Google's hosts, plus loopback;
+* an in-process name route for the clients that ignore proxies (firebase-admin's
+  ``send_each_async`` mounts its own httpx transport, which takes no proxy): while entered,
+  ``socket.getaddrinfo`` resolves Google's API hosts on port 443 to the emulator's TLS port on
+  127.0.0.1 (the emulator's TLS certificate covers those names), and the CCS hosts on 5235/5236
+  to its XMPP port. Other names resolve as before.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import ssl
+import tempfile
+import threading
+from pathlib import Path
+from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
+
+__all__ = ["FirebaseEnvironment", "GoogleRoute", "GOOGLE_API_HOSTS", "CCS_HOSTS", "ca_bundle"]
+
+#: Google hosts whose HTTPS (443) the emulator stands in for.
+GOOGLE_API_HOSTS: Tuple[str, ...] = (
+    "fcm.googleapis.com", "iid.googleapis.com", "oauth2.googleapis.com", "www.googleapis.com",
+    "iamcredentials.googleapis.com", "accounts.google.com",
+)
+#: The XMPP connection server's hosts (ports 5235 and 5236).
+CCS_HOSTS: Tuple[str, ...] = ("fcm-xmpp.googleapis.com", "gcm.googleapis.com")
+
+CA_VARIABLES = ("SSL_CERT_FILE", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE")
+PROXY_VARIABLES = ("HTTPS_PROXY", "https_proxy")
+NO_PROXY_VARIABLES = ("NO_PROXY", "no_proxy")
+PROJECT_VARIABLES = ("GOOGLE_CLOUD_PROJECT", "GCLOUD_PROJECT")
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
+
+
+def _read(path: str) -> Optional[str]:
+    try:
+        return Path(path).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+
+
+def _default_bundles() -> List[str]:
+    """The CA files this process trusts when no variable names one: the system's, then certifi's
+    (requests' default) when it is installed."""
+    found: List[str] = []
+    paths = ssl.get_default_verify_paths()
+    for candidate in (paths.cafile, paths.openssl_cafile):
+        if candidate and os.path.isfile(candidate) and candidate not in found:
+            found.append(candidate)
+    try:  # requests uses certifi when REQUESTS_CA_BUNDLE is unset
+        import certifi
+
+        where = certifi.where()
+        if os.path.isfile(where) and where not in found:
+            found.append(where)
+    except Exception:
+        pass
+    return found
+
+
+def ca_bundle(extra_ca: str, out: Union[str, Path], environ: Optional[Mapping[str, str]] = None) -> Tuple[Path, List[str]]:
+    """Writes ``out``: the CAs already trusted (the files named by ``SSL_CERT_FILE``,
+    ``REQUESTS_CA_BUNDLE`` and ``CURL_CA_BUNDLE`` in ``environ``, or the system's and certifi's when
+    none is set), then the PEM file ``extra_ca``. Returns the path and the files it drew from."""
+    environ = os.environ if environ is None else environ
+    sources: List[str] = []
+    for name in CA_VARIABLES:
+        value = environ.get(name)
+        if value and os.path.isfile(value) and os.path.realpath(value) not in map(os.path.realpath, sources):
+            sources.append(value)
+    if not sources:
+        sources = _default_bundles()
+    parts: List[str] = []
+    for source in sources:
+        text = _read(source)
+        if text:
+            parts.append(f"# from {source}\n" + text.rstrip("\n") + "\n")
+    emulator_ca = _read(extra_ca)
+    if not emulator_ca:
+        raise FileNotFoundError(f"the emulator's CA certificate {extra_ca} cannot be read")
+    parts.append("# fcm-emu's local CA\n" + emulator_ca.rstrip("\n") + "\n")
+    path = Path(out)
+    path.write_text("".join(parts), encoding="utf-8")
+    return path, sources
+
+
+def _excludes_google(entry: str) -> bool:
+    entry = entry.strip().lower()
+    if not entry:
+        return False
+    if entry == "*":
+        return True
+    host = entry.split(":", 1)[0] if entry.count(":") == 1 else entry
+    host = host.lstrip("*").lstrip(".")
+    if not host:
+        return False
+    return any(h == host or h.endswith("." + host) for h in GOOGLE_API_HOSTS + CCS_HOSTS)
+
+
+def no_proxy_value(current: Optional[str]) -> str:
+    """``current``'s entries without those excluding Google's hosts (``*``, ``.googleapis.com``,
+    ...), plus loopback."""
+    entries = [e.strip() for e in (current or "").split(",") if e.strip() and not _excludes_google(e)]
+    for loopback in LOOPBACK:
+        if loopback not in entries:
+            entries.append(loopback)
+    return ",".join(entries)
+
+
+_Resolver = Callable[..., List[Tuple[Any, ...]]]
+
+
+class GoogleRoute:
+    """An in-process name route: while installed, ``socket.getaddrinfo`` answers for Google's API
+    hosts on 443 (and the CCS hosts on 5235/5236) with the emulator's address and port.
+
+    It is process-wide while installed (every thread, including asyncio's resolver threads), and
+    :meth:`uninstall` puts the previous resolver back. Routes nest.
+    """
+
+    _lock = threading.Lock()
+
+    def __init__(self, tls_port: int, *, host: str = "127.0.0.1", xmpp_port: Optional[int] = None,
+                 https_hosts: Sequence[str] = GOOGLE_API_HOSTS, ccs_hosts: Sequence[str] = CCS_HOSTS) -> None:
+        self.address = host
+        self.routes: Dict[Tuple[str, int], int] = {}
+        for name in https_hosts:
+            self.routes[(name, 443)] = tls_port
+        if xmpp_port is not None:
+            for name in ccs_hosts:
+                self.routes[(name, 5235)] = xmpp_port
+                self.routes[(name, 5236)] = xmpp_port
+        self._previous: Optional[_Resolver] = None
+        self._active = False
+
+    def target(self, host: Any, port: Any) -> Optional[int]:
+        """The emulator port that ``host:port`` goes to, or ``None`` when it is not routed."""
+        if isinstance(host, bytes):
+            host = host.decode("ascii", "replace")
+        if not isinstance(host, str):
+            return None
+        if isinstance(port, bytes):
+            port = port.decode("ascii", "replace")
+        if isinstance(port, str):
+            port = {"https": 443}.get(port, port)
+            try:
+                port = int(port)
+            except ValueError:
+                return None
+        if not isinstance(port, int):
+            return None
+        return self.routes.get((host.rstrip(".").lower(), port))
+
+    def install(self) -> "GoogleRoute":
+        """Starts answering for the routed names."""
+        with self._lock:
+            if self._active:
+                return self
+            previous = socket.getaddrinfo
+            route = self
+
+            def getaddrinfo(host: Any, port: Any, family: int = 0, type: int = 0, proto: int = 0,
+                            flags: int = 0) -> List[Tuple[Any, ...]]:
+                target = route.target(host, port) if route._active else None
+                if target is None:
+                    return previous(host, port, family, type, proto, flags)
+                if family not in (0, socket.AF_INET):
+                    family = socket.AF_INET if family == socket.AF_INET6 else family
+                return previous(route.address, target, socket.AF_INET, type, proto,
+                                flags & ~getattr(socket, "AI_CANONNAME", 0))
+
+            getaddrinfo.__wrapped__ = previous  # type: ignore[attr-defined]
+            getaddrinfo._fcm_emu_route = self  # type: ignore[attr-defined]
+            self._previous = previous
+            self._installed = getaddrinfo
+            self._active = True
+            socket.getaddrinfo = getaddrinfo  # type: ignore[assignment]
+        return self
+
+    def uninstall(self) -> None:
+        """Stops answering and restores the previous resolver (if nobody replaced ours since;
+        otherwise ours stays in the chain, inactive)."""
+        with self._lock:
+            if not self._active:
+                return
+            self._active = False
+            if socket.getaddrinfo is self._installed and self._previous is not None:
+                socket.getaddrinfo = self._previous  # type: ignore[assignment]
+
+    def __enter__(self) -> "GoogleRoute":
+        return self.install()
+
+    def __exit__(self, *exc: object) -> None:
+        self.uninstall()
+
+
+class FirebaseEnvironment:
+    """The environment (and name route) that points an unmodified Admin SDK at the emulator.
+
+    Args:
+        emulator: a started or attached :class:`~fcm_emu.Emulator` (the proxy, TLS and CA come from
+            its ready file or ``info``).
+        project_id: the project whose service account the SDK uses.
+        directory: where the key file and CA bundle are written (a private temp dir by default).
+        proxy: set ``HTTPS_PROXY`` to the emulator's proxy (when it has one).
+        route: install the in-process :class:`GoogleRoute` (when the emulator serves TLS).
+
+    Use it as a context manager; on exit every variable it touched is restored (or removed) and
+    the route is uninstalled. Attributes: ``key_file``, ``ca_bundle``, ``project_id``,
+    ``proxy_url``, ``route``, ``variables`` (what was set).
+    """
+
+    def __init__(self, emulator: Any, project_id: str, *, directory: Union[str, Path, None] = None,
+                 proxy: bool = True, route: bool = True) -> None:
+        self.emulator = emulator
+        self.project_id = project_id
+        self._directory = Path(directory) if directory is not None else None
+        self._own_directory = directory is None
+        self.use_proxy = proxy
+        self.use_route = route
+        self.key_file: Optional[Path] = None
+        self.ca_bundle: Optional[Path] = None
+        self.ca_sources: List[str] = []
+        self.proxy_url: Optional[str] = None
+        self.route: Optional[GoogleRoute] = None
+        self.variables: Dict[str, str] = {}
+        self._saved: Dict[str, Optional[str]] = {}
+
+    def _set(self, name: str, value: str) -> None:
+        if name not in self._saved:
+            self._saved[name] = os.environ.get(name)
+        os.environ[name] = value
+        self.variables[name] = value
+
+    def __enter__(self) -> "FirebaseEnvironment":
+        if self._directory is None:
+            self._directory = Path(tempfile.mkdtemp(prefix="fcm-emu-env-"))
+        directory = self._directory
+        try:
+            key = self.emulator.client.service_account(self.project_id)
+            self.key_file = directory / f"{self.project_id}-service-account.json"
+            self.key_file.write_text(json.dumps(key, indent=2), encoding="utf-8")
+            os.chmod(self.key_file, 0o600)
+            self._set("GOOGLE_APPLICATION_CREDENTIALS", str(self.key_file))
+            for name in PROJECT_VARIABLES:
+                self._set(name, self.project_id)
+            self._set("FIREBASE_CONFIG", json.dumps({"projectId": self.project_id}))
+            ca = self.emulator.ca_certificate
+            if ca:
+                self.ca_bundle, self.ca_sources = ca_bundle(ca, directory / "ca-bundle.pem")
+                for name in CA_VARIABLES:
+                    self._set(name, str(self.ca_bundle))
+            self.proxy_url = self.emulator.proxy_url if self.use_proxy else None
+            if self.proxy_url:
+                for name in PROXY_VARIABLES:
+                    self._set(name, self.proxy_url)
+                current = os.environ.get("NO_PROXY") or os.environ.get("no_proxy")
+                for name in NO_PROXY_VARIABLES:
+                    self._set(name, no_proxy_value(current))
+            tls_port = self.emulator.tls_port
+            if self.use_route and tls_port:
+                ports = self.emulator.xmpp_ports
+                self.route = GoogleRoute(tls_port, xmpp_port=ports[0] if ports else None).install()
+        except BaseException:
+            self.__exit__(None, None, None)
+            raise
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.route is not None:
+            self.route.uninstall()
+            self.route = None
+        for name, value in self._saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+        self._saved.clear()
+        if self._own_directory and self._directory is not None:
+            import shutil
+
+            shutil.rmtree(self._directory, ignore_errors=True)
+            self._directory = None
