@@ -5,6 +5,12 @@ import PackageDescription
 //   fcm-emu → FCMScenario → FCMHTTP, FCMXMPP → FCMLegacyFormat → FCMCoreJSON → FCMCore, FCMJSON
 // FCMCore (the engine) and FCMJSON (JSON values) know nothing of each other; FCMCoreJSON is the one
 // bridge between them; the fronts (FCMHTTP, FCMXMPP) never import each other.
+// The dashboard's files (Sources/FCMHTTP/Dashboard/ui/), each embedded in the binary; `Dashboard.files`
+// names them for the router, and DashboardAPITests checks that the three lists agree.
+let dashboardFiles = [
+    "api.js", "app.js", "dom.js", "examples.js", "feed.js", "icon.svg", "inbox.js", "index.html", "style.css",
+]
+
 let package = Package(
     name: "fcm-emu",
     platforms: [.macOS(.v15)],
@@ -59,9 +65,9 @@ let package = Package(
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
             ],
-            // The dashboard's sources are embedded by scripts/embed-dashboard (DashboardAssets.swift).
-            exclude: ["Dashboard/ui"],
-            resources: [.copy("Resources/openapi.json")]
+            // Compiled into the binary from their source files (SwiftPM's `PackageResources`), so the
+            // binary needs nothing beside it: the control API's OpenAPI document and the dashboard.
+            resources: [.embedInCode("Resources/openapi.json")] + dashboardFiles.map { .embedInCode("Dashboard/ui/\($0)") }
         ),
         // The legacy message format, shared by legacy HTTP and XMPP (CCS uses the same keys).
         .target(name: "FCMLegacyFormat", dependencies: ["FCMCore", "FCMJSON", "FCMCoreJSON"]),
@@ -92,6 +98,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Yams", package: "Yams"),
             ]
         ),

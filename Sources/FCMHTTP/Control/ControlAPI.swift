@@ -35,14 +35,9 @@ public struct ControlAPI: Sendable {
         let p = Self.prefix
         router.add("GET", "\(p)/health") { _, _ in ControlJSON.response(.object([("status", .string("ok"))])) }
         router.add("GET", "\(p)/info") { _, _ in ControlJSON.response(info()) }
-        router.add(
-            "GET", "\(p)/openapi.json",
-            handle { _, _ throws(FCMError) in
-                guard let document = OpenAPIDocument.json else {
-                    throw FCMError(.notFound, "The OpenAPI document (fcm-emu_FCMHTTP.resources) is not installed beside the binary")
-                }
-                return HTTPResponse(status: 200, contentType: "application/json; charset=UTF-8", body: document)
-            })
+        router.add("GET", "\(p)/openapi.json") { _, _ in
+            HTTPResponse(status: 200, headers: [("Content-Type", "application/json; charset=UTF-8")], body: OpenAPIDocument.bytes)
+        }
         router.add(
             "POST", "\(p)/reset",
             handle { _, _ throws(FCMError) in
@@ -56,6 +51,7 @@ public struct ControlAPI: Sendable {
         registerProjects(into: &router)
         registerDevices(into: &router)
         registerStreams(into: &router)
+        registerCertificate(into: &router)
     }
 
     /// Wraps a throwing handler so that core errors become control-API errors.

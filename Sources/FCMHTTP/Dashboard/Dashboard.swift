@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
-/// The dashboard at `/ui/`: static files compiled into the binary (`DashboardAssets`, made by
-/// `scripts/embed-dashboard`), which read and drive the world through the control API and its
-/// event stream like any other client (issue 13).
+/// The dashboard at `/ui/`: the files of `Dashboard/ui/`, compiled into the binary by SwiftPM
+/// (`.embedInCode` in Package.swift), which read and drive the world through the control API and
+/// its event stream like any other client.
 struct Dashboard: Sendable {
     static let prefix = "/ui"
     /// Set by dashboard developers to the `ui/` directory: files are then read from it on every
@@ -27,7 +31,7 @@ struct Dashboard: Sendable {
     }
 
     private func file(_ name: String, request: HTTPRequest) -> HTTPResponse {
-        guard Self.isPlainName(name), let text = contents(name) else { return EmulatorRoutes.notFoundPage(request) }
+        guard Self.isPlainName(name), let bytes = contents(name) else { return EmulatorRoutes.notFoundPage(request) }
         return HTTPResponse(
             status: 200,
             headers: [
@@ -41,15 +45,22 @@ struct Dashboard: Sendable {
                 ),
                 ("Referrer-Policy", "no-referrer"),
             ],
-            body: Array(text.utf8))
+            body: bytes)
     }
 
-    private func contents(_ name: String) -> String? {
-        guard let directory = developmentDirectory else { return DashboardAssets.files[name] }
-        return try? String(contentsOfFile: directory + "/" + name, encoding: .utf8)
+    /// The dashboard's files by name, as the build embedded them (Package.swift lists the same names).
+    static let files: [String: [UInt8]] = [
+        "api.js": PackageResources.api_js, "app.js": PackageResources.app_js, "dom.js": PackageResources.dom_js,
+        "examples.js": PackageResources.examples_js, "feed.js": PackageResources.feed_js, "icon.svg": PackageResources.icon_svg,
+        "inbox.js": PackageResources.inbox_js, "index.html": PackageResources.index_html, "style.css": PackageResources.style_css,
+    ]
+
+    private func contents(_ name: String) -> [UInt8]? {
+        guard let directory = developmentDirectory else { return Self.files[name] }
+        return FileManager.default.contents(atPath: directory + "/" + name).map { Array($0) }
     }
 
-    /// A flat file name: no path, no dot files (the directory is flat; see scripts/embed-dashboard).
+    /// A flat file name: no path, no dot files (the directory is flat).
     static func isPlainName(_ name: String) -> Bool {
         !name.isEmpty && name.count <= 64 && !name.hasPrefix(".")
             && name.unicodeScalars.allSatisfy { ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "-" || $0 == "." }
