@@ -3,10 +3,6 @@
 import ArgumentParser
 import Foundation
 
-#if canImport(FoundationNetworking)
-    import FoundationNetworking
-#endif
-
 extension FCMEmu {
     struct Credentials: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -32,13 +28,9 @@ extension FCMEmu {
         var out: String?
 
         func run() async throws {
-            guard let url = URL(string: "\(emulator)/emulator/v1/projects/\(project)/serviceAccount") else {
-                throw ValidationError("--emulator must be a URL such as http://127.0.0.1:9092")
-            }
-            let (data, response) = try await URLSession.shared.data(from: url)
-            guard let http = response as? HTTPURLResponse, http.statusCode == 200 else {
-                throw ValidationError("the emulator answered: \(String(decoding: data, as: UTF8.self))")
-            }
+            let answer = try await ControlClient(base: emulator).get("/emulator/v1/projects/\(project)/serviceAccount")
+            guard answer.status == 200 else { throw ValidationError("the emulator answered \(answer.status): \(answer.text)") }
+            let data = Data(answer.body)
             if let out {
                 try data.write(to: URL(fileURLWithPath: out))
                 FileHandle.standardError.write(Data("wrote \(out)\n".utf8))

@@ -14,7 +14,7 @@ struct FCMEmu: AsyncParsableCommand {
             Every command has its own --help.
             """,
         version: FCMEmuVersion.current,
-        subcommands: [Serve.self, Exec.self, Env.self, Run.self, CA.self, Credentials.self, Bench.self],
+        subcommands: [Serve.self, Exec.self, Env.self, Run.self, Health.self, CA.self, Credentials.self, Bench.self, Version.self],
         defaultSubcommand: Serve.self
     )
 }

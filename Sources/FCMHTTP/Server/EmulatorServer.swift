@@ -2,7 +2,11 @@
 
 import FCMCore
 import FCMJSON
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 import Logging
 import NIOCore
 import NIOPosix
@@ -11,6 +15,8 @@ import Synchronization
 
 #if canImport(Glibc)
     import Glibc
+#elseif canImport(Musl)
+    import Musl
 #elseif canImport(Darwin)
     import Darwin
 #endif
@@ -93,7 +99,7 @@ public final class EmulatorServer: Sendable {
         )
         var https: HTTPServer?
         var caPath: String?
-        let tlsDirectory = fronts.stateDirectory ?? (NSTemporaryDirectory() + "fcm-emu-\(getpid())-\(http.port)")
+        let tlsDirectory = fronts.stateDirectory ?? (FileManager.default.temporaryDirectory.path + "/fcm-emu-\(getpid())-\(http.port)")
         if let tlsPort = configuration.tlsPort {
             do {
                 let (tls, path) = try TLSFiles.serverContext(directory: tlsDirectory, alpn: ["h2", "http/1.1"])
@@ -169,9 +175,4 @@ private final class InfoBox: Sendable {
     func read() -> JSONValue { mutex.withLock { $0 } }
 
     func write(_ value: JSONValue) { mutex.withLock { $0 = value } }
-}
-
-/// The version printed by `--version` and served in `info`.
-public enum FCMEmuVersion {
-    public static let current = "0.1.0"
 }

@@ -5,10 +5,6 @@ import FCMCore
 import FCMJSON
 import Foundation
 
-#if canImport(FoundationNetworking)
-    import FoundationNetworking
-#endif
-
 extension FCMEmu {
     struct Env: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -79,12 +75,9 @@ extension FCMEmu {
         static func quoted(_ value: String) -> String { "'" + value.replacingOccurrences(of: "'", with: #"'\''"#) + "'" }
 
         private func fetch(_ path: String) async throws -> JSONValue {
-            guard let url = URL(string: emulator + path) else {
-                throw ValidationError("--emulator must be a URL such as http://127.0.0.1:9092")
-            }
-            let (data, response) = try await URLSession.shared.data(from: url)
-            guard let http = response as? HTTPURLResponse, http.statusCode == 200, let json = try? JSONParser.parse(Array(data)) else {
-                throw ValidationError("\(url) answered: \(String(decoding: data, as: UTF8.self))")
+            let answer = try await ControlClient(base: emulator).get(path)
+            guard answer.status == 200, let json = try? JSONParser.parse(answer.body) else {
+                throw ValidationError("\(emulator)\(path) answered \(answer.status): \(answer.text)")
             }
             return json
         }
