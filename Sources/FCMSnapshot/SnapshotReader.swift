@@ -2,7 +2,11 @@
 
 import FCMCore
 import FCMJSON
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Reads a snapshot directory into a fresh world, checking every line. Nothing here touches a
 /// running emulator: the caller swaps the result in (`Emulator.restore`) only if all of it read.

@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// A snapshot directory as one ustar archive, for `POST /emulator/v1:export` with
 /// `Accept: application/x-tar` and `POST /emulator/v1:import` with a tar body. Only the files a

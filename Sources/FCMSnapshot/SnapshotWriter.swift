@@ -3,7 +3,11 @@
 import FCMCore
 import FCMCoreJSON
 import FCMJSON
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// What an export writes besides the world itself.
 public struct SnapshotOptions: Sendable {

@@ -2,7 +2,11 @@
 
 import FCMCore
 import FCMLegacyFormat
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// How strictly credentials are checked.
 public enum AuthMode: String, Sendable, CaseIterable {

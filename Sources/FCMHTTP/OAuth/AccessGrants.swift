@@ -2,7 +2,11 @@
 
 import Crypto
 import FCMJSON
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 import Synchronization
 
 /// Access tokens issued by the token endpoint, bound to a project, scopes and an expiry on the

@@ -3,7 +3,11 @@
 import FCMCore
 import FCMJSON
 import FCMSnapshot
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The keys the HTTP fronts issue and check: each project's service account and the access-token
 /// signing key. One value per emulator, shared by its routes and by `serve`'s snapshots, which

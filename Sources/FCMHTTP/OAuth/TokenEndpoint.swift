@@ -2,7 +2,11 @@
 
 import Crypto
 import FCMJSON
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 import _CryptoExtras
 
 /// The OAuth 2 token endpoint for service-account JWT bearer assertions (FCM-WIRE.md §6): what

@@ -3,7 +3,11 @@
 import FCMCore
 import FCMJSON
 import FCMLegacyFormat
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// How the fronts check credentials, and where they keep what must survive a restart.
 public struct FrontConfiguration: Sendable {

@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Crypto
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 import SwiftASN1
 import X509
 

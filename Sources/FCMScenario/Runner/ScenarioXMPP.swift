@@ -3,7 +3,11 @@
 import FCMCore
 import FCMJSON
 import FCMXMPP
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The scenario's app-server connection to CCS: the same `CCSConnection` a TCP client reaches,
 /// fed the bytes a client would send (no TLS, no sockets). It logs in on first use and keeps
