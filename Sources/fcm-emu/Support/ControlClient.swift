@@ -9,6 +9,14 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// The few GETs the CLI makes to a running emulator (`health`, `env`, `credentials`), over plain
 /// HTTP/1.1 with SwiftNIO. Not URLSession: FoundationNetworking would bring libcurl into a binary
 /// that must run on its own.
@@ -65,14 +73,21 @@ struct ControlClient: Sendable {
 
     /// One GET on a fresh connection; a refused connection or a timeout throws.
     func get(_ path: String, timeout: TimeAmount = .seconds(10)) async throws -> Answer {
-        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .connectTimeout(timeout)
-            .connect(host: host, port: port) { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHTTPClientHandlers()
-                    return try NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>(wrappingChannelSynchronously: channel)
+        let channel: NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>
+        do {
+            channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .connectTimeout(timeout)
+                .connect(host: host, port: port) { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.addHTTPClientHandlers()
+                        return try NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>(wrappingChannelSynchronously: channel)
+                    }
                 }
-            }
+        } catch {
+            // NIO's connection error lists every address tried; one line says what a user needs.
+            let refused = (error as? NIOConnectionError)?.connectionErrors.allSatisfy { ($0.error as? IOError)?.errnoCode == ECONNREFUSED }
+            throw Failure(description: refused == true ? "nothing listens at \(host):\(port)" : "cannot reach \(host):\(port): \(error)")
+        }
         let hostHeader = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
         var headers: HTTPHeaders = ["Host": hostHeader, "Accept": "application/json", "Connection": "close", "User-Agent": "fcm-emu-cli"]
         // An emulator listening beyond loopback asks for its control token (docs/security.md).
