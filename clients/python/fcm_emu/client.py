@@ -305,6 +305,11 @@ class Client:
         """``openapi``: this API as an OpenAPI 3 document."""
         return self._json("GET", "/openapi.json")
 
+    def ca_certificate(self) -> str:
+        """``caCertificate``: the PEM of the local CA that signs the emulator's TLS certificates
+        (for clients that cannot read the emulator's files: a container, another machine)."""
+        return self.request("GET", "/ca.pem", accept="application/x-pem-file").body.decode("ascii")
+
     def reset(self) -> None:
         """``resetAll``: deletes every project but the demo project, all devices, events, timers."""
         self.request("POST", "/reset", body={})

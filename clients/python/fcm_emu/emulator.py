@@ -291,7 +291,7 @@ class Emulator:
     def demo_project_id(self) -> str:
         """The demo project's id (``demo-fcm-emu``)."""
         demo = self.ready.get("demoProject")
-        return demo.get("id", "demo-fcm-emu") if isinstance(demo, dict) else "demo-fcm-emu"
+        return str(demo.get("projectId") or demo.get("id") or "demo-fcm-emu") if isinstance(demo, dict) else "demo-fcm-emu"
 
     @property
     def pid(self) -> Optional[int]:

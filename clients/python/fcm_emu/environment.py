@@ -14,9 +14,9 @@ hand, and restores every variable afterwards:
   ones that would exclude Google's hosts, plus loopback;
 * an in-process name route for the clients that ignore proxies (firebase-admin's
   ``send_each_async`` mounts its own httpx transport, which takes no proxy): while entered,
-  ``socket.getaddrinfo`` resolves Google's API hosts on port 443 to the emulator's TLS port on
-  127.0.0.1 (the emulator's TLS certificate covers those names), and the CCS hosts on 5235/5236
-  to its XMPP port. Other names resolve as before.
+  connections to Google's API hosts on port 443 go to the emulator's TLS port on 127.0.0.1 (the
+  emulator's TLS certificate covers those names), and to the CCS hosts on 5235/5236 to its XMPP
+  port (see :class:`GoogleRoute`). Other names resolve and connect as before.
 """
 
 from __future__ import annotations
@@ -124,13 +124,23 @@ def no_proxy_value(current: Optional[str]) -> str:
 
 _Resolver = Callable[..., List[Tuple[Any, ...]]]
 
+#: The address Google's routed names resolve to while a route is installed. Nothing listens there:
+#: a connect to it on a routed port is redirected to the emulator (127.0.0.1 and its port).
+ROUTE_ADDRESS = "127.70.67.77"
+
 
 class GoogleRoute:
-    """An in-process name route: while installed, ``socket.getaddrinfo`` answers for Google's API
-    hosts on 443 (and the CCS hosts on 5235/5236) with the emulator's address and port.
+    """An in-process name route to the emulator, for clients that ignore proxies.
 
-    It is process-wide while installed (every thread, including asyncio's resolver threads), and
-    :meth:`uninstall` puts the previous resolver back. Routes nest.
+    While installed, ``socket.getaddrinfo`` answers for Google's API hosts on 443 (and the CCS hosts
+    on 5235/5236) with :data:`ROUTE_ADDRESS`, keeping the port, and ``socket.socket.connect`` /
+    ``connect_ex`` send a connection to that address and port to the emulator's TLS (or XMPP) port
+    on ``host``. Both are needed: asyncio clients (httpx through anyio) keep the port they asked
+    for and only take the address from the resolver. The TLS server name stays Google's, which the
+    emulator's certificate covers.
+
+    It is process-wide while installed (every thread, asyncio's resolver threads too), and
+    :meth:`uninstall` puts the previous functions back. Routes nest.
     """
 
     _lock = threading.Lock()
@@ -138,69 +148,97 @@ class GoogleRoute:
     def __init__(self, tls_port: int, *, host: str = "127.0.0.1", xmpp_port: Optional[int] = None,
                  https_hosts: Sequence[str] = GOOGLE_API_HOSTS, ccs_hosts: Sequence[str] = CCS_HOSTS) -> None:
         self.address = host
-        self.routes: Dict[Tuple[str, int], int] = {}
+        self.names: Dict[Tuple[str, int], int] = {}
         for name in https_hosts:
-            self.routes[(name, 443)] = tls_port
+            self.names[(name, 443)] = tls_port
         if xmpp_port is not None:
             for name in ccs_hosts:
-                self.routes[(name, 5235)] = xmpp_port
-                self.routes[(name, 5236)] = xmpp_port
-        self._previous: Optional[_Resolver] = None
+                self.names[(name, 5235)] = xmpp_port
+                self.names[(name, 5236)] = xmpp_port
+        self.ports: Dict[int, int] = {port: target for (_name, port), target in self.names.items()}
+        self._previous_resolver: Optional[_Resolver] = None
+        self._previous_connect: Any = None
+        self._previous_connect_ex: Any = None
+        self._installed: Tuple[Any, Any, Any] = (None, None, None)
         self._active = False
+
+    @staticmethod
+    def _port(port: Any) -> Optional[int]:
+        if isinstance(port, bytes):
+            port = port.decode("ascii", "replace")
+        if isinstance(port, str):
+            port = {"https": "443"}.get(port, port)
+            try:
+                return int(port)
+            except ValueError:
+                return None
+        return port if isinstance(port, int) else None
 
     def target(self, host: Any, port: Any) -> Optional[int]:
         """The emulator port that ``host:port`` goes to, or ``None`` when it is not routed."""
         if isinstance(host, bytes):
             host = host.decode("ascii", "replace")
-        if not isinstance(host, str):
+        number = self._port(port)
+        if not isinstance(host, str) or number is None:
             return None
-        if isinstance(port, bytes):
-            port = port.decode("ascii", "replace")
-        if isinstance(port, str):
-            port = {"https": 443}.get(port, port)
-            try:
-                port = int(port)
-            except ValueError:
-                return None
-        if not isinstance(port, int):
-            return None
-        return self.routes.get((host.rstrip(".").lower(), port))
+        return self.names.get((host.rstrip(".").lower(), number))
+
+    def redirect(self, address: Any) -> Any:
+        """The address a connect to ``address`` really goes to."""
+        if self._active and isinstance(address, tuple) and len(address) >= 2 and address[0] == ROUTE_ADDRESS:
+            target = self.ports.get(address[1])
+            if target is not None:
+                return (self.address, target)
+        return address
 
     def install(self) -> "GoogleRoute":
         """Starts answering for the routed names."""
         with self._lock:
             if self._active:
                 return self
-            previous = socket.getaddrinfo
+            previous_resolver = socket.getaddrinfo
+            previous_connect = socket.socket.connect
+            previous_connect_ex = socket.socket.connect_ex
             route = self
 
             def getaddrinfo(host: Any, port: Any, family: int = 0, type: int = 0, proto: int = 0,
                             flags: int = 0) -> List[Tuple[Any, ...]]:
-                target = route.target(host, port) if route._active else None
-                if target is None:
-                    return previous(host, port, family, type, proto, flags)
-                if family not in (0, socket.AF_INET):
-                    family = socket.AF_INET if family == socket.AF_INET6 else family
-                return previous(route.address, target, socket.AF_INET, type, proto,
-                                flags & ~getattr(socket, "AI_CANONNAME", 0))
+                if route._active and route.target(host, port) is not None and family in (0, socket.AF_INET):
+                    number = route._port(port)
+                    kind = type or socket.SOCK_STREAM
+                    return [(socket.AF_INET, kind, proto or socket.IPPROTO_TCP, "", (ROUTE_ADDRESS, number))]
+                return previous_resolver(host, port, family, type, proto, flags)
 
-            getaddrinfo.__wrapped__ = previous  # type: ignore[attr-defined]
-            getaddrinfo._fcm_emu_route = self  # type: ignore[attr-defined]
-            self._previous = previous
-            self._installed = getaddrinfo
+            def connect(sock: socket.socket, address: Any) -> None:
+                return previous_connect(sock, route.redirect(address))
+
+            def connect_ex(sock: socket.socket, address: Any) -> int:
+                return int(previous_connect_ex(sock, route.redirect(address)))
+
+            self._previous_resolver = previous_resolver
+            self._previous_connect = previous_connect
+            self._previous_connect_ex = previous_connect_ex
+            self._installed = (getaddrinfo, connect, connect_ex)
             self._active = True
-            socket.getaddrinfo = getaddrinfo  # type: ignore[assignment]
+            socket.getaddrinfo = getaddrinfo
+            socket.socket.connect = connect  # type: ignore[method-assign, assignment]
+            socket.socket.connect_ex = connect_ex  # type: ignore[method-assign, assignment]
         return self
 
     def uninstall(self) -> None:
-        """Stops answering and restores the previous resolver (if nobody replaced ours since;
-        otherwise ours stays in the chain, inactive)."""
+        """Stops answering and restores the previous functions (those nobody replaced since; a
+        replaced one stays in the chain, inactive)."""
         with self._lock:
             if not self._active:
                 return
             self._active = False
-            if socket.getaddrinfo is self._installed and self._previous is not None:
-                socket.getaddrinfo = self._previous  # type: ignore[assignment]
+            getaddrinfo, connect, connect_ex = self._installed
+            if socket.getaddrinfo is getaddrinfo:
+                socket.getaddrinfo = self._previous_resolver  # type: ignore[assignment]
+            if socket.socket.connect is connect:
+                socket.socket.connect = self._previous_connect  # type: ignore[method-assign, assignment]
+            if socket.socket.connect_ex is connect_ex:
+                socket.socket.connect_ex = self._previous_connect_ex  # type: ignore[method-assign, assignment]
 
     def __enter__(self) -> "GoogleRoute":
         return self.install()
@@ -261,6 +299,11 @@ class FirebaseEnvironment:
                 self._set(name, self.project_id)
             self._set("FIREBASE_CONFIG", json.dumps({"projectId": self.project_id}))
             ca = self.emulator.ca_certificate
+            if not ca or not os.path.isfile(ca):
+                # An emulator elsewhere (a container, another machine): its CA over the control API.
+                local_ca = directory / "fcm-emu-ca.pem"
+                local_ca.write_text(self.emulator.client.ca_certificate(), encoding="ascii")
+                ca = str(local_ca)
             if ca:
                 self.ca_bundle, self.ca_sources = ca_bundle(ca, directory / "ca-bundle.pem")
                 for name in CA_VARIABLES:
