@@ -145,15 +145,18 @@ class Emulator:
             raise RuntimeError("an attached emulator cannot be started")
         if self.process is not None:
             raise RuntimeError("this emulator was started already")
-        binary = self.binary
         self.workdir = Path(tempfile.mkdtemp(prefix="fcm-emu-"))
         ready_file = self.workdir / "ready.json"
         self.log_path = self.workdir / "serve.log"
+        try:
+            argv = self.command(ready_file)   # finds the binary
+        except BaseException:
+            shutil.rmtree(self.workdir, ignore_errors=True)
+            raise
         with open(self.log_path, "wb") as log:
             self.process = subprocess.Popen(
-                self.command(ready_file), stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                env={**os.environ, **self.env}, cwd=str(self.workdir), start_new_session=True)
-        del binary
+                argv, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+                env={**os.environ, **self.env}, cwd=str(self.workdir))
         try:
             self.ready = self._wait_ready(ready_file)
         except BaseException:
