@@ -129,13 +129,16 @@ def assert_delivered(device: Device, where: Where = None, *, within: float = 10.
     return found
 
 
-def assert_delivered_count(device: Device, count: int, where: Where = None, *, within: float = 10.0) -> List[Delivery]:
-    """``assert_delivered(device, where, count=count, within=within)``: exactly ``count`` matching
-    deliveries (``count=0`` is :func:`assert_nothing_delivered`)."""
+def assert_delivered_count(device: Device, count: int, where: Where = None, *,
+                           within: Optional[float] = None) -> List[Delivery]:
+    """Exactly ``count`` deliveries match ``where``: ``assert_delivered(device, where, count=count)``
+    (``within`` defaults to 10 s), or for ``count=0`` :func:`assert_nothing_delivered` (which by
+    default looks once, now)."""
     if count == 0:
-        assert_nothing_delivered(device, where, within=within if within != 10.0 else 0.0)
+        assert_nothing_delivered(device, where, within=within or 0.0)
         return []
-    return assert_delivered(device, where, within=within, count=count)
+    found: List[Delivery] = assert_delivered(device, where, within=10.0 if within is None else within, count=count)
+    return found
 
 
 def assert_nothing_delivered(device: Device, where: Where = None, *, within: float = 0.0) -> None:
@@ -150,5 +153,6 @@ def assert_nothing_delivered(device: Device, where: Where = None, *, within: flo
     deliveries = _collect(device, where, 1, within)
     found = [d for d in deliveries if matches(d, where)]
     if found:
-        raise AssertionError(f"expected no {_describe_where(where)[2:] if where is not None else 'delivery'} on "
+        what = "delivery" if where is None else _describe_where(where)[len("a "):]
+        raise AssertionError(f"expected no {what} on "
                              f"{_describe_device(device)}, but {len(found)} arrived; {_describe_inbox(deliveries)}")

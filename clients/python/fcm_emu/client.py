@@ -690,27 +690,35 @@ class Project:
         return self.info().number
 
     def delete(self) -> None:
+        """Deletes the project and everything in it."""
         self.client.delete_project(self.id)
 
     def reset(self) -> None:
+        """Removes the project's devices, topics and groups."""
         self.client.reset_project(self.id)
 
     def service_account(self) -> Dict[str, Any]:
+        """A service-account key file (JSON) whose ``token_uri`` points at the emulator."""
         return self.client.service_account(self.id)
 
     def create_access_token(self) -> AccessToken:
+        """An OAuth bearer for the project's v1 API."""
         return self.client.create_access_token(self.id)
 
     def topics(self) -> List[Topic]:
+        """Topics with subscriber counts."""
         return self.client.topics(self.id)
 
     def groups(self) -> List[Group]:
+        """Legacy device groups."""
         return self.client.groups(self.id)
 
     def xmpp_connections(self) -> List[XMPPConnection]:
+        """Bound XMPP (CCS) connections."""
         return self.client.xmpp_connections(self.id)
 
     def drain_xmpp(self) -> None:
+        """CONNECTION_DRAINING to every XMPP connection of the project."""
         self.client.drain_xmpp(self.id)
 
     def events(self, **filters: Any) -> EventList:
@@ -718,9 +726,11 @@ class Project:
         return self.client.project_events(self.id, **filters)
 
     def stream_events(self, **filters: Any) -> EventStream:
+        """The project's events, live (see :meth:`Client.stream_project_events`)."""
         return self.client.stream_project_events(self.id, **filters)
 
     def list_devices(self, *, offset: Optional[int] = None, limit: Optional[int] = None) -> DevicePage:
+        """One page of devices, oldest first."""
         return self.client.list_devices(self.id, offset=offset, limit=limit)
 
     def devices(self) -> List[Device]:
@@ -732,6 +742,7 @@ class Project:
         return self.client.create_device(self.id, platform, **fields)
 
     def create_devices(self, count: int, platform: str = "android", **fields: Any) -> List[Device]:
+        """``count`` identical devices (see :meth:`Client.create_devices`)."""
         return self.client.create_devices(self.id, count, platform, **fields)
 
     def device(self, device: str) -> Device:
