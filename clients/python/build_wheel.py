@@ -285,7 +285,13 @@ SWIFT_VERSION_FILE = HERE.parent.parent / "Sources" / "FCMHTTP" / "Server" / "FC
 
 
 def source_version() -> str:
-    """The version in the Swift source (for wheels built without a binary), else ``0+unknown``."""
+    """The version in the Swift source (for wheels built without a binary), or in PKG-INFO when
+    building from an unpacked sdist, else ``0+unknown``."""
+    pkg_info = HERE / "PKG-INFO"
+    if pkg_info.is_file():
+        found = re.search(r"^Version: (\S+)$", pkg_info.read_text(encoding="utf-8"), re.M)
+        if found:
+            return found.group(1)
     try:
         match = re.search(r'static let current = "([^"]+)"', SWIFT_VERSION_FILE.read_text(encoding="utf-8"))
     except OSError:
