@@ -138,6 +138,7 @@ public struct ControlAPI: Sendable {
             "POST", "\(p)/faults",
             handle { request, _ throws(FCMError) in
                 let rule = try FaultRuleCodec.decode(try Self.json(request), defaultId: "rule-\(emulator.faultRules().count + 1)")
+                try Self.checkFaultId(rule.id)
                 emulator.addFaultRule(rule)
                 return ControlJSON.response(status: 201, FaultRuleCodec.encode(rule))
             })
@@ -148,7 +149,11 @@ public struct ControlAPI: Sendable {
                     throw FCMError(.invalidArgument, "The body is {\"faults\": [rules]}", field: "faults")
                 }
                 var rules: [FaultRule] = []
-                for (i, item) in items.enumerated() { rules.append(try FaultRuleCodec.decode(item, defaultId: "rule-\(i + 1)")) }
+                for (i, item) in items.enumerated() {
+                    let rule = try FaultRuleCodec.decode(item, defaultId: "rule-\(i + 1)")
+                    try Self.checkFaultId(rule.id)
+                    rules.append(rule)
+                }
                 emulator.setFaultRules(rules)
                 return list()
             })
@@ -162,6 +167,19 @@ public struct ControlAPI: Sendable {
                 try emulator.removeFaultRule(id: try params.require("id"))
                 return list()
             })
+    }
+
+    /// A rule's id is a path segment (`DELETE …/faults/{id}`): empty, `.` and `..` cannot be one,
+    /// since URL parsers drop or fold them (RFC 3986 §5.2.4; WHATWG URL "single-dot segment"),
+    /// which made the dashboard's removal of rule `.` the removal of every rule (issue 23, item 5).
+    static func checkFaultId(_ id: String) throws(FCMError) {
+        guard isPathSegmentId(id) else {
+            throw FCMError(.invalidArgument, "A fault rule id is 1–200 bytes, not '.' or '..', and has no '/'", field: "id")
+        }
+    }
+
+    public static func isPathSegmentId(_ id: String) -> Bool {
+        !id.isEmpty && id.utf8.count <= 200 && id != "." && id != ".." && !id.contains("/")
     }
 
     static func json(_ request: HTTPRequest) throws(FCMError) -> JSONValue {

@@ -68,7 +68,13 @@ public struct Router: Sendable {
     /// Routes one request; a path that exists under other methods gets the fallback with the
     /// methods that would have matched (for `405` and `Allow`).
     public func respond(to request: HTTPRequest) -> HTTPResponse {
-        let segments = Self.split(request.path)
+        var segments = Self.split(request.path)
+        // A trailing slash (an empty last segment) is read as none only by safe methods (RFC 9110
+        // §9.2.1), so `/ui/` is `/ui`; `DELETE …/faults/`, which a browser makes of the rule id
+        // `.` (WHATWG URL standard, "single-dot segment"), is not the collection's DELETE.
+        if segments.count > 1, segments.last == "", request.method == "GET" || request.method == "HEAD" {
+            segments.removeLast()
+        }
         // The most specific patterns win: `devices/{device}:uninstall` over `devices/{device}`,
         // which would also capture `0:uninstall` (device references may hold colons), so that a
         // 405's `Allow` lists only what the path really serves.
@@ -94,9 +100,13 @@ public struct Router: Sendable {
     }
 
     /// Splits on '/' byte-wise: paths are ASCII on the wire, and grapheme-aware splitting was a
-    /// tenth of a request's cost.
-    private static func split(_ path: String) -> [String] {
-        path.utf8.split(separator: UInt8(ascii: "/")).map { String(Substring($0)) }
+    /// tenth of a request's cost. Empty segments are kept (only the leading '/' is dropped), so
+    /// `//`, a trailing '/' and an empty id never fold into a shorter path that means something
+    /// else (issue 23, item 5).
+    static func split(_ path: String) -> [String] {
+        var bytes = Substring(path).utf8[...]
+        if bytes.first == UInt8(ascii: "/") { bytes = bytes.dropFirst() }
+        return bytes.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).map { String(Substring($0)) }
     }
 
     private static func match(_ pattern: [String], _ segments: [String]) -> PathParameters? {

@@ -33,6 +33,10 @@ enum FaultFile {
                 throw ConfigError("\(path): rule \(i + 1): \(error.message)")
             }
         }
+        // The control API's own rule: an id is a path segment of DELETE …/faults/{id}.
+        if let (i, rule) = rules.enumerated().first(where: { !ControlAPI.isPathSegmentId($0.element.id) }) {
+            throw ConfigError("\(path): rule \(i + 1): the id '\(rule.id)' is not 1–200 bytes without '/', '.' or '..'")
+        }
         return rules
     }
 
