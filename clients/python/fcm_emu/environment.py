@@ -203,7 +203,10 @@ class GoogleRoute:
 
             def getaddrinfo(host: Any, port: Any, family: int = 0, type: int = 0, proto: int = 0,
                             flags: int = 0) -> List[Tuple[Any, ...]]:
-                if route._active and route.target(host, port) is not None and family in (0, socket.AF_INET):
+                if route._active and route.target(host, port) is not None:
+                    if family not in (0, socket.AF_INET):
+                        # IPv6 only: no answer, rather than Google's real address.
+                        raise socket.gaierror(socket.EAI_NONAME, "routed to fcm-emu over IPv4 only")
                     number = route._port(port)
                     kind = type or socket.SOCK_STREAM
                     return [(socket.AF_INET, kind, proto or socket.IPPROTO_TCP, "", (ROUTE_ADDRESS, number))]

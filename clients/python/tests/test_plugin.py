@@ -109,6 +109,8 @@ def test_routes_nest() -> None:
     assert inner.redirect(("10.0.0.1", 443)) == ("10.0.0.1", 443)
     assert socket.getaddrinfo("FCM.googleapis.com.", "https")[0][4] == (ROUTE_ADDRESS, 443)
     assert socket.getaddrinfo("fcm-xmpp.googleapis.com", 5236)[0][4] == (ROUTE_ADDRESS, 5236)
+    with pytest.raises(socket.gaierror):   # never Google's real address
+        socket.getaddrinfo("fcm.googleapis.com", 443, socket.AF_INET6)
     inner.uninstall()
     assert outer.redirect((ROUTE_ADDRESS, 443)) == ("127.0.0.1", 1111)
     assert outer.redirect((ROUTE_ADDRESS, 5235)) == (ROUTE_ADDRESS, 5235)   # the outer route has no XMPP port
