@@ -114,7 +114,7 @@ struct EventStreamTests {
 struct EventStreamConnectionTests {
     typealias Wire = HTTPHandlerTests.Wire
     static let demo = EventStreamTests.demo
-    static let open = "GET /emulator/v1/events:stream HTTP/1.1\r\nHost: x\r\n\r\n"
+    static let open = "GET /emulator/v1/events:stream HTTP/1.1\r\nHost: localhost\r\n\r\n"
 
     @Test func framesArriveChunkedAsEventsAreLogged() throws {
         let wire = try Wire()
@@ -193,7 +193,7 @@ struct WaitTests {
         let wire = try Wire()
         let device = try wire.api.json("POST", Self.demo + "/devices", #"{"platform":"android","name":"a","state":"offline"}"#, status: 201)
         try Self.sendData(wire.api, token: try #require(device.string("token")))
-        try wire.send("GET \(Self.demo)/devices/a/inbox?waitFor=1&timeout=10s HTTP/1.1\r\nHost: x\r\n\r\n")
+        try wire.send("GET \(Self.demo)/devices/a/inbox?waitFor=1&timeout=10s HTTP/1.1\r\nHost: localhost\r\n\r\n")
         #expect(try wire.received().isEmpty)
         // The virtual clock does not move: coming online delivers, and that ends the wait.
         _ = try wire.api.json("PATCH", Self.demo + "/devices/a", #"{"state":"foreground"}"#)
@@ -207,7 +207,7 @@ struct WaitTests {
     @Test func aWaitTimesOutWithWhatThereIs() throws {
         let wire = try Wire()
         _ = try wire.api.json("POST", Self.demo + "/devices", #"{"platform":"android","name":"a"}"#, status: 201)
-        try wire.send("GET \(Self.demo)/events?kind=delivered&waitFor=2&timeout=5s HTTP/1.1\r\nHost: x\r\n\r\n")
+        try wire.send("GET \(Self.demo)/events?kind=delivered&waitFor=2&timeout=5s HTTP/1.1\r\nHost: localhost\r\n\r\n")
         wire.channel.embeddedEventLoop.advanceTime(by: .milliseconds(4999))
         #expect(try wire.received().isEmpty)
         wire.channel.embeddedEventLoop.advanceTime(by: .milliseconds(1))
@@ -225,7 +225,7 @@ struct WaitTests {
         let wire = try Wire(emulator: emulator)
         let device = try wire.api.json("POST", Self.demo + "/devices", #"{"platform":"android","name":"a"}"#, status: 201)
         try wire.send(
-            "GET \(Self.demo)/events?token=\(try #require(device.string("token")))&kind=delivered&waitFor=1 HTTP/1.1\r\nHost: x\r\n\r\n")
+            "GET \(Self.demo)/events?token=\(try #require(device.string("token")))&kind=delivered&waitFor=1 HTTP/1.1\r\nHost: localhost\r\n\r\n")
         #expect(try wire.received().isEmpty)
         try Self.sendData(wire.api, token: try #require(device.string("token")))
         let answer = try wire.received()
@@ -240,7 +240,7 @@ struct WaitTests {
         let wire = try Wire(emulator: Emulator(settings: settings))
         let device = try wire.api.json("POST", Self.demo + "/devices", #"{"platform":"android","name":"a"}"#, status: 201)
         try Self.sendData(wire.api, token: try #require(device.string("token")))
-        try wire.send("GET \(Self.demo)/devices/a/inbox?waitFor=1 HTTP/1.1\r\nHost: x\r\n\r\n")
+        try wire.send("GET \(Self.demo)/devices/a/inbox?waitFor=1 HTTP/1.1\r\nHost: localhost\r\n\r\n")
         #expect(try wire.received().isEmpty)
         _ = try wire.api.json("POST", "/emulator/v1/clock:advance", #"{"by":"2s"}"#)
         #expect(try wire.received().contains("Emulator-Wait: satisfied\r\n"))
@@ -262,7 +262,7 @@ struct WaitTests {
     @Test func aDeletedDeviceEndsItsInboxWaitWithTheError() throws {
         let wire = try Wire()
         _ = try wire.api.json("POST", Self.demo + "/devices", #"{"platform":"android","name":"a"}"#, status: 201)
-        try wire.send("GET \(Self.demo)/devices/a/inbox?waitFor=1 HTTP/1.1\r\nHost: x\r\n\r\n")
+        try wire.send("GET \(Self.demo)/devices/a/inbox?waitFor=1 HTTP/1.1\r\nHost: localhost\r\n\r\n")
         _ = try wire.api.json("DELETE", Self.demo + "/devices/a")
         #expect(try wire.received().hasPrefix("HTTP/1.1 404 Not Found\r\n"))
     }

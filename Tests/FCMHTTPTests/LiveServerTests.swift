@@ -29,7 +29,7 @@ struct LiveServerTests {
 
     private func stillServes(_ server: EmulatorServer) throws {
         let connection = try RawConnection(port: server.http.port)
-        try connection.send("GET /emulator/v1/health HTTP/1.1\r\nHost: x\r\n\r\n")
+        try connection.send("GET /emulator/v1/health HTTP/1.1\r\nHost: localhost\r\n\r\n")
         #expect(try connection.readResponse().status == 200)
     }
 
@@ -40,11 +40,11 @@ struct LiveServerTests {
             let connection = try RawConnection(port: server.http.port)
             let body = #"{"platform":"android","name":"live"}"#
             try connection.send(
-                "POST /emulator/v1/projects/demo-fcm-emu/devices HTTP/1.1\r\nHost: x\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
+                "POST /emulator/v1/projects/demo-fcm-emu/devices HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
             let created = try connection.readResponse()
             #expect(created.status == 201)
             #expect(created.body.contains("\"name\": \"live\""))
-            try connection.send("GET /emulator/v1/projects/demo-fcm-emu/devices/live HTTP/1.1\r\nHost: x\r\n\r\n")
+            try connection.send("GET /emulator/v1/projects/demo-fcm-emu/devices/live HTTP/1.1\r\nHost: localhost\r\n\r\n")
             #expect(try connection.readResponse().status == 200)
         }
     }
@@ -69,7 +69,7 @@ struct LiveServerTests {
             server.emulator.setFaultRules([FaultRule(id: "reset", match: .init(api: .v1, nth: 1), action: .reset)])
             let connection = try RawConnection(port: server.http.port)
             try connection.send(
-                "POST /v1/projects/demo-fcm-emu/messages:send HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer x\r\nContent-Length: 2\r\n\r\n{}"
+                "POST /v1/projects/demo-fcm-emu/messages:send HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer x\r\nContent-Length: 2\r\n\r\n{}"
             )
             #expect(try connection.isClosedByPeer())
             try stillServes(server)
@@ -79,7 +79,7 @@ struct LiveServerTests {
     @Test func declaredOversizeBodyIs413AndTheConnectionCloses() async throws {
         try await withServer { server in
             let connection = try RawConnection(port: server.http.port)
-            try connection.send("POST /emulator/v1/projects HTTP/1.1\r\nHost: x\r\nContent-Length: 100000000\r\n\r\n{")
+            try connection.send("POST /emulator/v1/projects HTTP/1.1\r\nHost: localhost\r\nContent-Length: 100000000\r\n\r\n{")
             let response = try connection.readResponse()
             #expect(response.status == 413)
             #expect(response.body.contains("larger than 65536 bytes"))
@@ -92,7 +92,7 @@ struct LiveServerTests {
     @Test func oversizeV1BodyIsRefusedInV1sDialect() async throws {
         try await withServer { server in
             let connection = try RawConnection(port: server.http.port)
-            try connection.send("POST /v1/projects/demo-fcm-emu/messages:send HTTP/1.1\r\nHost: x\r\nContent-Length: 999999\r\n\r\n")
+            try connection.send("POST /v1/projects/demo-fcm-emu/messages:send HTTP/1.1\r\nHost: localhost\r\nContent-Length: 999999\r\n\r\n")
             let response = try connection.readResponse()
             #expect(response.status == 413)
             #expect(response.body.contains("\"status\": \"INVALID_ARGUMENT\""))
@@ -103,7 +103,7 @@ struct LiveServerTests {
     @Test func chunkedOversizeBodyIs413() async throws {
         try await withServer { server in
             let connection = try RawConnection(port: server.http.port)
-            try connection.send("POST /emulator/v1/projects HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n")
+            try connection.send("POST /emulator/v1/projects HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\n\r\n")
             let chunk = String(repeating: "a", count: 40_000)
             try connection.send("9c40\r\n\(chunk)\r\n9c40\r\n\(chunk)\r\n")
             #expect(try connection.readResponse().status == 413)
@@ -125,7 +125,7 @@ struct LiveServerTests {
         try await withServer { server in
             do {
                 let connection = try RawConnection(port: server.http.port)
-                try connection.send("POST /emulator/v1/projects HTTP/1.1\r\nHost: x\r\nContent-Length: 50\r\n\r\n{\"id\":\"half")
+                try connection.send("POST /emulator/v1/projects HTTP/1.1\r\nHost: localhost\r\nContent-Length: 50\r\n\r\n{\"id\":\"half")
             }  // closed here, mid-body
             try stillServes(server)
             #expect(server.emulator.projects().map(\.id) == [DemoProject.id])

@@ -55,8 +55,9 @@ struct SnapshotRoutes: Sendable {
     }
 
     func `import`(_ request: HTTPRequest) throws(FCMError) -> HTTPResponse {
-        let isTar =
-            request.header("Content-Type")?.lowercased().hasPrefix("application/x-tar") == true || request.queryValue("format") == "tar"
+        // The declared type alone says what the body is: `?format=tar` on a text/plain body was a
+        // preflight-free import from any page (ControlContentType refuses it before this runs).
+        let isTar = ControlContentType.mediaType(request) == ControlContentType.tar
         var clock = configuration.clock
         if let text = request.queryValue("clock") {
             guard let value = SnapshotClock(rawValue: text) else {

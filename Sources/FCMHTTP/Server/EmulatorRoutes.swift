@@ -24,6 +24,9 @@ public struct FrontConfiguration: Sendable {
     /// The fronts' keys, when the caller shares them (`serve` exports them with the world);
     /// nil: the routes make their own from `stateDirectory`.
     public var credentials: FrontCredentials?
+    /// Host, Origin and control-token checks for network callers (`EmulatorServer` sets them);
+    /// nil for in-process callers (tests, scenarios), which no web page can reach.
+    public var access: AccessPolicy?
 
     public init(authMode: AuthMode = .strict, stateDirectory: String? = nil) {
         self.authMode = authMode
@@ -66,8 +69,16 @@ public enum EmulatorRoutes {
         // Transport faults sit between the transport and the fronts (ARCHITECTURE.md).
         let faults = TransportFaults(emulator: emulator)
         let routes = router
+        let access = fronts.access
         return HTTPResponder(
-            router: routes, maxBodyBytes: maxBodyBytes, handle: { request in faults.respond(request) { routes.respond(to: $0) } },
+            router: routes, maxBodyBytes: maxBodyBytes,
+            handle: { request in
+                // Before faults and routes: a refused page's call changes nothing and counts nowhere.
+                var request = request
+                if let refusal = access?.admit(&request) { return refused(refusal, request) }
+                if let refusal = ControlContentType.refusal(request) { return refusal }
+                return faults.respond(request) { routes.respond(to: $0) }
+            },
             clockSpeed: { emulator.clockStatus.paused ? 0 : emulator.clockStatus.speed }, live: live
         ) { request in
             if request.path.hasPrefix("/fcm/") || request.path.hasPrefix("/gcm/") { return LegacyPages.tooLarge() }
@@ -79,6 +90,31 @@ public enum EmulatorRoutes {
             }
             return ControlAPI.tooLarge(request, limit: maxBodyBytes)
         }
+    }
+
+    /// A request the access policy refused, in the dialect of the API it called.
+    static func refused(_ refusal: AccessPolicy.Refusal, _ request: HTTPRequest) -> HTTPResponse {
+        var response: HTTPResponse
+        if AccessPolicy.plane(of: request.path) == .control || request.path == "/" {
+            response = ControlError.response(status: refusal.status, name: refusal.statusName, message: refusal.message)
+        } else if request.path.hasPrefix("/v1/") || request.path == "/v1" {
+            response = V1Error(status: refusal.status, statusName: refusal.statusName, message: refusal.message, details: []).response
+        } else {
+            // Legacy, IID, OAuth, metadata and the dashboard: Google's front end words refusals as an HTML page.
+            let title = "Error \(refusal.status) (\(HTTPResponse.reasonPhrase(refusal.status)))!!1"
+            let html = """
+                <!DOCTYPE html>
+                <html lang=en>
+                  <meta charset=utf-8>
+                  <title>\(title)</title>
+                  <p><b>\(refusal.status).</b> <ins>That’s an error.</ins>
+                  <p>\(escapeHTML(refusal.message))  <ins>That’s all we know.</ins>
+
+                """
+            response = HTTPResponse(status: refusal.status, contentType: "text/html; charset=UTF-8", body: html)
+        }
+        if refusal.status == 401 { response.headers.append(("WWW-Authenticate", "Bearer realm=\"fcm-emu control API\"")) }
+        return response
     }
 
     /// Unknown paths: the control API's dialect under its prefix, Google's 404 page elsewhere.

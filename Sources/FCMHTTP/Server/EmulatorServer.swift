@@ -35,8 +35,38 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var idleTimeoutSeconds: Int64 = 120
     /// How often a wall-driven clock is brought up to date.
     public var tickMillis: Int64 = 10
+    /// Host names (or `name:port`) the control API and the dashboard answer besides the loopback
+    /// names and `host`; `*` takes any (docs/security.md).
+    public var allowedHosts: [String] = []
+    /// The control API's bearer token.
+    public var controlToken = ControlTokenSetting.automatic
 
     public init() {}
+}
+
+/// `controlToken`: made at start when listening beyond loopback, given, or turned off.
+public enum ControlTokenSetting: Sendable, Equatable {
+    case automatic
+    case off
+    case value(String)
+
+    /// The token for a listener on `host`: 128 random bits (SystemRandomNumberGenerator reads the
+    /// kernel's CSPRNG) when `host` is not a loopback address, none on loopback.
+    public func resolve(host: String) -> String? {
+        switch self {
+        case .off: return nil
+        case .value(let token): return token
+        case .automatic:
+            let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+            guard !HostRules.isLoopback(bare.lowercased()) else { return nil }
+            var generator = SystemRandomNumberGenerator()
+            let words = [generator.next(), generator.next()] as [UInt64]
+            return words.map { word in
+                let hex = String(word, radix: 16)
+                return String(repeating: "0", count: 16 - hex.count) + hex
+            }.joined()
+        }
+    }
 }
 
 /// A running emulator: the HTTP listener, the clock tick and the info document.
@@ -52,6 +82,8 @@ public final class EmulatorServer: Sendable {
     public let tlsDirectory: String
     /// The routes every HTTP listener serves (also the proxy's, for absolute-form requests).
     public let responder: HTTPResponder
+    /// What the control API asks for in `Authorization: Bearer`, when anything.
+    public let controlToken: String?
     /// The TLS directory is a temporary one (no state directory), removed at shutdown.
     private let ownsTLSDirectory: Bool
     private let tick: Mutex<RepeatedTask?>
@@ -59,9 +91,10 @@ public final class EmulatorServer: Sendable {
 
     private init(
         emulator: Emulator, http: HTTPServer, https: HTTPServer?, caCertificatePath: String?, tlsDirectory: String, tick: RepeatedTask?,
-        info: InfoBox, responder: HTTPResponder, ownsTLSDirectory: Bool
+        info: InfoBox, responder: HTTPResponder, ownsTLSDirectory: Bool, controlToken: String?
     ) {
         self.emulator = emulator
+        self.controlToken = controlToken
         self.responder = responder
         self.ownsTLSDirectory = ownsTLSDirectory
         self.http = http
@@ -90,6 +123,20 @@ public final class EmulatorServer: Sendable {
         group: any EventLoopGroup, logger: Logger, wallClock: Bool = true
     ) async throws -> EmulatorServer {
         let infoBox = InfoBox()
+        // Every network listener (HTTP, TLS, the proxy's routes) checks Host, Origin and the token.
+        let token = configuration.controlToken.resolve(host: configuration.host)
+        var fronts = fronts
+        fronts.access = AccessPolicy(
+            listenHost: configuration.host, allowedHosts: configuration.allowedHosts, controlToken: token, logger: logger)
+        if configuration.controlToken == .off, !HostRules.isLoopback(configuration.host.lowercased()) {
+            let warning =
+                "controlToken=off while listening on \(configuration.host): anyone who reaches this port can read the server key "
+                + "and service-account keys, and change or wipe the world"
+            logger.warning("\(warning)")
+        }
+        if configuration.allowedHosts.contains("*") {
+            logger.warning("allowedHosts=*: any Host is answered, so a DNS-rebinding page can reach the control API")
+        }
         let responder = EmulatorRoutes.responder(emulator: emulator, maxBodyBytes: configuration.maxBodyBytes, fronts: fronts) {
             infoBox.read()
         }
@@ -113,7 +160,8 @@ public final class EmulatorServer: Sendable {
                 throw error
             }
         }
-        infoBox.write(Self.makeInfo(host: http.host, port: http.port, https: https, caPath: caPath, emulator: emulator))
+        infoBox.write(
+            Self.makeInfo(host: http.host, port: http.port, https: https, caPath: caPath, emulator: emulator, controlToken: token))
         var task: RepeatedTask?
         if wallClock {
             let delay = TimeAmount.milliseconds(configuration.tickMillis)
@@ -121,7 +169,7 @@ public final class EmulatorServer: Sendable {
         }
         return EmulatorServer(
             emulator: emulator, http: http, https: https, caCertificatePath: caPath, tlsDirectory: tlsDirectory, tick: task, info: infoBox,
-            responder: responder, ownsTLSDirectory: fronts.stateDirectory == nil
+            responder: responder, ownsTLSDirectory: fronts.stateDirectory == nil, controlToken: token
         )
     }
 
@@ -136,9 +184,17 @@ public final class EmulatorServer: Sendable {
         if ownsTLSDirectory { try? FileManager.default.removeItem(atPath: tlsDirectory) }
     }
 
+    /// The dashboard's address; the token rides in the fragment, which browsers never send
+    /// (RFC 3986 §3.5), and the page moves it to sessionStorage.
+    public static func dashboardURL(base: String, token: String?) -> String {
+        base + Dashboard.prefix + "/" + (token.map { "#token=" + $0 } ?? "")
+    }
+
     static func urlHost(_ host: String) -> String { host.contains(":") ? "[\(host)]" : host }
 
-    static func makeInfo(host: String, port: Int, https: HTTPServer?, caPath: String?, emulator: Emulator) -> JSONValue {
+    static func makeInfo(
+        host: String, port: Int, https: HTTPServer?, caPath: String?, emulator: Emulator, controlToken: String? = nil
+    ) -> JSONValue {
         let url = "http://\(urlHost(host)):\(port)"
         let demo = try? emulator.project(DemoProject.id)
         return .object(omittingNils: [
@@ -152,7 +208,9 @@ public final class EmulatorServer: Sendable {
                 }
             ),
             ("controlApi", .string(url + ControlAPI.prefix)),
-            ("dashboard", .string(url + Dashboard.prefix + "/")),
+            ("dashboard", .string(dashboardURL(base: url, token: controlToken))),
+            // The ready file is how harnesses learn it; `info` itself is read only with it.
+            ("controlToken", controlToken.map(JSONValue.string)),
             (
                 "demoProject",
                 demo.map { p in

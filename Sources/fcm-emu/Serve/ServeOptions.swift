@@ -83,6 +83,32 @@ enum Settings {
             o, v throws(ConfigError) in
             o.server.host = v
         },
+        Setting(
+            key: "allowedHosts", example: "fcm-emu,emu.test",
+            help: "Host names (or name:port) the control API and dashboard answer besides localhost, 127.0.0.0/8, ::1 and --host; "
+                + "others get 403 (DNS rebinding, docs/security.md). * answers any"
+        ) { o, v throws(ConfigError) in
+            let names = v.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            guard names.count <= 100, names.allSatisfy({ $0.utf8.count <= 260 }) else {
+                throw ConfigError("expected at most 100 names of at most 260 bytes each")
+            }
+            o.server.allowedHosts = names
+        },
+        Setting(
+            key: "controlToken", example: "auto",
+            help: "Bearer token the control API asks for (Authorization: Bearer …, all but GET /health); auto: 128 random bits "
+                + "when --host is not loopback, none on loopback; off: none (warned)"
+        ) { o, v throws(ConfigError) in
+            switch v {
+            case "auto", "": o.server.controlToken = .automatic
+            case "off": o.server.controlToken = .off
+            default:
+                guard v.utf8.count >= 16, v.utf8.count <= 512, v.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
+                    throw ConfigError("expected auto, off, or a token of 16–512 printable ASCII characters without spaces")
+                }
+                o.server.controlToken = .value(v)
+            }
+        },
         Setting(key: "port", example: "9092", help: "HTTP port for every API and the control API; 0 picks a free one") {
             o, v throws(ConfigError) in
             o.server.httpPort = try port(v)

@@ -1,7 +1,42 @@
 // The control API and the v1 send endpoint, same origin as the page.
 
 export const CONTROL = '/emulator/v1';
-const enc = encodeURIComponent;
+
+/**
+ * A path segment: percent-encoded, and never empty, '.' or '..', which URL parsers drop or fold
+ * into the parent (WHATWG URL standard, "single-dot segment" and "double-dot segment"), so that
+ * DELETE …/faults/. would become DELETE …/faults/ (docs/security.md, issue 23 item 5).
+ */
+export function enc(value) {
+  const text = String(value);
+  // encodeURIComponent leaves '.' as it is, and '%2e' in a value becomes '%252e' (no dot segment).
+  if (text === '' || text === '.' || text === '..') throw new Error(`'${text}' cannot name anything in a URL path`);
+  return encodeURIComponent(text);
+}
+
+// The control token, when the emulator asks for one (it listens beyond loopback): the banner's
+// dashboard address carries it in the fragment, which is never sent to a server; the page keeps
+// it in sessionStorage (this tab only) and takes it out of the address bar.
+const TOKEN_KEY = 'fcm-emu-control-token';
+function readToken() {
+  const params = new URLSearchParams(location.hash.slice(1));
+  const token = params.get('token');
+  if (token) {
+    try { sessionStorage.setItem(TOKEN_KEY, token); } catch { /* storage off: this load only */ }
+    params.delete('token'); // the rest of the fragment (project, device) stays
+    const rest = params.toString();
+    history.replaceState(null, '', location.pathname + location.search + (rest ? '#' + rest : ''));
+    return token;
+  }
+  try { return sessionStorage.getItem(TOKEN_KEY); } catch { return null; }
+}
+const controlToken = readToken();
+
+/** The event stream's URL: EventSource cannot send headers, so the token goes in the query. */
+export function streamURL(path) {
+  if (!controlToken) return CONTROL + path;
+  return CONTROL + path + (path.includes('?') ? '&' : '?') + 'access_token=' + encodeURIComponent(controlToken);
+}
 
 export class APIError extends Error {
   constructor(status, body) {
@@ -14,6 +49,7 @@ export class APIError extends Error {
 
 export async function call(method, path, body) {
   const init = { method, headers: { Accept: 'application/json' } };
+  if (controlToken) init.headers.Authorization = `Bearer ${controlToken}`;
   if (body !== undefined) {
     init.headers['Content-Type'] = 'application/json';
     init.body = JSON.stringify(body);

@@ -1,6 +1,6 @@
 // fcm-emu dashboard: reads and drives the emulator through its control API and event stream,
 // like any other client. No framework; every value reaches the DOM as text.
-import { call, paths, sendV1 } from './api.js';
+import { call, enc, paths, sendV1 } from './api.js';
 import { h, $, fill, clockTime, short, shortMessageId, pretty } from './dom.js';
 import { Feed } from './feed.js';
 import { renderDelivery } from './inbox.js';
@@ -174,7 +174,7 @@ function deviceCard(device) {
         type: 'button', class: 'small', dataset: { testid: 'device-subscribe' },
         onclick: () => {
           const topic = prompt(`Subscribe ${label()} to topic:`, 'news');
-          if (topic) act(`${label()} subscribed to ${topic}`, () => call('PUT', paths.device(state.project, id) + '/topics/' + encodeURIComponent(topic)));
+          if (topic) act(`${label()} subscribed to ${topic}`, () => call('PUT', paths.device(state.project, id) + '/topics/' + enc(topic)));
         },
       }, 'Subscribe…'),
       h('button', {

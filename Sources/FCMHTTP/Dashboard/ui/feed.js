@@ -1,6 +1,6 @@
 // A live view of the event log: the newest `history` events from the list endpoint, then the
 // Server-Sent Events stream resumed after the last of them, so nothing falls in between.
-import { CONTROL, call, eventsPath } from './api.js';
+import { call, eventsPath, streamURL } from './api.js';
 
 export class Feed {
   /**
@@ -40,7 +40,7 @@ export class Feed {
   }
 
   open(generation, path) {
-    const source = new EventSource(CONTROL + path);
+    const source = new EventSource(streamURL(path));
     this.source = source;
     source.addEventListener('open', () => {
       if (generation === this.generation) this.status('open', 'live');

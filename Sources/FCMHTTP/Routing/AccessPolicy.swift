@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Logging
+import Synchronization
+
+/// Who may call the emulator over the network: the checks every request passes before any
+/// route sees it (docs/security.md). The routes themselves stay pure; the transports' responder
+/// carries this policy, and in-process callers (tests, scenarios) have none.
+///
+/// - `Host` must name this machine (HostRules): a DNS-rebinding page sends its own name.
+/// - `Origin`, when sent, must be the emulator's own: browsers send it on every cross-origin
+///   request and every non-GET one (Fetch standard, "origin header"), including the "simple"
+///   requests that skip the CORS preflight, so it is what tells a page's call from an SDK's.
+/// - `Sec-Fetch-Site` `cross-site`/`same-site` (Fetch Metadata, W3C) is refused too: a page's
+///   no-cors GET (an `<img>`, `fetch(…, {mode: "no-cors"})`) sends no `Origin`.
+/// - Beyond loopback, the control API needs `Authorization: Bearer <controlToken>`.
+public struct AccessPolicy: Sendable {
+    /// Which part of the emulator a path belongs to.
+    public enum Plane: Sendable, Equatable {
+        /// `/emulator/…`: the control API.
+        case control
+        /// `/ui…`: the dashboard's files.
+        case dashboard
+        /// Everything else: the FCM, IID, OAuth and metadata fronts.
+        case fronts
+    }
+
+    /// A request refused, for the calling API to word in its own dialect.
+    public struct Refusal: Sendable, Equatable {
+        public var status: Int
+        public var statusName: String
+        public var message: String
+    }
+
+    let hosts: HostRules
+    /// Required on the control API when set (compared in constant time).
+    public let controlToken: String?
+    private let warnings: OnceWarnings
+
+    public init(listenHost: String, allowedHosts: [String] = [], controlToken: String? = nil, logger: Logger? = nil) {
+        hosts = HostRules(listenHost: listenHost, allowedHosts: allowedHosts)
+        self.controlToken = controlToken.flatMap { $0.isEmpty ? nil : $0 }
+        warnings = OnceWarnings(logger: logger)
+    }
+
+    /// The plane of a path, read as the router reads it: the first segment, percent-decoded, so
+    /// `/%65mulator/v1/info` is the control API here as it is there.
+    public static func plane(of path: String) -> Plane {
+        var rest = Substring(path)
+        if rest.hasPrefix("/") { rest = rest.dropFirst() }
+        var first = rest.prefix { $0 != "/" }
+        if let colon = first.firstIndex(of: ":") { first = first[..<colon] }
+        let name = first.contains("%") ? (HTTPRequest.percentDecode(String(first)) ?? "") : String(first)
+        // A decoded ':' ends the segment's name as a literal one does (`/emulator/v1:import`).
+        let head = name.prefix { $0 != ":" && $0 != "/" }
+        switch head {
+        case "emulator": return .control
+        case "ui": return .dashboard
+        default: return .fronts
+        }
+    }
+
+    /// nil when the request may go on; it may be changed (the stream's `access_token` removed).
+    public func admit(_ request: inout HTTPRequest) -> Refusal? {
+        let plane = Self.plane(of: request.path)
+        let hostValues = request.headers.filter { $0.0.lowercased() == "host" }
+        // One Host at most (RFC 9112 §3.2); none comes from HTTP/1.0 clients, never from browsers.
+        guard hostValues.count <= 1 else { return refuse(.host, 400, "INVALID_ARGUMENT", "A request carries one Host header") }
+        let host = hostValues.first?.1
+        if let host {
+            guard let (name, port) = HostRules.split(host), plane == .fronts
+                ? hosts.allowsFronts(host: name, port: port) : hosts.allowsControl(host: name, port: port)
+            else {
+                let shown = String(host.prefix(80))
+                return refuse(
+                    .host, 403, "PERMISSION_DENIED",
+                    "Host '\(shown)' is not a name of this emulator (loopback names, --host and the allowedHosts setting are): "
+                        + "a page of another site can reach it under its own name (DNS rebinding). If you call it so on purpose, "
+                        + "start it with --set allowedHosts=\(HostRules.split(host)?.host ?? "<name>")")
+            }
+        }
+        if let origin = request.header("Origin"), !hosts.isOwnOrigin(origin, host: host) {
+            return refuse(
+                .origin, 403, "PERMISSION_DENIED",
+                "A page from origin '\(String(origin.prefix(80)))' may not call the emulator: only its own pages (the dashboard) "
+                    + "may. Call it from your test code or a server, not from another site's page")
+        }
+        if let site = request.header("Sec-Fetch-Site")?.lowercased(), site == "cross-site" || site == "same-site",
+            !(plane == .dashboard && request.header("Sec-Fetch-Mode")?.lowercased() == "navigate")
+        {
+            return refuse(
+                .origin, 403, "PERMISSION_DENIED",
+                "A \(site) request from a browser page may not call the emulator; open the dashboard from its own address")
+        }
+        if plane == .control, let token = controlToken, !isHealth(request) {
+            guard presentedToken(&request).map({ Self.equalInConstantTime($0, token) }) == true else {
+                return refuse(
+                    .token, 401, "UNAUTHENTICATED",
+                    "The control API needs 'Authorization: Bearer <token>' here (the emulator listens beyond loopback): "
+                        + "the token is printed at start (serve's banner, controlToken in the ready file), and "
+                        + "FCM_EMU_CONTROL_TOKEN gives it to the CLI")
+            }
+        }
+        return nil
+    }
+
+    /// `GET /emulator/v1/health` stays open: container health checks carry no token.
+    private func isHealth(_ request: HTTPRequest) -> Bool {
+        (request.method == "GET" || request.method == "HEAD") && request.path == ControlAPI.prefix + "/health"
+    }
+
+    /// The bearer, or on an event stream `?access_token=` (an `EventSource` cannot send headers;
+    /// RFC 6750 §2.3), which is taken out of the query so the route never sees it.
+    private func presentedToken(_ request: inout HTTPRequest) -> String? {
+        if let authorization = request.header("Authorization"), authorization.utf8.count <= 1024 {
+            let parts = authorization.split(separator: " ", maxSplits: 1)
+            if parts.count == 2, parts[0].lowercased() == "bearer" { return String(parts[1]).trimmingSpaces }
+        }
+        let isStream = request.method == "GET" && request.path.hasSuffix(":stream")
+        guard isStream, let token = request.queryValue("access_token") else { return nil }
+        request.query.removeAll { $0.0 == "access_token" }
+        return token
+    }
+
+    static func equalInConstantTime(_ a: String, _ b: String) -> Bool {
+        let (x, y) = (Array(a.utf8), Array(b.utf8))
+        guard x.count == y.count else { return false }
+        var difference: UInt8 = 0
+        for i in 0..<x.count { difference |= x[i] ^ y[i] }
+        return difference == 0
+    }
+
+    enum Kind: String {
+        case host, origin, token
+    }
+
+    private func refuse(_ kind: Kind, _ status: Int, _ name: String, _ message: String) -> Refusal {
+        warnings.warn(kind.rawValue, message)
+        return Refusal(status: status, statusName: name, message: message)
+    }
+}
+
+/// Each kind of refusal is logged once per run, at warning level, with its fix: a flood of
+/// refused calls must not become a flood of log lines.
+final class OnceWarnings: Sendable {
+    private let logger: Logger?
+    private let seen = Mutex<Set<String>>([])
+
+    init(logger: Logger?) { self.logger = logger }
+
+    func warn(_ kind: String, _ message: String) {
+        guard let logger, seen.withLock({ $0.insert(kind).inserted }) else { return }
+        logger.warning("Refused a request: \(message) (logged once per kind; see docs/security.md)")
+    }
+}

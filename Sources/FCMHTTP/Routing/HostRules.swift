@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: Apache-2.0
+
+/// Which `Host` and `Origin` values name this emulator (docs/security.md, "Host" and "Origin").
+///
+/// A DNS-rebinding page reaches the emulator under the attacker's own name: the browser sends
+/// that name as `Host` (RFC 9110 §7.2), and a server that answers any `Host` hands its answers
+/// to that page as same-origin reads. So the control API and the dashboard answer only names
+/// that cannot be rebound from outside the machine (the loopback names of RFC 6761 §6.3 and
+/// the loopback addresses of RFC 1122 §3.2.1.3 and RFC 4291 §2.5.3) and the names the user gave.
+/// The FCM fronts also answer Google's names, which the DNS route and the proxy bring here.
+struct HostRules: Sendable {
+    /// The longest `Host` or `Origin` read: a DNS name is at most 253 bytes (RFC 1035 §2.3.4).
+    static let maxLength = 300
+    /// Names the metadata server is reached under, by the proxy's absolute-form requests.
+    static let metadataNames: Set<String> = ["metadata.google.internal", "169.254.169.254"]
+
+    /// `--host`, lower-cased without brackets; nil when it is a wildcard (0.0.0.0, ::).
+    let listenHost: String?
+    /// `allowedHosts`: names (any port) or `name:port` authorities, lower-cased.
+    let allowed: Set<String>
+    /// `*` in `allowedHosts`: every name is taken (a choice the user makes, warned at start).
+    let anyHost: Bool
+    /// Google's names, for the fronts only.
+    let frontNames: Set<String>
+
+    init(listenHost: String, allowedHosts: [String]) {
+        let listen = Self.split(listenHost.hasPrefix("[") ? listenHost : (listenHost.contains(":") ? "[\(listenHost)]" : listenHost))
+        let wildcard = ["", "0.0.0.0", "::", "0:0:0:0:0:0:0:0"]
+        self.listenHost = listen.flatMap { wildcard.contains($0.host) ? nil : $0.host }
+        var allowed = Set<String>()
+        for entry in allowedHosts {
+            let trimmed = entry.trimmingSpaces.lowercased()
+            guard !trimmed.isEmpty else { continue }
+            allowed.insert(trimmed.hasSuffix(".") ? String(trimmed.dropLast()) : trimmed)
+        }
+        anyHost = allowed.contains("*")
+        self.allowed = allowed
+        frontNames = Set(ProxyHosts.https).union(Self.metadataNames)
+    }
+
+    /// A `Host` value as (host, port): lower-cased, brackets and a trailing dot removed; nil when
+    /// it is not a well-formed authority (RFC 3986 §3.2.2).
+    static func split(_ authority: String) -> (host: String, port: Int?)? {
+        guard !authority.isEmpty, authority.utf8.count <= maxLength else { return nil }
+        let text = authority.lowercased()
+        var host: Substring
+        var portText: Substring?
+        if text.hasPrefix("[") {
+            guard let close = text.firstIndex(of: "]") else { return nil }
+            host = text[text.index(after: text.startIndex)..<close]
+            let rest = text[text.index(after: close)...]
+            if !rest.isEmpty {
+                guard rest.hasPrefix(":") else { return nil }
+                portText = rest.dropFirst()
+            }
+        } else {
+            if let colon = text.firstIndex(of: ":") {
+                host = text[..<colon]
+                portText = text[text.index(after: colon)...]
+            } else {
+                host = Substring(text)
+            }
+        }
+        if host.hasSuffix(".") { host = host.dropLast() }
+        let allowedBytes = host.utf8.allSatisfy { b in
+            (b >= 0x61 && b <= 0x7A) || (b >= 0x30 && b <= 0x39) || b == 0x2D || b == 0x2E || b == 0x5F || b == 0x3A
+        }
+        guard !host.isEmpty, allowedBytes else { return nil }
+        var port: Int?
+        if let portText {
+            guard !portText.isEmpty, portText.utf8.count <= 5, portText.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
+                let value = Int(portText), value <= 65535
+            else { return nil }
+            port = value
+        }
+        return (String(host), port)
+    }
+
+    /// localhost, *.localhost (RFC 6761 §6.3), 127.0.0.0/8 and ::1.
+    static func isLoopback(_ host: String) -> Bool {
+        if host == "localhost" || host.hasSuffix(".localhost") || host == "::1" || host == "0:0:0:0:0:0:0:1" { return true }
+        let parts = host.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 4, parts.allSatisfy({ !$0.isEmpty && $0.count <= 3 && $0.allSatisfy(\.isASCII) && UInt8($0) != nil })
+        else { return false }
+        return parts[0] == "127"
+    }
+
+    /// Whether `host[:port]` may reach the control API and the dashboard.
+    func allowsControl(host: String, port: Int?) -> Bool {
+        if anyHost || Self.isLoopback(host) || host == listenHost || allowed.contains(host) { return true }
+        guard let port else { return false }
+        return allowed.contains("\(host.contains(":") ? "[\(host)]" : host):\(port)")
+    }
+
+    /// Whether `host[:port]` may reach the FCM fronts: the above, and Google's names.
+    func allowsFronts(host: String, port: Int?) -> Bool {
+        allowsControl(host: host, port: port) || frontNames.contains(host)
+    }
+
+    /// `Origin` (RFC 6454 §7) is this emulator's own: `http` or `https`, an allowed host, and the
+    /// very authority the request was sent to (`Host`), default ports folded. `null` (a file://
+    /// page, a sandboxed frame) is no origin of ours.
+    func isOwnOrigin(_ origin: String, host: String?) -> Bool {
+        guard let host, origin.utf8.count <= Self.maxLength else { return false }
+        let lower = origin.lowercased()
+        let scheme: String
+        let defaultPort: Int
+        if lower.hasPrefix("http://") {
+            (scheme, defaultPort) = ("http://", 80)
+        } else if lower.hasPrefix("https://") {
+            (scheme, defaultPort) = ("https://", 443)
+        } else {
+            return false
+        }
+        let authority = String(lower.dropFirst(scheme.count))
+        guard !authority.contains("/"), let fromOrigin = Self.split(authority), let fromHost = Self.split(host) else { return false }
+        guard allowsControl(host: fromOrigin.host, port: fromOrigin.port) else { return false }
+        return fromOrigin.host == fromHost.host && (fromOrigin.port ?? defaultPort) == (fromHost.port ?? defaultPort)
+    }
+}
+
+extension String {
+    var trimmingSpaces: String {
+        var s = Substring(self)
+        while s.first == " " || s.first == "\t" { s = s.dropFirst() }
+        while s.last == " " || s.last == "\t" { s = s.dropLast() }
+        return String(s)
+    }
+}
