@@ -82,7 +82,7 @@ final class ProxyRequestHandler: ChannelInboundHandler, RemovableChannelHandler 
         let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
         ClientBootstrap(group: context.eventLoop)
             .connectTimeout(.seconds(10))
-            .channelOption(.socketOption(.tcp_nodelay), value: 1)
+            .channelOption(.tcpOption(.tcp_nodelay), value: 1)
             .connect(host: destination.host, port: destination.port)
             .whenComplete { result in
                 let (handler, context) = loopBound.value
