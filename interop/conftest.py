@@ -14,6 +14,8 @@ import pytest
 
 BINARY = os.environ.get("FCM_EMU_BIN", os.path.join(os.path.dirname(__file__), "..", ".build", "debug", "fcm-emu"))
 PROJECT = "interop-app"
+# The control API reads only bodies declared as JSON (docs/security.md, "Content types").
+JSON = {"Content-Type": "application/json"}
 
 
 class Emulator:
@@ -23,7 +25,7 @@ class Emulator:
 
     def call(self, method, path, body=None):
         data = None if body is None else json.dumps(body).encode()
-        request = urllib.request.Request(self.control + path, data=data, method=method)
+        request = urllib.request.Request(self.control + path, data=data, method=method, headers=JSON)
         with urllib.request.urlopen(request, timeout=10) as response:
             return json.loads(response.read() or b"{}")
 

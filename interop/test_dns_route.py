@@ -36,7 +36,7 @@ info = json.load(open(sys.argv[1]))
 base = info["http"]["url"] + "/emulator/v1/projects/demo-fcm-emu"
 def call(method, path, body=None):
     data = None if body is None else json.dumps(body).encode()
-    with urllib.request.urlopen(urllib.request.Request(base + path, data=data, method=method), timeout=10) as r:
+    with urllib.request.urlopen(urllib.request.Request(base + path, data=data, method=method, headers={"Content-Type": "application/json"}), timeout=10) as r:
         return json.loads(r.read() or b"{}")
 device = call("POST", "/devices", {"platform": "android"})
 key = call("GET", "/serviceAccount")

@@ -19,7 +19,7 @@ from firebase_admin import messaging
 api = os.environ["FCM_EMU_CONTROL_API"] + "/projects/" + os.environ["GOOGLE_CLOUD_PROJECT"]
 def call(method, path, body=None):
     data = None if body is None else json.dumps(body).encode()
-    with urllib.request.urlopen(urllib.request.Request(api + path, data=data, method=method), timeout=10) as r:
+    with urllib.request.urlopen(urllib.request.Request(api + path, data=data, method=method, headers={"Content-Type": "application/json"}), timeout=10) as r:
         return json.loads(r.read() or b"{}")
 devices = [call("POST", "/devices", {"platform": "android"}) for _ in range(2)]
 tokens = [d["token"] for d in devices]

@@ -34,7 +34,8 @@ class Serve:
 
     def call(self, method, path, body=None):
         data = None if body is None else json.dumps(body).encode()
-        request = urllib.request.Request(self.base + "/emulator/v1" + path, data=data, method=method)
+        request = urllib.request.Request(
+            self.base + "/emulator/v1" + path, data=data, method=method, headers={"Content-Type": "application/json"})
         with urllib.request.urlopen(request, timeout=10) as response:
             return json.loads(response.read() or b"{}")
 

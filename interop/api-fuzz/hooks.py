@@ -19,7 +19,7 @@ _dirty = True
 
 def _call(method, path, body=None):
     data = None if body is None else json.dumps(body).encode()
-    request = urllib.request.Request(CONTROL + path, data=data, method=method)
+    request = urllib.request.Request(CONTROL + path, data=data, method=method, headers={"Content-Type": "application/json"})
     try:
         with urllib.request.urlopen(request, timeout=10) as response:
             return response.status

@@ -32,6 +32,9 @@ __all__ = ["Client", "Project", "Response", "DevicePage", "StreamMessage", "Even
 #: The environment variable naming a running emulator's control API base URL, such as
 #: ``http://127.0.0.1:9092/emulator/v1`` (what ``fcm-emu exec`` sets for its command).
 CONTROL_API_ENV = "FCM_EMU_CONTROL_API"
+#: The control token of an emulator listening beyond loopback (``serve --host 0.0.0.0``, the
+#: container image): its banner and ready file print it; sent as ``Authorization: Bearer``.
+CONTROL_TOKEN_ENV = "FCM_EMU_CONTROL_TOKEN"
 
 #: Default timeout, in seconds, of a call that does not wait.
 DEFAULT_TIMEOUT = 10.0
@@ -184,17 +187,21 @@ class Client:
             ``http://host:port`` gets ``/emulator/v1`` appended).
         timeout: seconds allowed for each call that does not wait; calls that wait (``wait_for``)
             get their wait time on top.
+        token: the control token of an emulator listening beyond loopback (default
+            ``$FCM_EMU_CONTROL_TOKEN``), sent as ``Authorization: Bearer``.
 
     Proxies from the environment are never used for the control API (the emulator is usually on
     loopback, and the pytest plugin itself sets ``HTTPS_PROXY``).
     """
 
-    def __init__(self, base_url: str, *, timeout: float = DEFAULT_TIMEOUT) -> None:
+    def __init__(self, base_url: str, *, timeout: float = DEFAULT_TIMEOUT, token: Optional[str] = None) -> None:
         base = base_url.rstrip("/")
         if not base.endswith("/emulator/v1"):
             base += "/emulator/v1"
         self.base_url = base
         self.timeout = timeout
+        #: The control token (``$FCM_EMU_CONTROL_TOKEN`` by default); None on loopback, where none is asked.
+        self.token = token if token is not None else (os.environ.get(CONTROL_TOKEN_ENV) or None)
         self._opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 
     @classmethod
@@ -244,6 +251,8 @@ class Client:
             if pairs:
                 url += "?" + urllib.parse.urlencode(pairs)
         all_headers = {"Accept": accept}
+        if self.token:
+            all_headers["Authorization"] = f"Bearer {self.token}"
         if body is not None:
             data = json.dumps(body).encode("utf-8")
             content_type = "application/json"

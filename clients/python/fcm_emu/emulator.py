@@ -162,7 +162,7 @@ class Emulator:
         except BaseException:
             self._terminate()
             raise
-        self._client = Client(self.ready["http"]["url"])
+        self._client = Client(self.ready["http"]["url"], token=self.ready.get("controlToken"))
         return self
 
     def _wait_ready(self, ready_file: Path) -> Dict[str, Any]:

@@ -303,3 +303,20 @@ def test_headers_and_non_json_errors_on_the_wire(monkeypatch: pytest.MonkeyPatch
     with pytest.raises(FcmEmuError) as refused:
         Client(f"http://127.0.0.1:{server.server_address[1]}", timeout=2).health()
     assert refused.value.status is None and "cannot reach" in refused.value.message
+
+
+def test_the_control_token_is_sent_when_the_emulator_asks_for_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    # An emulator beyond loopback asks for its controlToken; set one explicitly to test that here.
+    token = "a-control-token-of-sixteen-or-more"
+    with Emulator(settings={"controlToken": token}) as emulator:
+        monkeypatch.delenv("FCM_EMU_CONTROL_TOKEN", raising=False)
+        with pytest.raises(FcmEmuError) as refused:
+            Client(emulator.control_url).list_projects()
+        assert refused.value.status in (401, 403)
+        assert Client(emulator.control_url).health()  # health stays open, for container checks
+        assert any(p.id == "demo-fcm-emu" for p in Client(emulator.control_url, token=token).list_projects())
+        monkeypatch.setenv("FCM_EMU_CONTROL_TOKEN", token)
+        assert Client(emulator.control_url).token == token
+        assert Client(emulator.control_url).list_projects()
+        # An Emulator this package started reads the token from its ready file.
+        assert emulator.client.token == token and emulator.client.list_projects()
