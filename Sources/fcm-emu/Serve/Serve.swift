@@ -82,13 +82,14 @@ extension FCMEmu {
             let running = try await RunningEmulator.start(options, file: file, logger: logger)
             let server = running.server
             let autosave = try SnapshotLifecycle.startAutosave(running, options, logger: logger)
-            if let path = options.readyFile { try ReadyFile.write(server.info, to: path) }
-            // Unbuffered: a harness reading a pipe should see the banner now, not at exit.
-            FileHandle.standardOutput.write(Data(Banner.text(server: server, xmppPorts: running.xmpp.map(\.port)).utf8))
+            // Before the ready file: a harness may send SIGTERM the moment it reads it.
             let signals = ShutdownSignals { [logger] in
                 logger.info("Stopping")
                 server.http.channel.close(promise: nil)
             }
+            if let path = options.readyFile { try ReadyFile.write(server.info, to: path) }
+            // Unbuffered: a harness reading a pipe should see the banner now, not at exit.
+            FileHandle.standardOutput.write(Data(Banner.text(server: server, xmppPorts: running.xmpp.map(\.port)).utf8))
             try? await server.http.channel.closeFuture.get()
             signals.cancel()
             autosave?.cancel()

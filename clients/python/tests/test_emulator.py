@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import stat
 import subprocess
 import sys
@@ -33,6 +34,27 @@ def test_start_on_free_ports_and_stop() -> None:
     assert process is not None and process.returncode is not None
     assert not emulator.running and not workdir.exists()
     assert not emulator.client.is_healthy()
+
+
+def test_a_stop_the_moment_it_is_ready_is_a_clean_stop(tmp_path: Path) -> None:
+    # A harness may send SIGTERM as soon as it reads the ready file: serve must already listen for
+    # it (it once wrote the file first, and a signal in between was lost or killed it). The tight
+    # poll is the point: it reads the file as early as any harness can.
+    binary = str(Emulator().binary)
+    for attempt in range(10):
+        ready = tmp_path / f"ready-{attempt}.json"
+        process = subprocess.Popen([binary, "serve", "--port", "0", "--set", "tlsPort=0", "--set", "xmppPort=0",
+                                    "--set", "xmppTestPort=off", "--set", "stateDir=none", "--ready-file", str(ready)],
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            while not ready.exists():
+                assert process.poll() is None, "serve exited before it was ready"
+            process.send_signal(signal.SIGTERM)
+            assert process.wait(timeout=5) == 0
+        finally:
+            if process.poll() is None:
+                process.kill()
+                process.wait()
 
 
 def test_attach_through_the_environment(monkeypatch: pytest.MonkeyPatch, fcm_emulator: Emulator) -> None:
