@@ -1,5 +1,5 @@
 # fcm-emu's image: the static release binary on an empty base (`FROM scratch`), with the few C
-# libraries it links and a writable state directory; about 40 MB in all (README, "Install").
+# libraries it links and a writable state directory; 85 MB in all (README, "Install").
 #
 # The build stage compiles the binary and lays out the image's filesystem (scripts/rootfs); the
 # runtime stage is that folder alone. CI builds the same runtime stage from its own release build
