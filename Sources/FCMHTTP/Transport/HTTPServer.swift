@@ -41,7 +41,10 @@ public final class HTTPServer: Sendable {
                 return channel.eventLoop.makeCompletedFuture {
                     let sync = channel.pipeline.syncOperations
                     try sync.addHandler(IdleStateHandler(readTimeout: idleTimeout))
+                    let trust = TLSTrustLog.pair(logger: logger)
+                    try sync.addHandler(trust.sniffer)
                     try sync.addHandler(NIOSSLServerHandler(context: tls))
+                    try sync.addHandler(trust.log)
                     // No connection reads faster than it can write (issue 11, row 5).
                     try sync.addHandler(BackPressureHandler())
                 }.flatMap {
