@@ -35,11 +35,21 @@ print(json.dumps({"project": app.project_id, "each": each.success_count, "multi"
 """
 
 
-def exec_python(*options):
+CA_VARIABLES = ("SSL_CERT_FILE", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE", "NODE_EXTRA_CA_CERTS")
+SYSTEM_BUNDLE = next((p for p in ("/etc/ssl/certs/ca-certificates.crt", "/etc/pki/tls/certs/ca-bundle.crt", "/etc/ssl/cert.pem")
+                      if os.path.exists(p)), None)
+
+
+def clean_env(**preset):
     env = {k: v for k, v in os.environ.items() if not k.startswith(("GOOGLE_", "GCLOUD_", "FIREBASE_", "GCE_", "FCM_EMU_"))}
-    for name in ("HTTPS_PROXY", "https_proxy", "NO_PROXY", "no_proxy", "SSL_CERT_FILE", "REQUESTS_CA_BUNDLE"):
+    for name in ("HTTPS_PROXY", "https_proxy", "NO_PROXY", "no_proxy") + CA_VARIABLES:
         env.pop(name, None)
-    done = subprocess.run([BINARY, "exec", *options, "--", sys.executable, "-c", SCRIPT], env=env,
+    env.update(preset)
+    return env
+
+
+def exec_python(*options, script=SCRIPT, **preset):
+    done = subprocess.run([BINARY, "exec", *options, "--", sys.executable, "-c", script], env=clean_env(**preset),
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout.strip().splitlines()[-1])
@@ -71,3 +81,35 @@ def test_a_plain_java_client_under_exec():
     done = subprocess.run([BINARY, "exec", "--", "java", source], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("200 ") and '"name": "projects/demo-fcm-emu/messages/' in done.stdout
+
+
+@pytest.mark.skipif(SYSTEM_BUNDLE is None, reason="needs a system CA bundle")
+def test_ca_bundles_the_environment_names_get_the_emulators_ca():
+    """Issue 23 item 2: CI images preset these; the SDK must still trust the emulator."""
+    preset = {name: SYSTEM_BUNDLE for name in CA_VARIABLES}
+    check(exec_python("--project", "exec-ci-app", **preset), "exec-ci-app")
+    probe = """
+import json, os, requests
+r = requests.get(os.environ["FCM_EMU_HTTPS_URL"] + "/emulator/v1/health", timeout=10)
+ca = open(os.environ["FCM_EMU_CA"]).read()
+print(json.dumps({"status": r.status_code, "bundles": {n: (open(os.environ[n]).read().startswith(open(%r).read()),
+                  ca in open(os.environ[n]).read(), os.environ[n]) for n in %r}}))
+""" % (SYSTEM_BUNDLE, CA_VARIABLES)
+    answer = exec_python(script=probe, **preset)
+    assert answer["status"] == 200
+    for name, (theirs, ours, path) in answer["bundles"].items():
+        assert theirs and ours and path != SYSTEM_BUNDLE, name
+
+
+def test_the_projects_own_server_key_and_sender_id():
+    """Issue 23 item 3: not the demo project's."""
+    probe = """
+import json, os, urllib.request
+p = json.load(urllib.request.urlopen(os.environ["FCM_EMU_CONTROL_API"] + "/projects/exec-keys-app"))
+print(json.dumps({"key": os.environ["FCM_EMU_SERVER_KEY"], "sender": os.environ["FCM_EMU_SENDER_ID"], "project": p,
+                  "mode": oct(os.stat(os.environ["GOOGLE_APPLICATION_CREDENTIALS"]).st_mode & 0o777),
+                  "dir": oct(os.stat(os.path.dirname(os.environ["GOOGLE_APPLICATION_CREDENTIALS"])).st_mode & 0o777)}))
+"""
+    answer = exec_python("--project", "exec-keys-app", script=probe)
+    assert answer["key"] == answer["project"]["serverKeys"][0] and answer["sender"] == answer["project"]["senderId"]
+    assert answer["mode"] == "0o600" and answer["dir"] == "0o700"

@@ -10,8 +10,10 @@ extension FCMEmu {
         static let configuration = CommandConfiguration(
             abstract: "Print the environment that points unmodified SDKs at a running emulator (as exec sets it).",
             discussion: """
-                For IDE run configurations, compose files and shells. The key file and the CA bundle are written to \
-                --dir. Start the emulator with --set proxyPort=… for HTTPS_PROXY to be part of it.
+                For IDE run configurations, compose files and shells. The key file (mode 0600), the CA bundle and, when \
+                a JDK is installed, a Java trust store (the JDK's cacerts copied, never written) are written to --dir \
+                (made 0700 when missing), each as a new file renamed into place. FCM_EMU_SENDER_ID and FCM_EMU_SERVER_KEY \
+                are --project's. Start the emulator with --set proxyPort=… for HTTPS_PROXY to be part of it.
 
                 Examples:
                   eval "$(fcm-emu env)"
@@ -42,26 +44,39 @@ extension FCMEmu {
         func run() async throws {
             let info = try await fetch("/emulator/v1/info")
             let directory = dir ?? ServeOptions.defaultStateDirectory + "/env"
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             let bundle = directory + "/ca-bundle.pem"
             if let ca = info["caCertificate"]?.stringValue { try EnvironmentPlan.writeBundle(ca: ca, to: bundle) }
             var keyFile: String?
             if credentials == .keyFile {
                 let account = try await fetch("/emulator/v1/projects/\(project)/serviceAccount")
+                // A new file (0600) renamed into place: a link planted at the name is replaced, not followed.
                 keyFile = directory + "/\(project)-service-account.json"
-                FileManager.default.createFile(
-                    atPath: directory + "/\(project)-service-account.json", contents: Data(account.encoded(.pretty).utf8))
+                try PrivateFiles.write(Array(account.encoded(.pretty).utf8), to: directory + "/\(project)-service-account.json", mode: 0o600)
             }
             if info["proxy"] == nil {
-                FileHandle.standardError.write(
-                    Data("fcm-emu env: the emulator has no proxy (--set proxyPort=…); HTTPS_PROXY is left out\n".utf8))
+                Self.say("fcm-emu env: the emulator has no proxy (--set proxyPort=…); HTTPS_PROXY is left out")
             }
             var plan = EnvironmentPlan(info: info, project: project, credentials: credentials, keyFile: keyFile, bundle: bundle)
-            if let ca = info["caCertificate"]?.stringValue, JavaTrustStore.write(ca: ca, to: directory + "/truststore.p12") {
-                plan.javaTrustStore = directory + "/truststore.p12"
+            if let made = try? await fetch("/emulator/v1/projects/\(project)") {
+                plan.senderId = made["senderId"]?.stringValue
+                plan.serverKey = made["serverKeys"]?.arrayValue?.first?.stringValue
+            } else {
+                Self.say("fcm-emu env: no project \(project) on the emulator; FCM_EMU_SENDER_ID and FCM_EMU_SERVER_KEY are left out")
+            }
+            if let ca = info["caCertificate"]?.stringValue {
+                switch JavaTrustStore.write(ca: ca, to: directory + "/truststore.p12") {
+                case .made: plan.javaTrustStore = directory + "/truststore.p12"
+                case .noJDK: break
+                case .failed(let reason):
+                    Self.say("fcm-emu env: WARNING: no Java trust store (\(reason)); JAVA_TOOL_OPTIONS names none, so Java clients will not trust the emulator")
+                }
             }
             print(Self.render(plan.variables, as: format), terminator: "")
         }
+
+        static func say(_ line: String) { FileHandle.standardError.write(Data((line + "\n").utf8)) }
 
         static func render(_ variables: [(String, String)], as format: Format) -> String {
             switch format {

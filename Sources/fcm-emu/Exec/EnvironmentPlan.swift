@@ -23,6 +23,10 @@ struct EnvironmentPlan {
     let bundle: String
     /// A Java trust store holding the CA, when a JDK was there to make one.
     var javaTrustStore: String?
+    /// The project's sender id and first server key, for `FCM_EMU_SENDER_ID` and `FCM_EMU_SERVER_KEY`
+    /// (the project's own, never the demo project's unless it is the project).
+    var senderId: String?
+    var serverKey: String?
 
     var variables: [(String, String)] {
         let http = info["http"]?["url"]?.stringValue ?? ""
@@ -48,13 +52,12 @@ struct EnvironmentPlan {
                 ),
             ]
         }
-        out += [("NODE_EXTRA_CA_CERTS", ca), ("SSL_CERT_FILE", bundle), ("REQUESTS_CA_BUNDLE", bundle)]
+        out += [("NODE_EXTRA_CA_CERTS", ca), ("SSL_CERT_FILE", bundle), ("REQUESTS_CA_BUNDLE", bundle), ("CURL_CA_BUNDLE", bundle)]
         out += [
             ("FCM_EMU_URL", http), ("FCM_EMU_CONTROL_API", http + ControlAPI.prefix),
             ("FCM_EMU_HTTPS_URL", info["https"]?["url"]?.stringValue ?? ""), ("FCM_EMU_PROXY", proxy ?? ""), ("FCM_EMU_CA", ca),
             ("FCM_EMU_XMPP_PORT", info["xmpp"]?["ports"]?.arrayValue?.first?.int64Value.map(String.init) ?? ""),
-            ("FCM_EMU_PROJECT", project), ("FCM_EMU_SENDER_ID", info["demoProject"]?["senderId"]?.stringValue ?? ""),
-            ("FCM_EMU_SERVER_KEY", info["demoProject"]?["serverKey"]?.stringValue ?? ""),
+            ("FCM_EMU_PROJECT", project), ("FCM_EMU_SENDER_ID", senderId ?? ""), ("FCM_EMU_SERVER_KEY", serverKey ?? ""),
         ]
         return out.filter { !$0.1.isEmpty }
     }
@@ -66,11 +69,12 @@ struct EnvironmentPlan {
     }
 
     /// The emulator's CA after the system's roots, so clients that trust only this bundle still
-    /// reach real hosts the proxy tunnels.
+    /// reach real hosts the proxy tunnels. Written as a new file renamed into place (never through
+    /// a link at `path`).
     static func writeBundle(ca: String, to path: String) throws {
         let roots = ["/etc/ssl/certs/ca-certificates.crt", "/etc/pki/tls/certs/ca-bundle.crt", "/etc/ssl/cert.pem"]
         let system = roots.lazy.compactMap { try? String(contentsOfFile: $0, encoding: .utf8) }.first ?? ""
         let own = try String(contentsOfFile: ca, encoding: .utf8)
-        try (system + (system.hasSuffix("\n") || system.isEmpty ? "" : "\n") + own).write(toFile: path, atomically: true, encoding: .utf8)
+        try PrivateFiles.write(Array((system + (system.hasSuffix("\n") || system.isEmpty ? "" : "\n") + own).utf8), to: path, mode: 0o644)
     }
 }

@@ -26,9 +26,19 @@ extension FCMEmu {
                 Set for the command: GOOGLE_CLOUD_PROJECT, GCLOUD_PROJECT, FIREBASE_CONFIG; GOOGLE_APPLICATION_CREDENTIALS \
                 (a key file whose token_uri points at the emulator) or, with --credentials metadata, GCE_METADATA_HOST \
                 and GCE_METADATA_IP; HTTPS_PROXY, https_proxy, NO_PROXY (loopback), NODE_USE_ENV_PROXY=1, \
-                JAVA_TOOL_OPTIONS (proxy properties); NODE_EXTRA_CA_CERTS (the CA), SSL_CERT_FILE and REQUESTS_CA_BUNDLE \
-                (the CA after the system roots); and FCM_EMU_URL, FCM_EMU_CONTROL_API, FCM_EMU_HTTPS_URL, FCM_EMU_PROXY, \
-                FCM_EMU_CA, FCM_EMU_XMPP_PORT, FCM_EMU_PROJECT, FCM_EMU_SENDER_ID, FCM_EMU_SERVER_KEY.
+                JAVA_TOOL_OPTIONS (proxy properties, and a trust store when a JDK is installed); NODE_EXTRA_CA_CERTS \
+                (the CA), SSL_CERT_FILE, REQUESTS_CA_BUNDLE and CURL_CA_BUNDLE (the CA after the system roots); and \
+                FCM_EMU_URL, FCM_EMU_CONTROL_API, FCM_EMU_HTTPS_URL, FCM_EMU_PROXY, FCM_EMU_CA, FCM_EMU_XMPP_PORT, \
+                FCM_EMU_PROJECT, FCM_EMU_SENDER_ID and FCM_EMU_SERVER_KEY (--project's).
+
+                A variable you have set is kept, and a kept one that keeps the command from the emulator (HTTPS_PROXY, \
+                a NO_PROXY naming Google's hosts, GOOGLE_APPLICATION_CREDENTIALS, JAVA_TOOL_OPTIONS, …) is named on \
+                stderr with the fix. The CA variables are the exception: a bundle your SSL_CERT_FILE, REQUESTS_CA_BUNDLE, \
+                CURL_CA_BUNDLE or NODE_EXTRA_CA_CERTS names is copied with the emulator's CA added, the variable points \
+                at the copy, and one stderr line says so.
+
+                The key file (mode 0600), the bundles and the Java trust store (the JDK's cacerts copied, never written) \
+                are kept in a new private directory ($TMPDIR/fcm-emu-exec-XXXXXX, mode 0700), removed when the command ends.
 
                 Examples:
                   fcm-emu exec -- pytest tests/
@@ -85,31 +95,39 @@ extension FCMEmu {
             if (try? emulator.project(project)) == nil {
                 // A number derived from the id (FNV-1a), so the same project gets the same sender id every run.
                 let hash = project.utf8.reduce(UInt64(14_695_981_039_346_656_037)) { ($0 ^ UInt64($1)) &* 1_099_511_628_211 }
-                _ = try? emulator.createProject(id: project, number: String(100_000_000_000 + hash % 899_999_999_999))
-            }
-            let work = NSTemporaryDirectory() + "fcm-emu-exec-\(getpid())"
-            try? FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
-            defer { try? FileManager.default.removeItem(atPath: work) }
-            let bundle = work + "/ca-bundle.pem"
-            if let ca = running.server.caCertificatePath { try? EnvironmentPlan.writeBundle(ca: ca, to: bundle) }
-            var keyFile: String?
-            if credentials == .keyFile {
-                let answer = running.server.responder.respond(
-                    HTTPRequest(
-                        method: "GET", target: "\(ControlAPI.prefix)/projects/\(project)/serviceAccount",
-                        headers: [("Host", "\(running.server.http.host):\(running.server.http.port)")]))
-                if answer.status == 200 {
-                    keyFile = work + "/service-account.json"
-                    FileManager.default.createFile(atPath: work + "/service-account.json", contents: Data(answer.body))
+                do {
+                    _ = try emulator.createProject(id: project, number: String(100_000_000_000 + hash % 899_999_999_999))
+                } catch {
+                    Self.say("fcm-emu exec: cannot create project '\(project)': \(error.message)")
+                    return 2
                 }
             }
-            var plan = EnvironmentPlan(
-                info: running.server.info, project: project, credentials: credentials, keyFile: keyFile, bundle: bundle)
-            if let ca = running.server.caCertificatePath, JavaTrustStore.write(ca: ca, to: work + "/truststore.p12") {
-                plan.javaTrustStore = work + "/truststore.p12"
+            // A directory nobody else can have made or entered: a random name, mode 0700 (issue 23, item 3).
+            let work: String
+            do {
+                work = try PrivateFiles.makeDirectory(prefix: "fcm-emu-exec-")
+            } catch {
+                Self.say("fcm-emu exec: \(error)")
+                return 125
             }
-            var environment = ProcessInfo.processInfo.environment
-            for (name, value) in plan.variables where environment[name] == nil { environment[name] = value }
+            defer { try? FileManager.default.removeItem(atPath: work) }
+            let preset = ProcessInfo.processInfo.environment
+            var environment = preset
+            let plan = prepare(running, in: work)
+            // Set where not set already, and said where a preset value keeps the command from the emulator;
+            // the CA bundles the caller names are merged instead (issue 23, item 2).
+            for (name, value) in plan.variables where preset[name] == nil { environment[name] = value }
+            for line in PresetEnvironment.conflicts(preset: preset, plan: plan.variables, credentials: credentials) {
+                Self.say(line)
+            }
+            if let ca = running.server.caCertificatePath, let pem = try? String(contentsOfFile: ca, encoding: .utf8) {
+                let merge = PresetEnvironment.mergeBundles(preset: preset, caPEM: pem, directory: work)
+                for (name, value) in merge.values { environment[name] = value }
+                for name in PresetEnvironment.caVariables where environment[name]?.isEmpty == true {
+                    environment[name] = plan.variables.first { $0.0 == name }?.1
+                }
+                for line in merge.notes { Self.say(line) }
+            }
             let child: ChildProcess
             switch ChildProcess.spawn(command, environment: environment) {
             case .success(let started): child = started
@@ -124,6 +142,49 @@ extension FCMEmu {
             forward.cancel()
             return code
         }
+
+        /// The key file (0600), the CA bundle and the Java trust store in `work`, and the plan naming them.
+        private func prepare(_ running: RunningEmulator, in work: String) -> EnvironmentPlan {
+            let bundle = work + "/ca-bundle.pem"
+            if let ca = running.server.caCertificatePath {
+                do { try EnvironmentPlan.writeBundle(ca: ca, to: bundle) } catch { Self.say("fcm-emu exec: no CA bundle: \(error)") }
+            }
+            var keyFile: String?
+            if credentials == .keyFile {
+                let answer = running.server.responder.respond(
+                    HTTPRequest(
+                        method: "GET", target: "\(ControlAPI.prefix)/projects/\(project)/serviceAccount",
+                        headers: [("Host", "\(running.server.http.host):\(running.server.http.port)")]))
+                if answer.status == 200 {
+                    do {
+                        try PrivateFiles.write(answer.body, to: work + "/service-account.json", mode: 0o600)
+                        keyFile = work + "/service-account.json"
+                    } catch {
+                        Self.say("fcm-emu exec: no key file for \(project): \(error)")
+                    }
+                } else {
+                    let said = String(decoding: answer.body, as: UTF8.self).split(whereSeparator: \.isNewline).joined(separator: " ")
+                    Self.say("fcm-emu exec: no key file for \(project): the emulator answered \(answer.status): \(said)")
+                }
+            }
+            var plan = EnvironmentPlan(
+                info: running.server.info, project: project, credentials: credentials, keyFile: keyFile, bundle: bundle)
+            if let made = try? running.server.emulator.project(project) {
+                plan.senderId = made.number
+                plan.serverKey = made.serverKeys.first
+            }
+            if let ca = running.server.caCertificatePath {
+                switch JavaTrustStore.write(ca: ca, to: work + "/truststore.p12") {
+                case .made: plan.javaTrustStore = work + "/truststore.p12"
+                case .noJDK: break
+                case .failed(let reason):
+                    Self.say("fcm-emu exec: WARNING: no Java trust store (\(reason)); JAVA_TOOL_OPTIONS names none, so Java clients will not trust the emulator")
+                }
+            }
+            return plan
+        }
+
+        static func say(_ line: String) { FileHandle.standardError.write(Data((line + "\n").utf8)) }
     }
 }
 
