@@ -14,7 +14,8 @@ messages = int(sys.argv[2])
 port = ready["xmpp"]["ports"][0]
 context = ssl.create_default_context(cafile=ready["xmpp"]["caCertificate"])
 control = ready["controlApi"]
-request = urllib.request.Request(control + "/projects/demo-fcm-emu/devices", data=b'{"platform":"android"}', method="POST")
+request = urllib.request.Request(control + "/projects/demo-fcm-emu/devices", data=b'{"platform":"android"}', method="POST",
+                                 headers={"Content-Type": "application/json"})
 token = json.load(urllib.request.urlopen(request))["token"]
 auth = base64.b64encode(b"\0" + ready["demoProject"]["senderId"].encode() + b"@gcm.googleapis.com\0" + ready["demoProject"]["serverKey"].encode()).decode()
 STREAM = "<stream:stream to='gcm.googleapis.com' version='1.0' xmlns='jabber:client' xmlns:stream='http://etherx.jabber.org/streams'>"
