@@ -2,6 +2,7 @@
 
 import FCMCore
 import FCMHTTP
+import Foundation
 import Logging
 import NIOPosix
 import Testing
@@ -31,6 +32,26 @@ struct LiveServerTests {
         let connection = try RawConnection(port: server.http.port)
         try connection.send("GET /emulator/v1/health HTTP/1.1\r\nHost: localhost\r\n\r\n")
         #expect(try connection.readResponse().status == 200)
+    }
+
+    /// With no state directory the CA and its key go to a fresh private directory, never to a
+    /// name another local user could guess and fill first (issue 23, item 3's family).
+    @Test func withoutAStateDirectoryTheCAIsMadeInAFreshPrivateDirectory() async throws {
+        let temporary = FileManager.default.temporaryDirectory.path
+        var seen: [String] = []
+        for _ in 0..<2 {
+            try await withServer(tls: true) { server in
+                let directory = server.tlsDirectory
+                seen.append(directory)
+                #expect(directory.hasPrefix(temporary + "/fcm-emu-tls-"))
+                #expect(!directory.contains("-\(getpid())-"))
+                let mode = try FileManager.default.attributesOfItem(atPath: directory)[.posixPermissions] as? Int
+                #expect(mode == 0o700)
+                #expect(FileManager.default.fileExists(atPath: directory + "/ca-key.pem"))
+            }
+        }
+        #expect(seen.count == 2 && seen[0] != seen[1])
+        for directory in seen { #expect(!FileManager.default.fileExists(atPath: directory), "removed at shutdown") }
     }
 
     @Test func servesKeepAliveRequestsAndReportsItsPort() async throws {

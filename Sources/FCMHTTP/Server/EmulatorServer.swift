@@ -146,7 +146,7 @@ public final class EmulatorServer: Sendable {
         )
         var https: HTTPServer?
         var caPath: String?
-        let tlsDirectory = fronts.stateDirectory ?? (FileManager.default.temporaryDirectory.path + "/fcm-emu-\(getpid())-\(http.port)")
+        let tlsDirectory = try fronts.stateDirectory ?? Self.privateTemporaryDirectory()
         if let tlsPort = configuration.tlsPort {
             do {
                 let (tls, path) = try TLSFiles.serverContext(directory: tlsDirectory, alpn: ["h2", "http/1.1"])
@@ -233,4 +233,16 @@ private final class InfoBox: Sendable {
     func read() -> JSONValue { mutex.withLock { $0 } }
 
     func write(_ value: JSONValue) { mutex.withLock { $0 = value } }
+}
+
+extension EmulatorServer {
+    /// Where an emulator with no state directory keeps its CA and keys: a directory made fresh by
+    /// mkdtemp (a random name, mode 0700, never one that exists already), so another local user
+    /// can neither plant a CA it would load nor read the key it writes. A name made of the pid and
+    /// port was both predictable and reused.
+    static func privateTemporaryDirectory() throws -> String {
+        var template = Array((FileManager.default.temporaryDirectory.path + "/fcm-emu-tls-XXXXXX").utf8CString)
+        guard let made = mkdtemp(&template) else { throw IOError(errnoCode: errno, reason: "mkdtemp") }
+        return String(cString: made)
+    }
 }
