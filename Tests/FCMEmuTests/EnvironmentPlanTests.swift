@@ -29,7 +29,19 @@ struct EnvironmentPlanTests {
         #expect(vars["GOOGLE_CLOUD_PROJECT"] == "my-app" && vars["FIREBASE_CONFIG"] == #"{"projectId":"my-app"}"#)
         #expect(vars["FCM_EMU_CONTROL_API"] == "http://127.0.0.1:41000/emulator/v1")
         #expect(vars["FCM_EMU_XMPP_PORT"] == "41003")
+        #expect(vars["FCM_EMU_CONTROL_TOKEN"] == nil, "none on loopback")
     }
+
+    /// An emulator beyond loopback asks for its control token: the plan hands it on.
+    @Test func theControlTokenOfAnEmulatorBeyondLoopback() throws {
+        guard case .object(var fields) = info else { throw EnvironmentPlanError() }
+        fields.append(("controlToken", .string("0123456789abcdef0123456789abcdef")))
+        let plan = EnvironmentPlan(info: .object(fields), project: "my-app", credentials: .keyFile, keyFile: nil, bundle: "/tmp/b.pem")
+        let vars = Dictionary(plan.variables, uniquingKeysWith: { first, _ in first })
+        #expect(vars["FCM_EMU_CONTROL_TOKEN"] == "0123456789abcdef0123456789abcdef")
+    }
+
+    private struct EnvironmentPlanError: Error {}
 
     @Test func theMetadataServerInsteadOfAKeyFile() {
         let plan = EnvironmentPlan(info: info, project: "my-app", credentials: .metadata, keyFile: nil, bundle: "/tmp/bundle.pem")

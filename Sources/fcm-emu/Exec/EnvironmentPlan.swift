@@ -58,6 +58,8 @@ struct EnvironmentPlan {
             ("FCM_EMU_HTTPS_URL", info["https"]?["url"]?.stringValue ?? ""), ("FCM_EMU_PROXY", proxy ?? ""), ("FCM_EMU_CA", ca),
             ("FCM_EMU_XMPP_PORT", info["xmpp"]?["ports"]?.arrayValue?.first?.int64Value.map(String.init) ?? ""),
             ("FCM_EMU_PROJECT", project), ("FCM_EMU_SENDER_ID", senderId ?? ""), ("FCM_EMU_SERVER_KEY", serverKey ?? ""),
+            // Only an emulator beyond loopback has one; the CLI and the Python client send it.
+            ("FCM_EMU_CONTROL_TOKEN", info["controlToken"]?.stringValue ?? ""),
         ]
         return out.filter { !$0.1.isEmpty }
     }
