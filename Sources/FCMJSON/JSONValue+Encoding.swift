@@ -6,7 +6,7 @@ extension JSONValue {
         /// No white space: `{"a":1}`.
         case compact
         /// Two-space indentation and `"key": value`, the layout Google's APIs answer with
-        /// (their `prettyPrint=true` default, FCM-WIRE.md §1.1).
+        /// (their `prettyPrint=true` default: Google's system parameters, cloud.google.com/apis/docs/system-parameters).
         case pretty
     }
 

@@ -3,7 +3,7 @@
 /// A JSON value that keeps object keys in the order they were written.
 ///
 /// Order matters twice in fcm-emu: error messages name fields by position
-/// (`message.data[0].value`, FCM-WIRE.md §1.2 rule 5), and responses must come out byte for byte
+/// (`message.data[0].value`, as FCM's v1 errors name fields, per Google's AIP-193 field violations), and responses must come out byte for byte
 /// as FCM writes them. Numbers keep their source text so that `12` and `12.0` stay distinguishable.
 public enum JSONValue: Sendable, Equatable {
     case null

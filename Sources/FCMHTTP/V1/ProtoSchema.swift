@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 /// The shape of a protobuf message as its JSON mapping reads it: enough of the schema to parse
-/// requests the way Google's JSON transcoder does (FCM-WIRE.md §1.2).
+/// requests the way Google's JSON transcoder does (the proto3 JSON mapping, protobuf.dev/programming-guides/json).
 indirect enum ProtoType: Sendable {
     case string
     case bool
@@ -63,7 +63,7 @@ enum ProtoNames {
     }
 }
 
-/// The FCM v1 schema, from the discovery document and the SDK encoders (FCM-WIRE.md §1.3).
+/// The FCM v1 schema, from the discovery document and the SDK encoders (firebase.google.com/docs/reference/fcm/rest/v1/projects.messages).
 enum FCMSchema {
     private static let fcm = "google.firebase.fcm.v1."
 
