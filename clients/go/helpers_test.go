@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -51,26 +52,36 @@ func ctxFor(t *testing.T) context.Context {
 // API (a sender that is not the code under test).
 func sendV1(t *testing.T, emu *fcmemu.Emulator, project *fcmemu.Project, message map[string]any) string {
 	t.Helper()
-	token, err := project.CreateAccessToken(ctxFor(t))
+	name, err := send(emu, project, message)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return name
+}
+
+func send(emu *fcmemu.Emulator, project *fcmemu.Project, message map[string]any) (string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	token, err := project.CreateAccessToken(ctx)
+	if err != nil {
+		return "", err
+	}
 	body, _ := json.Marshal(map[string]any{"message": message})
-	req, _ := http.NewRequest("POST", emu.HTTPURL()+"/v1/projects/"+project.ID()+"/messages:send", bytes.NewReader(body))
+	req, _ := http.NewRequestWithContext(ctx, "POST", emu.HTTPURL()+"/v1/projects/"+project.ID()+"/messages:send", bytes.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Authorization", "Bearer "+token.AccessToken)
 	resp, err := (&http.Client{Transport: &http.Transport{}}).Do(req)
 	if err != nil {
-		t.Fatal(err)
+		return "", err
 	}
 	defer resp.Body.Close()
 	data, _ := io.ReadAll(resp.Body)
 	if resp.StatusCode != 200 {
-		t.Fatalf("send: %d %s", resp.StatusCode, data)
+		return "", fmt.Errorf("send: %d %s", resp.StatusCode, data)
 	}
 	var answer struct{ Name string }
 	_ = json.Unmarshal(data, &answer)
-	return answer.Name
+	return answer.Name, nil
 }
 
 // alive reports whether process pid exists and is not a zombie.
