@@ -182,10 +182,9 @@ export interface FaultRule {
 }
 
 export interface AccessToken {
-  access_token?: string;
-  accessToken?: string;
-  token_type?: string;
-  expires_in?: number;
+  accessToken: string;
+  tokenType: string;
+  expiresIn: number;
   [key: string]: unknown;
 }
 

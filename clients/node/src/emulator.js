@@ -21,17 +21,22 @@ import { FirebaseEnvironment, childEnv } from './env.js';
 export const DEFAULT_SETTINGS = Object.freeze({ tlsPort: '0', xmppPort: '0', xmppTestPort: 'off', proxyPort: '0' });
 
 /**
- * The watchdog the emulator runs under: it starts `serve`, and stops it (SIGTERM) when its
- * standard input reaches end of file, that is when this process closes the pipe (`stop()`) or
- * ends in any way at all, a SIGKILL included. A signal to the watchdog stops it the same way.
+ * The watchdog the emulator runs under (POSIX sh): it starts `serve`, and stops it (SIGTERM) when
+ * its standard input reaches end of file, that is when this process closes the pipe (`stop()`) or
+ * ends in any way at all, a SIGKILL included. A signal to the watchdog stops the emulator the same
+ * way; the watchdog exits with the emulator's status as soon as the emulator exits.
  */
 const WATCHDOG = [
-  '"$@" </dev/null &',
+  'exec 3<&0',
+  '"$@" </dev/null 3<&- &',
   'child=$!',
+  '(while read -r _; do :; done; kill -TERM "$child" 2>/dev/null) <&3 &',
+  'reader=$!',
+  'exec 3<&-',
   "trap 'kill -TERM \"$child\" 2>/dev/null' TERM INT HUP",
-  'while read -r _; do :; done',
-  'kill -TERM "$child" 2>/dev/null',
-  'wait "$child"',
+  'while :; do wait "$child"; status=$?; kill -0 "$child" 2>/dev/null || break; done',
+  'kill "$reader" 2>/dev/null',
+  'exit "$status"',
 ].join('\n');
 
 /** Started emulators still running, stopped when this process exits. */
