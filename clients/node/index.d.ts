@@ -366,6 +366,8 @@ export class GoogleRoute implements Disposable {
   readonly ca: string | Buffer;
   /** How many connections it sent to the emulator. */
   readonly connections: number;
+  /** Its connections still open (TLS sockets), closed by uninstall(). */
+  readonly sockets: ReadonlySet<object>;
   readonly installed: boolean;
   /** The emulator port `host:port` goes to, or null. */
   target(host: string | undefined, port: number | string | undefined): number | null;

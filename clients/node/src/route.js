@@ -57,6 +57,25 @@ function toArray(ca) {
   return Array.isArray(ca) ? ca : [ca];
 }
 
+/** The routes in force, the latest last (it wins when two take the same host). */
+const active = [];
+/** Whether `routedConnect` is in `tls.connect`'s place (or in a chain someone built on it). */
+let wrapped = false;
+/** The `tls.connect` that was there before. */
+let original = tls.connect;
+
+/** The one wrapper every route shares: asks the routes in force, latest first. */
+function routedConnect(...args) {
+  if (active.length) {
+    const { options, callback } = normalize(args);
+    for (let i = active.length - 1; i >= 0; i -= 1) {
+      const routed = active[i].rewrite(options);
+      if (routed) return active[i].open(this, routed, callback);
+    }
+  }
+  return original.apply(this, args);
+}
+
 /** A route, installed or not. */
 export class GoogleRoute {
   /**
@@ -88,8 +107,6 @@ export class GoogleRoute {
     /** @type {Set<import('node:tls').TLSSocket>} */
     this.sockets = new Set();
     this.active = false;
-    this.previous = null;
-    this.wrapper = null;
   }
 
   /**
@@ -130,44 +147,45 @@ export class GoogleRoute {
   /** Starts routing; returns this. Installing twice does nothing. */
   install() {
     if (this.active) return this;
-    const previous = tls.connect;
-    const route = this;
-    const connect = function connect(...args) {
-      if (!route.active) return previous.apply(this, args);
-      const { options, callback } = normalize(args);
-      const routed = route.rewrite(options);
-      if (!routed) return previous.apply(this, args);
-      const socket = callback ? previous.call(this, routed, callback) : previous.call(this, routed);
-      route.connections += 1;
-      route.sockets.add(socket);
-      socket.once('close', () => route.sockets.delete(socket));
-      return socket;
-    };
-    this.previous = previous;
-    this.wrapper = connect;
     this.active = true;
-    tls.connect = connect;
-    syncBuiltinESMExports();
+    active.push(this);
+    if (!wrapped) {
+      original = tls.connect;
+      tls.connect = routedConnect;
+      wrapped = true;
+      syncBuiltinESMExports();
+    }
     return this;
   }
 
   /**
-   * Stops routing and puts the previous `tls.connect` back (when nobody replaced it since;
-   * otherwise this route stays in the chain, inactive). Closes the connections it made unless
-   * `closeConnections` is false.
+   * Stops routing. When no route is left, `tls.connect` is put back as it was (unless someone
+   * wrapped it since: then the wrapper stays in their chain and passes every call through).
+   * Closes the connections this route made unless `closeConnections` is false.
    * @param {{closeConnections?: boolean}} [options]
    */
   uninstall({ closeConnections = true } = {}) {
     if (!this.active) return;
     this.active = false;
-    if (tls.connect === this.wrapper) {
-      tls.connect = this.previous;
+    active.splice(active.indexOf(this), 1);
+    if (active.length === 0 && wrapped && tls.connect === routedConnect) {
+      tls.connect = original;
+      wrapped = false;
       syncBuiltinESMExports();
     }
     if (closeConnections) {
       for (const socket of this.sockets) socket.destroy();
       this.sockets.clear();
     }
+  }
+
+  /** @private Opens a routed connection with the real `tls.connect`. */
+  open(self, routed, callback) {
+    const socket = callback ? original.call(self, routed, callback) : original.call(self, routed);
+    this.connections += 1;
+    this.sockets.add(socket);
+    socket.once('close', () => this.sockets.delete(socket));
+    return socket;
   }
 
   [Symbol.dispose]() { this.uninstall(); }

@@ -186,14 +186,16 @@ describe('GoogleRoute', () => {
     }
   });
 
-  test('routes nest: the inner one uninstalled first leaves the outer in force', async () => {
+  test('routes nest, in either order: tls.connect is put back when the last one goes', async () => {
     const original = tls.connect;
-    const outer = (await emulator.googleRoute()).install();
-    const inner = (await emulator.googleRoute()).install();
-    inner.uninstall();
-    assert.notEqual(tls.connect, original);
-    outer.uninstall();
-    assert.equal(tls.connect, original);
+    for (const order of [['inner', 'outer'], ['outer', 'inner']]) {
+      const routes = { outer: (await emulator.googleRoute()).install(), inner: (await emulator.googleRoute()).install() };
+      routes[order[0]].uninstall();
+      assert.notEqual(tls.connect, original);
+      assert.ok(routes[order[1]].installed);
+      routes[order[1]].uninstall();
+      assert.equal(tls.connect, original);
+    }
   });
 
   test('rejects a route without a TLS port or a CA', () => {
