@@ -13,7 +13,7 @@ func TestProjectsAndDevices(t *testing.T) {
 	emu := sharedEmulator(t)
 	ctx := ctxFor(t)
 	project := emu.NewProject(t)
-	if !strings.HasPrefix(project.ID(), "t-testprojectsanddevic-") || len(project.ID()) > 30 {
+	if !strings.HasPrefix(project.ID(), "t-testprojectsanddevic") || len(project.ID()) > 30 {
 		t.Errorf("project id %q", project.ID())
 	}
 	info, err := project.Info(ctx)

@@ -20,24 +20,38 @@ func ctxFor(t *testing.T) context.Context {
 	return ctx
 }
 
+// world is an emulator, a fresh project with one device, and a generated fcm/v1 client made with
+// the project's options.
+type world struct {
+	emu     *fcmemu.Emulator
+	project *fcmemu.Project
+	phone   *fcmemu.Device
+	svc     *fcm.Service
+	opts    []option.ClientOption
+}
+
+func newWorld(t *testing.T, device fcmemu.NewDevice) world {
+	ctx := ctxFor(t)
+	w := world{emu: fcmemu.Start(t)}
+	w.project = w.emu.NewProject(t)
+	var err error
+	if w.phone, err = w.project.CreateDevice(ctx, device); err != nil {
+		t.Fatal(err)
+	}
+	if w.opts, err = googleopt.ClientOptions(ctx, w.project); err != nil {
+		t.Fatal(err)
+	}
+	if w.svc, err = fcm.NewService(ctx, w.opts...); err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
 // The generated fcm/v1 client, given the options, sends to https://fcm.googleapis.com/ with a
 // bearer it obtained by the JWT exchange at the key's token_uri; the strict project checks it.
 func TestGeneratedClientWithClientOptions(t *testing.T) {
-	emu := fcmemu.Start(t)
-	ctx := ctxFor(t)
-	project := emu.NewProject(t)
-	phone, err := project.CreateDevice(ctx, fcmemu.NewDevice{Platform: fcmemu.IOS, Name: "iphone"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	opts, err := googleopt.ClientOptions(ctx, project)
-	if err != nil {
-		t.Fatal(err)
-	}
-	svc, err := fcm.NewService(ctx, opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := newWorld(t, fcmemu.NewDevice{Platform: fcmemu.IOS, Name: "iphone"})
+	ctx, emu, project, phone, svc := ctxFor(t), w.emu, w.project, w.phone, w.svc
 	if svc.BasePath != "https://fcm.googleapis.com/" {
 		t.Errorf("base path %s: the client's own endpoint should be kept", svc.BasePath)
 	}
@@ -89,25 +103,12 @@ func TestGeneratedClientWithAnExplicitEndpoint(t *testing.T) {
 
 // Errors come back as the generated client reports FCM's: an unknown token is a 404 UNREGISTERED.
 func TestGeneratedClientSeesFCMErrors(t *testing.T) {
-	emu := fcmemu.Start(t)
-	ctx := ctxFor(t)
-	project := emu.NewProject(t)
-	phone, err := project.CreateDevice(ctx, fcmemu.NewDevice{Name: "gone"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := newWorld(t, fcmemu.NewDevice{Name: "gone"})
+	ctx, project, phone, svc := ctxFor(t), w.project, w.phone, w.svc
 	if err := phone.Delete(ctx); err != nil {
 		t.Fatal(err)
 	}
-	opts, err := googleopt.ClientOptions(ctx, project)
-	if err != nil {
-		t.Fatal(err)
-	}
-	svc, err := fcm.NewService(ctx, opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = svc.Projects.Messages.Send("projects/"+project.ID(), &fcm.SendMessageRequest{Message: &fcm.Message{Token: phone.Token}}).Context(ctx).Do()
+	_, err := svc.Projects.Messages.Send("projects/"+project.ID(), &fcm.SendMessageRequest{Message: &fcm.Message{Token: phone.Token}}).Context(ctx).Do()
 	if err == nil || !strings.Contains(err.Error(), "404") {
 		t.Errorf("send to a deleted device: %v", err)
 	}
@@ -154,4 +155,19 @@ func TestApplicationDefaultCredentialsInAChildProcess(t *testing.T) {
 	if err != nil || len(events.Events) == 0 {
 		t.Errorf("the child did not go through the proxy: %+v %v", events, err)
 	}
+}
+
+// The code under test of first_push_test.go, with a phone that is offline when the goal is sent.
+func TestAnOfflinePhoneGetsNothingYet(t *testing.T) {
+	ctx := context.Background()
+	w := newWorld(t, fcmemu.NewDevice{Platform: fcmemu.IOS, State: fcmemu.Offline})
+	phone := w.phone
+	if err := sendGoal(ctx, w.project.ID(), phone.Token, "3-1", w.opts...); err != nil {
+		t.Fatal(err)
+	}
+	fcmemu.RequireNothingDelivered(t, phone)
+	if err := phone.SetState(ctx, fcmemu.Foreground); err != nil {
+		t.Fatal(err)
+	}
+	fcmemu.RequireDelivered(t, phone, fcmemu.WhereFields(map[string]any{"payload.score": "3-1"}))
 }
