@@ -170,13 +170,13 @@ func TestHelperProcess(t *testing.T) {
 		panic("panicking on purpose")
 	case "exit":
 		os.Exit(3) // no cleanup runs
-	case "hang":
-		select {} // killed by the parent
+	case "hang", "interrupt":
+		select {} // killed or interrupted by the parent
 	}
 }
 
 func TestNoEmulatorOutlivesItsTest(t *testing.T) {
-	for _, mode := range []string{"fail", "panic", "exit", "hang"} {
+	for _, mode := range []string{"fail", "panic", "exit", "hang", "interrupt"} {
 		mode := mode
 		t.Run(mode, func(t *testing.T) {
 			t.Parallel()
@@ -201,11 +201,12 @@ func TestNoEmulatorOutlivesItsTest(t *testing.T) {
 					time.Sleep(delay)
 				}
 			}
-			if mode == "hang" {
+			if mode == "hang" || mode == "interrupt" {
 				if !alive(pid) {
 					t.Fatal("the emulator is not running while its test is")
 				}
-				_ = cmd.Process.Signal(syscall.SIGKILL)
+				signal := map[string]syscall.Signal{"hang": syscall.SIGKILL, "interrupt": syscall.SIGINT}[mode]
+				_ = cmd.Process.Signal(signal) // the test process only, not the emulator
 			}
 			select {
 			case err := <-exited:
