@@ -29,7 +29,7 @@ public final class Emulator: Sendable {
     /// Told (outside the lock) which projects' XMPP connections have CCS work.
     private let ccsListener = Mutex<(@Sendable (String) -> Void)?>(nil)
     /// Told (outside the lock) that events were logged.
-    private let watchers = EventWatchers()
+    let watchers = EventWatchers()
 
     /// A new emulator. With `demoProject`, the project of `DemoProject` exists from the start.
     public init(
@@ -58,10 +58,11 @@ public final class Emulator: Sendable {
     func withWorld<R: Sendable, E: Error>(_ body: (inout World) throws(E) -> R) throws(E) -> R {
         let target = clockTarget()
         var work: Set<String> = []
-        var logged = false
+        // What was logged, for the watchers' index: `.some(nil)` when too much to list.
+        var logged: [EventNote]?? = nil
         defer {
             notifyCCS(work)
-            if logged { watchers.notify() }
+            if let logged { watchers.notify(logged) }
         }
         return try state.withLock { (world: inout World) throws(E) -> R in
             let before = world.events.nextSequence
@@ -69,17 +70,18 @@ public final class Emulator: Sendable {
             defer {
                 work = world.ccsWork
                 world.ccsWork = []
-                logged = world.events.nextSequence != before
+                if world.events.nextSequence != before, !watchers.isEmpty { logged = .some(world.eventNotes(from: before)) }
             }
             return try body(&world)
         }
     }
 
-    /// Calls `onChange` (outside the lock, on whichever thread changed the world) each time
-    /// events are logged, until the returned watch is cancelled or released. Streams and waits
-    /// use it to read again instead of polling (issue 13).
-    public func watchEvents(_ onChange: @escaping @Sendable () -> Void) -> EventWatch {
-        watchers.add(onChange)
+    /// Calls `onChange` (outside the lock, on the emulator's watcher queue) after events that
+    /// may concern `interest` are logged, until the returned watch is cancelled or released.
+    /// Streams and waits use it to read again instead of polling (issue 13); the index by interest
+    /// keeps a send from waking readers of other devices (issue 23).
+    public func watchEvents(_ interest: EventInterest = .everything, _ onChange: @escaping @Sendable () -> Void) -> EventWatch {
+        watchers.add(interest, onChange)
     }
 
     /// Finishes pending fan-outs a chunk per lock hold, so other clients get the lock in between

@@ -65,6 +65,13 @@ extension EmulatorSettings {
             guard let n = Int(v), n >= 1 else { throw bad(v, "a positive number") }
             s.maxEvents = n
         },
+        Key(name: "maxEventBytes", example: "256MiB", help: "Bytes the event log may hold (1MiB to 64GiB); the oldest go first") {
+            s, v throws(FCMError) in
+            guard let n = byteCount(v), EmulatorSettings.maxEventBytesRange.contains(n) else {
+                throw bad(v, "a size from 1MiB to 64GiB, such as 268435456, 512KiB, 256MiB or 2GiB")
+            }
+            s.maxEventBytes = n
+        },
         Key(name: "maxInboxPerDevice", example: "1000", help: "Deliveries kept per device inbox; the oldest go first") {
             s, v throws(FCMError) in
             guard let n = Int(v), n >= 1 else { throw bad(v, "a positive number") }
@@ -95,6 +102,18 @@ extension EmulatorSettings {
     private static func millis(_ v: String) throws(FCMError) -> Int64 {
         guard let ms = DurationText.millis(v) else { throw bad(v, "a duration such as 500ms, 90s, 15m, 2h or 28d") }
         return ms
+    }
+
+    /// A whole number of bytes, or of KiB, MiB or GiB (1024-based, as the README's limits are).
+    static func byteCount(_ v: String) -> Int? {
+        let units: [(String, Int)] = [("KiB", 1 << 10), ("MiB", 1 << 20), ("GiB", 1 << 30), ("", 1)]
+        for (unit, scale) in units where v.hasSuffix(unit) {
+            let digits = v.dropLast(unit.count)
+            guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }), digits.count <= 12, let n = Int(digits) else { return nil }
+            let (bytes, overflow) = n.multipliedReportingOverflow(by: scale)
+            return overflow ? nil : bytes
+        }
+        return nil
     }
 
     private static func seconds(_ v: String) throws(FCMError) -> Int64 { try millis(v) / 1000 }

@@ -40,6 +40,10 @@ public struct EmulatorSettings: Sendable, Equatable {
     public var topicRateLimit: RateLimit?
     /// Events kept in the log; the oldest go first.
     public var maxEvents = 1_000_000
+    /// Bytes the event log may hold, counted as `EventLog.approximateBytes`; the oldest go first.
+    public var maxEventBytes = 256 << 20
+    /// `maxEventBytes`' range: a log of a few events at least, and no more than a machine has.
+    public static let maxEventBytesRange: ClosedRange<Int> = (1 << 20)...(1 << 36)
     /// Deliveries kept per device inbox; the oldest go first.
     public var maxInboxPerDevice = 1000
 

@@ -39,7 +39,7 @@ extension World {
         // A cursor past the end belongs to a world that was replaced (a snapshot import).
         if next > events.nextSequence { next = events.nextSequence }
         guard let filter = try EventFilter(query, in: self) else {
-            return EventPage(events: [], next: events.nextSequence, missed: missed)
+            return EventPage(events: [], next: events.nextSequence, missed: missed, generation: events.generation)
         }
         var matched: [EventPage.Item] = []
         let end = min(events.nextSequence, next + maxScan)
@@ -49,7 +49,17 @@ extension World {
             }
             next += 1
         }
-        return EventPage(events: matched, next: next, missed: missed)
+        return EventPage(events: matched, next: next, missed: missed, generation: events.generation)
+    }
+
+    /// What the events from sequence `first` on say to the watchers' index; nil when there are
+    /// more than it takes in one go (it then wakes everyone).
+    func eventNotes(from first: Int) -> [EventNote]? {
+        let start = max(first, events.oldestSequence)
+        guard events.nextSequence - start <= EventWatchers.maxNotes else { return nil }
+        return (start..<events.nextSequence).compactMap { sequence in
+            events[sequence: sequence].map { EventNote(kind: $0.kind, device: $0.device, projectId: projectId(of: $0)) }
+        }
     }
 }
 
@@ -65,10 +75,13 @@ public struct EventPage: Sendable {
     public let next: Int
     /// Events the reader never saw: the log overwrote them before it got there.
     public let missed: Int
+    /// Which log the page is from: a reset or an import starts another, whose sequence numbers
+    /// may name other events.
+    public let generation: Int
 }
 
 /// An `EventQuery` resolved against the world once per read: project and token become indexes.
-private struct EventFilter {
+struct EventFilter {
     let query: EventQuery
     let projectIndex: Int32?
     let device: DeviceID?

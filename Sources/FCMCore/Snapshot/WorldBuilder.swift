@@ -33,7 +33,7 @@ public struct WorldBuilder: Sendable {
         world.ids.microCounter = counters.microCounter
         world.nextStoreSequence = counters.nextStoreSequence
         world.timers = TimerQueue(entries: [], nextSequence: counters.nextTimerSequence)
-        world.events = EventLog(capacity: settings.maxEvents, events: [], nextSequence: counters.nextEventSequence)
+        world.events = EventLog(for: settings, events: [], nextSequence: counters.nextEventSequence)
         world.ccs = CCSOutbox(waiting: [:], nextConnection: counters.nextCCSConnection, drainRequests: [:])
     }
 
@@ -230,7 +230,7 @@ public struct WorldBuilder: Sendable {
 
     /// The event log, oldest first.
     public mutating func setEvents(_ events: [Event]) throws(SnapshotProblem) {
-        world.events = EventLog(capacity: world.settings.maxEvents, events: events, nextSequence: world.events.nextSequence)
+        world.events = EventLog(for: world.settings, events: events, nextSequence: world.events.nextSequence)
     }
 
     /// Checks one event, so a reader can name the line of a bad one.

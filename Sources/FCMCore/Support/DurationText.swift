@@ -1,19 +1,24 @@
 // SPDX-License-Identifier: Apache-2.0
 
 /// Durations as people write them in flags, config files and the control API:
-/// `500ms`, `90s`, `15m`, `2h`, `28d`, a sum like `1h30m`, or a bare number of seconds.
+/// `500ms`, `90s`, `15m`, `2h`, `28d`, a sum like `1h30m`, or a bare number of seconds. Numbers are
+/// plain decimals (`2.5`): not what `Double(_:)` also reads (`0x10`, `1e3`, `+5`, `inf`), which
+/// made `timeout=0x10` a 16-second wait (issue 23).
 public enum DurationText {
     /// Milliseconds, or nil when the text is not a duration.
     public static func millis(_ text: String) -> Int64? {
         let trimmed = text.trimmingSpaces
-        if let seconds = Double(trimmed), seconds.isFinite, seconds >= 0, seconds < 9.0e12 { return Int64(seconds * 1000) }
+        if let seconds = plainDecimal(Substring(trimmed)) {
+            guard seconds < 9.0e12 else { return nil }
+            return Int64(seconds * 1000)
+        }
         var total: Int64 = 0
         var number = ""
         var unit = ""
         var sawAny = false
         func flush() -> Bool {
             guard !number.isEmpty else { return unit.isEmpty }
-            guard let value = Double(number), value >= 0, value < 1e12 else { return false }
+            guard let value = plainDecimal(Substring(number)), value < 1e12 else { return false }
             let scale: Double
             switch unit {
             case "ms": scale = 1
@@ -34,10 +39,10 @@ public enum DurationText {
             return true
         }
         for ch in trimmed {
-            if ch.isNumber || ch == "." {
+            if ch.isASCII && (ch.isNumber || ch == ".") {
                 if !unit.isEmpty { guard flush() else { return nil } }
                 number.append(ch)
-            } else if ch.isLetter {
+            } else if ch.isASCII && ch.isLetter {
                 guard !number.isEmpty else { return nil }
                 unit.append(ch)
             } else {
@@ -46,6 +51,14 @@ public enum DurationText {
         }
         guard flush(), sawAny else { return nil }
         return total
+    }
+
+    /// `digits` or `digits.digits`, ASCII only, at most 20 characters; nil for anything else.
+    static func plainDecimal(_ text: Substring) -> Double? {
+        guard !text.isEmpty, text.count <= 20 else { return nil }
+        let parts = text.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
+        for part in parts where part.isEmpty || !part.allSatisfy({ $0.isASCII && $0.isNumber }) { return nil }
+        return Double(text)
     }
 }
 

@@ -40,7 +40,7 @@ struct World: Sendable {
         self.settings = settings
         now = start
         ids = IdentifierFactory(seed: settings.seed)
-        events = EventLog(capacity: settings.maxEvents)
+        events = EventLog(for: settings)
     }
 
     // MARK: - Clock

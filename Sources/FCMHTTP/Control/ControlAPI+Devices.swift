@@ -120,7 +120,12 @@ extension ControlAPI {
                         ]))
                 }
                 guard let wait = try waitRequest(request, limit: emulator.settings.maxInboxPerDevice) else { return answer(try read()) }
-                return try waiting(wait, read: read, count: { $0.1.count }, answer: answer)
+                let current = try read()
+                return waiting(
+                    wait, interest: EventInterest(device: current.0.id, projectId: project), current: current, count: { $0.1.count },
+                    progress: { [emulator] () throws(FCMError) -> (count: Int, done: Bool) in
+                        (try emulator.inboxCount(device, projectId: project), true)
+                    }, read: read, answer: answer)
             })
         router.add(
             "DELETE", base + "/{device}/inbox",

@@ -3,6 +3,7 @@
 import FCMCore
 import FCMCoreJSON
 import FCMJSON
+import Synchronization
 
 /// Reads that do not poll (issue 13): `waitFor` on the inbox and the events lists, and the
 /// Server-Sent Events stream of the event log. Both are woken by the emulator when events are
@@ -37,7 +38,8 @@ extension ControlAPI {
             })
     }
 
-    /// `waitFor=N&timeout=5s`: nil when the request does not ask to wait.
+    /// `waitFor=N&timeout=5s`: nil when the request does not ask to wait. Both are read strictly
+    /// (`WaitParameters`): `timeout=0x10` was 16 seconds.
     func waitRequest(_ request: HTTPRequest, limit: Int) throws(FCMError) -> WaitRequest? {
         guard let text = request.queryValue("waitFor") else {
             guard request.queryValue("timeout") == nil else {
@@ -45,50 +47,79 @@ extension ControlAPI {
             }
             return nil
         }
-        guard let count = Int(text), (1...limit).contains(count) else {
+        guard let count = WaitParameters.count(text), (1...limit).contains(count) else {
             throw FCMError(.invalidArgument, "waitFor must be a whole number from 1 to \(limit) (the limit)", field: "waitFor")
         }
         var millis = Self.defaultWaitMillis
         if let timeout = request.queryValue("timeout") {
-            guard let given = DurationText.millis(timeout), given <= Self.maxWaitMillis else {
-                throw FCMError(.invalidArgument, "timeout must be a duration of at most 5m, like 500ms or 10s", field: "timeout")
+            guard let given = WaitParameters.millis(timeout), given <= Self.maxWaitMillis else {
+                throw FCMError(
+                    .invalidArgument, "timeout must be a duration of at most 5m, like 500ms, 10s or 5m (digits and a unit)",
+                    field: "timeout")
             }
             millis = given
         }
         return WaitRequest(count: count, timeoutMillis: millis)
     }
 
-    /// Answers now when `count(read())` reaches the wait's count (or the timeout is zero);
+    /// Answers now when `count(current)` reaches the wait's count (or the timeout is zero);
     /// otherwise a response holding what there is now, which a transport keeps open until the
     /// count is reached or the timeout passes. `Emulator-Wait` says which ended it.
+    ///
+    /// A wake-up does not read the answer again: `progress` counts what was logged since the last
+    /// one (a bounded page; `done` false when more remain), and `read` runs once, for the answer.
+    /// Only events that `interest` may concern wake it (issue 23).
     func waiting<T: Sendable>(
-        _ wait: WaitRequest, read: @escaping @Sendable () throws(FCMError) -> T, count: @escaping @Sendable (T) -> Int,
-        answer: @escaping @Sendable (T) -> HTTPResponse
-    ) throws(FCMError) -> HTTPResponse {
-        let current = try read()
+        _ wait: WaitRequest, interest: EventInterest, current: T, count: @escaping @Sendable (T) -> Int,
+        progress: @escaping @Sendable () throws(FCMError) -> (count: Int, done: Bool),
+        read: @escaping @Sendable () throws(FCMError) -> T, answer: @escaping @Sendable (T) -> HTTPResponse
+    ) -> HTTPResponse {
         if count(current) >= wait.count { return Self.tagged(answer(current), "satisfied") }
         if wait.timeoutMillis == 0 { return Self.tagged(answer(current), "timeout") }
         guard let slot = live.admit(.wait) else {
             return ControlError.response(
                 status: 429, name: "RESOURCE_EXHAUSTED", message: "Too many open waits (at most \(live.maxWaits)); try again later")
         }
-        // Read again on every wake-up; a read that fails (the device was deleted) is the answer.
-        let settle = { @Sendable (final: Bool) -> HTTPResponse? in
+        // A read that fails (the device or project was deleted) is the answer.
+        let final = { @Sendable (outcome: String) -> HTTPResponse in
             do throws(FCMError) {
-                let value = try read()
-                if count(value) >= wait.count { return Self.tagged(answer(value), "satisfied") }
-                return final ? Self.tagged(answer(value), "timeout") : nil
+                return Self.tagged(answer(try read()), outcome)
             } catch {
                 return ControlError.response(error)
             }
         }
-        let placeholder = Self.tagged(answer(current), "timeout")
-        var response = placeholder
+        let check = { @Sendable () -> PendingAnswer.Progress in
+            do throws(FCMError) {
+                let (counted, done) = try progress()
+                if counted >= wait.count { return .answer(final("satisfied")) }
+                return done ? .waiting : .readMore
+            } catch {
+                return .answer(ControlError.response(error))
+            }
+        }
+        var response = Self.tagged(answer(current), "timeout")
         response.live = .wait(
             PendingAnswer(
-                timeoutMillis: wait.timeoutMillis, check: { settle(false) }, expire: { settle(true) ?? placeholder },
-                watch: { [emulator] in emulator.watchEvents($0) }, slot: slot))
+                timeoutMillis: wait.timeoutMillis, check: check, expire: { final("timeout") },
+                watch: { [emulator] in emulator.watchEvents(interest, $0) }, slot: slot))
         return response
+    }
+
+    /// A wait on an events list: counts matching events as they are logged (`EventTally`).
+    func waitingForEvents(
+        _ wait: WaitRequest, query: EventQuery, answer: @escaping @Sendable ([Event]) -> HTTPResponse
+    ) throws(FCMError) -> HTTPResponse {
+        let (current, start) = try emulator.eventsTallied(query)
+        let tally = Mutex(start)
+        return waiting(
+            wait, interest: EventInterest(query), current: current, count: \.count,
+            progress: { [emulator] () throws(FCMError) -> (count: Int, done: Bool) in
+                var t = tally.withLock { $0 }
+                let done = try emulator.advance(&t, matching: query)
+                tally.withLock { $0 = t }
+                return (t.count, done)
+            },
+            read: { [emulator] () throws(FCMError) -> [Event] in try emulator.events(query) }, answer: answer)
     }
 
     private static func tagged(_ response: HTTPResponse, _ outcome: String) -> HTTPResponse {
@@ -115,13 +146,13 @@ extension ControlAPI {
             return ControlError.response(
                 status: 429, name: "RESOURCE_EXHAUSTED", message: "Too many open event streams (at most \(live.maxStreams))")
         }
-        let reader = EventStreamReader(emulator: emulator, query: query, cursor: start)
+        let reader = EventStreamReader(emulator: emulator, query: query, cursor: start, frames: live.frames)
         var response = HTTPResponse(status: 200, contentType: "text/event-stream; charset=utf-8", body: "")
         response.body = reader.opening(reconnectMillis: Self.reconnectMillis)
         response.live = .stream(
             StreamingBody(
                 first: response.body, next: { reader.next() }, heartbeat: { reader.heartbeat() }, heartbeatMillis: Self.heartbeatMillis,
-                farewell: Array("event: shutdown\ndata: {}\n\n".utf8), watch: { [emulator] in emulator.watchEvents($0) }, slot: slot))
+                farewell: Array("event: shutdown\ndata: {}\n\n".utf8), watch: { [emulator] in emulator.watchEvents(EventInterest(query), $0) }, slot: slot))
         return response
     }
 }

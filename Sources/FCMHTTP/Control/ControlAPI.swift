@@ -297,7 +297,7 @@ public struct ControlAPI: Sendable {
             ControlJSON.response(.object([("events", .array(events.map(ControlJSON.event)))]))
         }
         guard let wait = try waitRequest(request, limit: query.limit) else { return answer(try read()) }
-        return try waiting(wait, read: read, count: \.count, answer: answer)
+        return try waitingForEvents(wait, query: query, answer: answer)
     }
 
     /// The filters shared by the events list and the event stream.

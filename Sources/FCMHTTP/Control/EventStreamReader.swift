@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import FCMCore
-import FCMJSON
 import Synchronization
 
 /// One subscriber of `events:stream`: a cursor into the event log and the SSE frames it reads
@@ -13,14 +12,16 @@ import Synchronization
 final class EventStreamReader: Sendable {
     private let emulator: Emulator
     private let query: EventQuery
+    private let frames: EventFrames
     private let cursor: Mutex<Int>
     /// Events per read, and events looked at per read: one read is one short hold of the world lock.
     static let pageEvents = 256
     static let pageScan = 16_384
 
-    init(emulator: Emulator, query: EventQuery, cursor: Int) {
+    init(emulator: Emulator, query: EventQuery, cursor: Int, frames: EventFrames) {
         self.emulator = emulator
         self.query = query
+        self.frames = frames
         self.cursor = Mutex(cursor)
     }
 
@@ -42,20 +43,12 @@ final class EventStreamReader: Sendable {
                 // The project was deleted under the stream: nothing more can match.
                 return ([], false)
             }
-            var text = ""
-            if page.missed > 0 { text += "event: lagged\ndata: {\"missed\":\(page.missed)}\n\n" }
-            for item in page.events {
-                var json = ControlJSON.event(item.event)
-                if case .object(var pairs) = json, let project = item.projectId {
-                    pairs.insert(("project", .string(project)), at: 1)
-                    json = .object(pairs)
-                }
-                // The encoder escapes line breaks inside strings, so one event is one data line.
-                text += "id: \(item.event.sequence)\ndata: \(json.encoded())\n\n"
-            }
+            var bytes: [UInt8] = []
+            if page.missed > 0 { bytes += Array("event: lagged\ndata: {\"missed\":\(page.missed)}\n\n".utf8) }
+            for item in page.events { bytes += frames.frame(item, generation: page.generation) }
             let more = page.next > cursor && (page.events.count == Self.pageEvents || page.next - cursor >= Self.pageScan)
             cursor = page.next
-            return (Array(text.utf8), more)
+            return (bytes, more)
         }
     }
 

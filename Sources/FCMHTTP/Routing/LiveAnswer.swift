@@ -18,8 +18,19 @@ public struct PendingAnswer: Sendable {
     /// Wall-clock milliseconds until `expire` answers, whatever the emulator's clock does: a
     /// paused clock must not hold a harness forever.
     public let timeoutMillis: Int64
-    /// The answer once the condition holds; nil meanwhile.
-    public let check: @Sendable () -> HTTPResponse?
+    /// What a wake-up found: called on the request's own event loop, never by the thread that
+    /// logged the event, and each call reads a bounded page of new events.
+    public enum Progress: Sendable {
+        /// The condition holds (or the read failed): this is the answer.
+        case answer(HTTPResponse)
+        /// Not yet; the next logged event that concerns it wakes it again.
+        case waiting
+        /// Not yet, and there is more to read already: call `check` again on a later loop turn.
+        case readMore
+    }
+
+    /// How far the condition is, reading only what was logged since the last call.
+    public let check: @Sendable () -> Progress
     /// The answer at the timeout.
     public let expire: @Sendable () -> HTTPResponse
     public let watch: @Sendable (@escaping @Sendable () -> Void) -> EventWatch
@@ -50,6 +61,8 @@ public final class LiveRequests: Sendable {
 
     public let maxStreams: Int
     public let maxWaits: Int
+    /// Recent events' SSE frames, shared by every stream of this server.
+    let frames = EventFrames()
     private let state = Mutex<(next: Int, streams: Int, waits: Int, enders: [Int: @Sendable () -> Void])>((0, 0, 0, [:]))
 
     public init(maxStreams: Int = 1000, maxWaits: Int = 10_000) {

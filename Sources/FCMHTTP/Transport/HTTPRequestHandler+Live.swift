@@ -68,10 +68,24 @@ extension HTTPRequestHandler {
         }
     }
 
-    /// Answers the wait if its condition holds, or unconditionally at the timeout.
+    /// Answers the wait if its condition holds, or unconditionally at the timeout. A check that
+    /// has more to read goes on at a later turn of this loop, so other connections are served
+    /// in between.
     func finishWait(context: ChannelHandlerContext, timedOut: Bool) {
         guard case .waiting(let head, let pending, let watch, let timeout) = live else { return }
-        guard let response = timedOut ? pending.expire() : pending.check() else { return }
+        let response: HTTPResponse
+        if timedOut {
+            response = pending.expire()
+        } else {
+            switch pending.check() {
+            case .answer(let answer): response = answer
+            case .waiting: return
+            case .readMore:
+                let loop = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+                context.eventLoop.execute { loop.value.0.finishWait(context: loop.value.1, timedOut: false) }
+                return
+            }
+        }
         watch.cancel()
         timeout.cancel()
         live = nil

@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import DequeModule
+import Synchronization
+
+/// The event log: the newest events, at most `EmulatorSettings.maxEvents` of them and at most
+/// `maxEventBytes` counted as `EventLog.approximateBytes` (issue 23: a million events of big
+/// messages held about 3 GiB). The oldest go first when either cap is passed, a few per append, so
+/// dropping old events costs the same small amount on every append (a bulk compaction would free
+/// half a million messages at once, under the world's lock).
+///
+/// Sequence numbers only grow, across resets too, so a stream reader's `Last-Event-ID` never
+/// points into a different history. `generation` tells one log from the log that replaced it (a
+/// reset or an import), for readers that keep counts or encodings by sequence number.
+struct EventLog: Sendable {
+    private var ring: Deque<Event> = []
+    /// `approximateBytes` of each kept event, in the same order.
+    private var sizes: Deque<Int32> = []
+    private(set) var bytes = 0
+    /// The sequence number the next event gets.
+    private(set) var nextSequence: Int
+    let capacity: Int
+    let maxBytes: Int
+    let generation: Int
+    /// The last message measured: a fan-out logs thousands of events of one message in a row.
+    private var measured: (message: ObjectIdentifier, bytes: Int)?
+
+    private static let generations = Atomic<Int>(0)
+
+    /// An empty log that numbers its first event `firstSequence`.
+    init(for settings: EmulatorSettings, firstSequence: Int = 0) {
+        self.init(for: settings, events: [], nextSequence: max(0, firstSequence))
+    }
+
+    /// A log holding `events` (oldest first, the newest that fit kept) that numbers the next event
+    /// `nextSequence`: a snapshot's log, or an empty one that goes on counting.
+    init(for settings: EmulatorSettings, events: [Event], nextSequence: Int) {
+        capacity = max(1, settings.maxEvents)
+        maxBytes = max(1, settings.maxEventBytes)
+        generation = Self.generations.add(1, ordering: .relaxed).newValue
+        self.nextSequence = nextSequence
+        for event in events.suffix(capacity) { keep(event) }
+    }
+
+    /// The sequence number of the oldest event kept.
+    var oldestSequence: Int { nextSequence - ring.count }
+
+    var count: Int { ring.count }
+
+    mutating func append(
+        time: Instant, kind: Event.Kind, device: DeviceID?, message: Message?, related: Message? = nil, detail: String? = nil
+    ) {
+        let event = Event(
+            sequence: nextSequence, time: time, kind: kind, device: device, message: message, related: related, detail: detail)
+        nextSequence += 1
+        keep(event)
+    }
+
+    private mutating func keep(_ event: Event) {
+        let size = Self.fixedBytes + (event.detail.map(Self.stringBytes) ?? 0) + bytes(of: event.message) + bytes(of: event.related)
+        ring.append(event)
+        sizes.append(Int32(clamping: size))
+        bytes += size
+        // The newest event stays even when it alone is over the byte cap: a log is never empty
+        // right after something happened.
+        while ring.count > 1, ring.count > capacity || bytes > maxBytes {
+            ring.removeFirst()
+            bytes -= Int(sizes.removeFirst())
+        }
+    }
+
+    /// The kept event with this sequence number.
+    subscript(sequence sequence: Int) -> Event? {
+        let position = sequence - oldestSequence
+        guard position >= 0, position < ring.count else { return nil }
+        return ring[position]
+    }
+
+    /// Kept events, oldest first.
+    var all: [Event] { Array(ring) }
+
+    /// Kept events, newest first, read in place: a query for the last few events must not copy a
+    /// log of a million under the world lock (issue 11).
+    var newestFirst: ReversedCollection<Deque<Event>> { ring.reversed() }
+
+    // MARK: - Size
+
+    /// What one event costs beside what it points to: the slot, its size, the optionals.
+    static let fixedBytes = MemoryLayout<Event>.stride + MemoryLayout<Int32>.stride + 16
+
+    /// A Swift string holds up to 15 UTF-8 bytes inline; longer ones live on the heap with a header.
+    static func stringBytes(_ text: String) -> Int {
+        let count = text.utf8.count
+        return count <= 15 ? 0 : count + 32
+    }
+
+    /// A message counts whole for every event that refers to it (several do: accepted, stored,
+    /// delivered), so the count is never below what the log holds alive.
+    private mutating func bytes(of message: Message?) -> Int {
+        guard let message else { return 0 }
+        let id = ObjectIdentifier(message)
+        if let measured, measured.message == id { return measured.bytes }
+        let size = Self.approximateBytes(of: message)
+        measured = (id, size)
+        return size
+    }
+
+    /// The message object, its ids and target, the payload as FCM measures it (keys and values),
+    /// and per-platform headers.
+    static func approximateBytes(of message: Message) -> Int {
+        var size = 256 + stringBytes(message.id) + stringBytes(message.projectId) + stringBytes(message.senderId)
+        size += AcceptanceChecks.payloadSize(message.content)
+        let content = message.content
+        for (k, v) in (content.apns?.headers ?? []) + (content.webpush?.headers ?? []) { size += k.utf8.count + v.utf8.count + 32 }
+        for (k, v) in (content.android?.data ?? []) + (content.webpush?.data ?? []) { size += k.utf8.count + v.utf8.count + 32 }
+        size += 32 * (content.data.count + (content.android?.notification.count ?? 0) + (content.apns?.payload.count ?? 0))
+        return size
+    }
+}
