@@ -120,7 +120,7 @@ let package = Package(
         .testTarget(
             name: "FCMHTTPTests",
             dependencies: [
-                "FCMHTTP", "FCMCore", "FCMJSON",
+                "FCMHTTP", "FCMCore", "FCMJSON", "FCMSnapshot",
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),

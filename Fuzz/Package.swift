@@ -9,7 +9,7 @@ import PackageDescription
 // (`-entry-point-function-name`, `--defsym main=…`) and a `-parse-as-library` harness, whose
 // `main` is libFuzzer's, no longer links. The harnesses are compiled in the Swift 5 language mode.
 let fuzzers = [
-    "json", "condition", "v1", "legacy-json", "legacy-form", "groups", "iid", "batch", "token", "control", "xmpp",
+    "json", "condition", "v1", "legacy-json", "legacy-form", "groups", "iid", "batch", "token", "control", "xmpp", "snapshot",
 ]
 
 let package = Package(

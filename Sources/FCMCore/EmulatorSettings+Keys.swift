@@ -84,11 +84,20 @@ extension EmulatorSettings {
         guard let key = Self.keys.first(where: { $0.name == name }) else {
             throw FCMError(.invalidArgument, "unknown setting '\(name)'", field: name)
         }
-        try key.apply(&self, value)
+        var changed = self
+        try key.apply(&changed, value)
+        try changed.checkRanges()
+        self = changed
     }
 
     private static func bad(_ v: String, _ expected: String) -> FCMError {
         FCMError(.invalidArgument, "expected \(expected), got '\(v)'")
+    }
+
+    /// A whole number for a cap; its range is checked with the rest (`checkRanges`).
+    private static func count(_ v: String) throws(FCMError) -> Int {
+        guard let n = Int(v), n >= 1 else { throw bad(v, "a positive number") }
+        return n
     }
 
     private static func bool(_ v: String) throws(FCMError) -> Bool {

@@ -58,9 +58,19 @@ struct JSONFields {
         return b
     }
 
-    mutating func instant(_ key: String) throws(SnapshotProblem) -> Instant { Instant(millis: try int(key)) }
+    mutating func instant(_ key: String) throws(SnapshotProblem) -> Instant { try instant(try int(key), key) }
 
-    mutating func optionalInstant(_ key: String) throws(SnapshotProblem) -> Instant? { try optionalInt(key).map(Instant.init) }
+    mutating func optionalInstant(_ key: String) throws(SnapshotProblem) -> Instant? {
+        guard let millis = try optionalInt(key) else { return nil }
+        return try instant(millis, key)
+    }
+
+    /// An instant within the clock's reach (`SnapshotRecord.instantRange`).
+    private func instant(_ millis: Int64, _ key: String) throws(SnapshotProblem) -> Instant {
+        let instant = Instant(millis: millis)
+        try SnapshotRecord.checkInstant(instant, "\(context).\(key)")
+        return instant
+    }
 
     mutating func array(_ key: String) throws(SnapshotProblem) -> [JSONValue] {
         guard let value = optional(key) else { return [] }

@@ -14,11 +14,12 @@ struct LineWriter {
 
     /// `private` files (keys) are readable by their owner only.
     init(path: String, private: Bool = false) throws {
-        let attributes: [FileAttributeKey: Any]? = `private` ? [.posixPermissions: 0o600] : nil
-        guard FileManager.default.createFile(atPath: path, contents: nil, attributes: attributes) else {
-            throw SnapshotError(file: (path as NSString).lastPathComponent, line: nil, "cannot create the file")
-        }
-        handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        // open(2) itself, not FileManager.createFile (a Bool): the errno says whose trouble a
+        // failure is (out of descriptors or disk: the server's, 503), and O_NOFOLLOW|O_EXCL never
+        // writes through a link someone left at the path.
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, `private` ? 0o600 : 0o644)
+        guard fd >= 0 else { throw SnapshotIOError("create", path, errno) }
+        handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
         buffer.reserveCapacity(Self.chunk + 65_536)
     }
 

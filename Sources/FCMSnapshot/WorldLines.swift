@@ -66,7 +66,7 @@ enum WorldLines {
             ("maxTopicsPerInstance", .int(s.maxTopicsPerInstance)), ("maxGroupMembers", .int(s.maxGroupMembers)),
             ("maxGroupsPerProject", .int(s.maxGroupsPerProject)), ("maxSendersPerInstance", .int(s.maxSendersPerInstance)),
             ("deviceRateLimit", limit(s.deviceRateLimit)), ("topicRateLimit", limit(s.topicRateLimit)), ("maxEvents", .int(s.maxEvents)),
-            ("maxInboxPerDevice", .int(s.maxInboxPerDevice)),
+            ("maxEventBytes", .int(s.maxEventBytes)), ("maxInboxPerDevice", .int(s.maxInboxPerDevice)),
         ])
     }
 
@@ -83,24 +83,29 @@ enum WorldLines {
         s.normalPriorityLatencyMillis = try f.int("normalPriorityLatencyMillis")
         s.inactiveAfterSeconds = try f.int("inactiveAfterSeconds")
         s.deletedSignalWindowSeconds = try f.int("deletedSignalWindowSeconds")
-        s.maxStoredMessages = try positive(&f, "maxStoredMessages")
-        s.maxCollapseKeys = try positive(&f, "maxCollapseKeys")
-        s.maxTopicsPerInstance = try positive(&f, "maxTopicsPerInstance")
-        s.maxGroupMembers = try positive(&f, "maxGroupMembers")
-        s.maxGroupsPerProject = try positive(&f, "maxGroupsPerProject")
-        s.maxSendersPerInstance = try positive(&f, "maxSendersPerInstance")
+        s.maxStoredMessages = try f.number("maxStoredMessages", as: Int.self)
+        s.maxCollapseKeys = try f.number("maxCollapseKeys", as: Int.self)
+        s.maxTopicsPerInstance = try f.number("maxTopicsPerInstance", as: Int.self)
+        s.maxGroupMembers = try f.number("maxGroupMembers", as: Int.self)
+        s.maxGroupsPerProject = try f.number("maxGroupsPerProject", as: Int.self)
+        s.maxSendersPerInstance = try f.number("maxSendersPerInstance", as: Int.self)
         s.deviceRateLimit = try limit(&f, "deviceRateLimit")
         s.topicRateLimit = try limit(&f, "topicRateLimit")
-        s.maxEvents = try positive(&f, "maxEvents")
-        s.maxInboxPerDevice = try positive(&f, "maxInboxPerDevice")
+        s.maxEvents = try f.number("maxEvents", as: Int.self)
+        // Newer than the format's first version: a snapshot without it keeps the default.
+        if let bytes = try f.optionalInt("maxEventBytes") {
+            guard let n = Int(exactly: bytes) else { throw SnapshotProblem("settings.maxEventBytes is out of range") }
+            s.maxEventBytes = n
+        }
+        s.maxInboxPerDevice = try f.number("maxInboxPerDevice", as: Int.self)
         try f.finish()
+        // The ranges `--set` takes, so a snapshot plants no value a later request overflows on.
+        do throws(FCMError) {
+            try s.checkRanges()
+        } catch {
+            throw SnapshotProblem("settings: \(error.message)")
+        }
         return s
-    }
-
-    private static func positive(_ f: inout JSONFields, _ key: String) throws(SnapshotProblem) -> Int {
-        let v = try f.number(key, as: Int.self)
-        guard v > 0, v <= 1 << 40 else { throw SnapshotProblem("settings.\(key) must be a positive number") }
-        return v
     }
 
     private static func limit(_ f: inout JSONFields, _ key: String) throws(SnapshotProblem) -> EmulatorSettings.RateLimit? {
@@ -120,6 +125,7 @@ enum WorldLines {
             nextEventSequence: try f.number("nextEventSequence", as: Int.self),
             nextCCSConnection: try f.number("nextCCSConnection", as: Int.self))
         try f.finish()
+        try c.check()
         return c
     }
 
@@ -138,10 +144,10 @@ enum WorldLines {
                     throw SnapshotProblem("faults.rules[\(i)]: \(error.message)")
                 }
             }
-            builder.setFaults(
+            try builder.setFaults(
                 SnapshotRecord.Faults(rules: rules, matched: try counts(f.optional("matched")), fired: try counts(f.optional("fired"))))
         case "rateWindow":
-            builder.addRateWindow(
+            try builder.addRateWindow(
                 SnapshotRecord.RateWindow(
                     key: try f.string("key"), start: try f.instant("start"), count: try f.number("count", as: Int.self)))
         case "ccs":
@@ -209,6 +215,11 @@ enum WorldLines {
         }
     }
 
+    private static func ttl(_ seconds: Int64) throws(SnapshotProblem) -> Int64 {
+        guard EmulatorSettings.durationSecondsRange.contains(seconds) else { throw SnapshotProblem("ccs upstream ttlSeconds is out of range") }
+        return seconds
+    }
+
     private static func readCCSItem(_ json: JSONValue) throws(SnapshotProblem) -> CCSItem {
         var f = try JSONFields(json, "ccs item")
         let expiresAt = try f.instant("expiresAt")
@@ -218,7 +229,7 @@ enum WorldLines {
             body = .upstream(
                 UpstreamMessage(
                     messageId: try g.string("messageId"), from: try g.string("from"), category: try g.string("category"),
-                    data: try g.pairs("data") ?? [], ttlSeconds: try g.int("ttlSeconds")))
+                    data: try g.pairs("data") ?? [], ttlSeconds: try ttl(g.int("ttlSeconds"))))
             try g.finish()
         } else if let r = f.optional("receipt") {
             var g = try JSONFields(r, "ccs receipt")

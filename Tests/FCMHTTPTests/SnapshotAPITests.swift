@@ -3,6 +3,7 @@
 import FCMCore
 import FCMHTTP
 import FCMJSON
+import FCMSnapshot
 import Foundation
 import Testing
 
@@ -130,5 +131,26 @@ import Testing
         #expect(answer.bodyText.contains("credentials.jsonl"))
         #expect(answer.bodyText.contains("line 2"))
         #expect((try? other.emulator.device("kept", projectId: DemoProject.id)) == nil)
+    }
+}
+
+/// An export that runs out of descriptors (or memory, or disk) is the server's trouble: 503
+/// UNAVAILABLE, not a 400 (issue 23, item 10). The errno is injected through the fault hook.
+@Suite struct SnapshotExhaustionTests {
+    @Test func outOfDescriptorsIs503() throws {
+        let state = NSTemporaryDirectory() + "fcm-snapshot-api-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
+        defer {
+            SnapshotReplacement.faultHook.withLock { $0 = nil }
+            try? FileManager.default.removeItem(atPath: state)
+        }
+        let target = state + "/snapshots/full"
+        SnapshotReplacement.faultHook.withLock {
+            $0 = { _, path in if path == target { throw SnapshotIOError("open", path, EMFILE) } }
+        }
+        let api = InProcess(Emulator(), fronts: FrontConfiguration(authMode: .lax, stateDirectory: state))
+        let answer = try api.json("POST", "/emulator/v1:export", #"{"name":"full"}"#, status: 503)
+        #expect(answer.at("error.status") == .string("UNAVAILABLE"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: state + "/snapshots").isEmpty)
     }
 }

@@ -82,6 +82,7 @@ public struct WorldBuilder: Sendable {
 
     public mutating func addDevice(_ r: consuming SnapshotRecord.Device) throws(SnapshotProblem) {
         try checkNextSlot(r.id)
+        try r.checkRanges()
         // No binding of the project's state: a live copy would make the appends below copy a
         // million-entry set on every device (the same trap as World.createDevice).
         let project = Int(r.projectIndex)
@@ -153,6 +154,7 @@ public struct WorldBuilder: Sendable {
 
     public mutating func addRetiredToken(_ r: SnapshotRecord.RetiredToken) throws(SnapshotProblem) {
         try checkSlot(r.device, what: "retired token")
+        try SnapshotRecord.checkInstant(r.canonicalUntil, "retired token canonicalUntil")
         guard world.deviceByToken[r.token] == nil, world.retiredTokens[r.token] == nil else {
             throw SnapshotProblem("retired token is also current, or appears twice")
         }
@@ -206,11 +208,15 @@ public struct WorldBuilder: Sendable {
         world.fanOuts.append(FanOut(message: r.message, recipients: r.recipients, restricted: r.restricted, next: r.next))
     }
 
-    public mutating func addRateWindow(_ r: SnapshotRecord.RateWindow) {
+    public mutating func addRateWindow(_ r: SnapshotRecord.RateWindow) throws(SnapshotProblem) {
+        try SnapshotRecord.checkInstant(r.start, "rateWindow.start")
+        try SnapshotRecord.checkCounter(r.count, "rateWindow.count")
         world.rateWindows[r.key] = RateWindow(start: r.start, count: r.count)
     }
 
-    public mutating func setFaults(_ r: SnapshotRecord.Faults) {
+    public mutating func setFaults(_ r: SnapshotRecord.Faults) throws(SnapshotProblem) {
+        for (_, n) in r.matched { try SnapshotRecord.checkCounter(n, "faults.matched") }
+        for (_, n) in r.fired { try SnapshotRecord.checkCounter(n, "faults.fired") }
         world.faults = FaultInjector(rules: r.rules, matched: r.matched, fired: r.fired)
     }
 
@@ -221,6 +227,8 @@ public struct WorldBuilder: Sendable {
         guard r.items.count <= CCSOutbox.maxWaiting else {
             throw SnapshotProblem("CCS queue holds more than \(CCSOutbox.maxWaiting) items")
         }
+        try SnapshotRecord.checkCounter(r.drainRequests, "ccs.drainRequests")
+        for item in r.items { try SnapshotRecord.checkInstant(item.expiresAt, "ccs item expiresAt") }
         var waiting = world.ccs.waiting
         if !r.items.isEmpty { waiting[r.projectId] = Deque(r.items) }
         var drains = world.ccs.drainRequests
@@ -236,6 +244,8 @@ public struct WorldBuilder: Sendable {
     /// Checks one event, so a reader can name the line of a bad one.
     public func checkEvent(_ event: Event) throws(SnapshotProblem) {
         if let device = event.device { try checkSlot(device, what: "event") }
+        try SnapshotRecord.checkInstant(event.time, "event time")
+        guard event.sequence >= 0 else { throw SnapshotProblem("event sequence \(event.sequence) is negative") }
         guard event.sequence < world.events.nextSequence else { throw SnapshotProblem("event \(event.sequence) is past the event counter") }
     }
 
@@ -294,6 +304,7 @@ extension WorldBuilder {
                 throw SnapshotProblem("timer names device \(device), which does not exist")
             }
             guard t.sequence < nextSequence else { throw SnapshotProblem("timer sequence \(t.sequence) is past the timer counter") }
+            try SnapshotRecord.checkInstant(t.deadline, "timer deadline")
             let action: TimerAction
             switch t.action {
             case .expire(let d, let s): action = .expire(device: d, storeSequence: s)

@@ -113,6 +113,11 @@ struct SnapshotRoutes: Sendable {
         } catch let error as FCMError {
             throw error
         } catch {
+            // Out of descriptors, memory or disk: the server's trouble, worth a retry (503).
+            if SnapshotIOError.exhaustion(in: error) != nil {
+                throw FCMError(.unavailable, "Snapshot failed, the server ran short: \(error)", retryAfterSeconds: 1)
+            }
+            if let io = error as? SnapshotIOError { throw FCMError(.internalError, "Snapshot failed: \(io)") }
             throw FCMError(.internalError, "Snapshot failed: \(error.localizedDescription)")
         }
     }

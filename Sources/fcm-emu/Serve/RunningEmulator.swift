@@ -41,6 +41,7 @@ struct RunningEmulator {
         var fronts = options.fronts
         let credentials = fronts.credentials ?? FrontCredentials(stateDirectory: fronts.stateDirectory, wallSeconds: fronts.wallSeconds)
         fronts.credentials = credentials
+        SnapshotLifecycle.recover(options, logger: logger)
         if options.importDirectory != nil {
             // The snapshot is the world: projects and devices of config and --devices files are
             // not created on top of it (they would clash with what it holds).
@@ -49,7 +50,7 @@ struct RunningEmulator {
             try file?.preload(into: emulator)
             for path in options.preloadFiles { try ConfigFile.load(path: path).preload(into: emulator) }
         }
-        for path in options.faultFiles { try FaultFile.load(path: path).forEach(emulator.addFaultRule) }
+        for path in options.faultFiles { try FaultFile.load(path: path).forEach { try emulator.addFaultRule($0) } }
 
         let group = MultiThreadedEventLoopGroup(numberOfThreads: System.coreCount)
         let server: EmulatorServer

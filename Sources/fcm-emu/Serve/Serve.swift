@@ -93,10 +93,12 @@ extension FCMEmu {
             try? await server.http.channel.closeFuture.get()
             signals.cancel()
             autosave?.cancel()
-            SnapshotLifecycle.exportAtExit(running, options, logger: logger)
+            let exported = SnapshotLifecycle.exportAtExit(running, options, logger: logger)
             await running.stop()
             if let path = options.readyFile { ReadyFile.remove(path) }
             logger.info("Stopped")
+            // A world the user asked to keep and did not get is a failure a script must see.
+            guard exported else { throw ExitCode(1) }
         }
 
         /// Applies the sources in order of precedence.

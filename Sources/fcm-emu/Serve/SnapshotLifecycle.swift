@@ -19,10 +19,27 @@ enum SnapshotLifecycle {
         }
     }
 
-    /// Writes `--export-on-exit`'s snapshot; failures are logged, as the process is ending anyway.
-    static func exportAtExit(_ running: RunningEmulator, _ options: ServeOptions, logger: Logger) {
-        guard let directory = options.exportOnExit else { return }
-        export(running, options, to: directory, logger: logger)
+    /// Mends what a crash in the middle of replacing a snapshot left (`SnapshotReplacement`): in
+    /// the snapshots folder and beside `--import`'s and `--export-on-exit`'s directories.
+    static func recover(_ options: ServeOptions, logger: Logger) {
+        var folders: [String] = []
+        if let root = options.fronts.snapshots.root { folders.append(root) }
+        for directory in [options.importDirectory, options.exportOnExit, autosaveDirectory(options)].compactMap({ $0 }) {
+            let parent = (directory as NSString).deletingLastPathComponent
+            folders.append(parent.isEmpty ? "." : parent)
+        }
+        var seen = Set<String>()
+        for folder in folders where seen.insert(folder).inserted {
+            for line in SnapshotReplacement.recover(in: folder) { logger.warning("Snapshots: \(line) in \(folder)") }
+        }
+    }
+
+    /// Writes `--export-on-exit`'s snapshot; false when it failed (logged), so `serve` can end
+    /// with a non-zero status instead of pretending the world was saved.
+    @discardableResult
+    static func exportAtExit(_ running: RunningEmulator, _ options: ServeOptions, logger: Logger) -> Bool {
+        guard let directory = options.exportOnExit else { return true }
+        return export(running, options, to: directory, logger: logger)
     }
 
     /// Where autosave writes: the exit snapshot's directory, else `<state dir>/snapshots/autosave`.
@@ -42,12 +59,13 @@ enum SnapshotLifecycle {
             while !Task.isCancelled {
                 try? await Task.sleep(for: .seconds(seconds))
                 guard !Task.isCancelled else { return }
-                export(running, options, to: directory, logger: logger)
+                _ = export(running, options, to: directory, logger: logger)
             }
         }
     }
 
-    private static func export(_ running: RunningEmulator, _ options: ServeOptions, to directory: String, logger: Logger) {
+    @discardableResult
+    private static func export(_ running: RunningEmulator, _ options: ServeOptions, to directory: String, logger: Logger) -> Bool {
         let started = Date()
         do {
             let manifest = try running.credentials.exportSnapshot(
@@ -55,8 +73,10 @@ enum SnapshotLifecycle {
                 options: SnapshotOptions(include: options.snapshotInclude, emulatorVersion: FCMEmuVersion.current))
             let millis = Int(Date().timeIntervalSince(started) * 1000)
             logger.info("Exported the world to \(directory) (\(manifest.totalBytes) bytes in \(millis) ms)")
+            return true
         } catch {
             logger.error("Cannot export the world to \(directory): \(error)")
+            return false
         }
     }
 }

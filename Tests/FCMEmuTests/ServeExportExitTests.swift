@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import Testing
+
+/// `serve --export-on-exit` that cannot write its snapshot ends with a non-zero status: a script
+/// that stops the emulator and then uses the snapshot must learn it is not there (issue 23,
+/// item 10). Runs the built binary and stops it with SIGTERM once its banner is out.
+@Suite struct ServeExportExitTests {
+    @Test func failedExitExportIsANonZeroStatus() throws {
+        let dir = try ExecTestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        // A snapshot path under a regular file: no directory can ever be made there.
+        try Data("not a folder".utf8).write(to: URL(fileURLWithPath: dir + "/file"))
+        let status = try Self.serveUntilReadyThenTerminate(["--export-on-exit", dir + "/file/snapshot"])
+        #expect(status != 0)
+    }
+
+    @Test func successfulExitExportIsStatusZero() throws {
+        let dir = try ExecTestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let status = try Self.serveUntilReadyThenTerminate(["--export-on-exit", dir + "/snapshot"])
+        #expect(status == 0)
+        #expect(FileManager.default.fileExists(atPath: dir + "/snapshot/manifest.json"))
+    }
+
+    static func serveUntilReadyThenTerminate(_ extra: [String]) throws -> Int32 {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: ExecTestSupport.binary)
+        process.arguments =
+            ["serve", "--port", "0", "--host", "127.0.0.1", "--set", "tlsPort=off", "--set", "xmppPort=off", "--set", "xmppTestPort=off"]
+            + ["--set", "stateDir=none"] + extra
+        process.environment = ExecTestSupport.cleanEnvironment()
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        // The banner is written after the SIGTERM handler is in place: read until it is out.
+        var seen = Data()
+        while !String(decoding: seen, as: UTF8.self).contains("127.0.0.1") {
+            let chunk = out.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            seen += chunk
+        }
+        process.terminate()
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+}
