@@ -46,19 +46,32 @@ extension Emulator {
 // MARK: - Devices
 
 extension Emulator {
-    public func createDevice(_ spec: DeviceSpec, projectId: String) throws(FCMError) -> DeviceInfo {
+    /// - Parameter topics: false answers with `topics` empty (the caller knows them: the spec's).
+    public func createDevice(_ spec: DeviceSpec, projectId: String, topics: Bool = true) throws(FCMError) -> DeviceInfo {
         try withWorld { (w: inout World) throws(FCMError) -> DeviceInfo in
             let id = try w.createDevice(spec, projectIndex: w.projectIndex(id: projectId))
-            return w.info(try w.device(id))
+            return w.info(try w.device(id), topics: topics)
         }
     }
 
-    /// A project's devices, oldest first, `offset`/`limit` paged.
-    public func devices(projectId: String, offset: Int = 0, limit: Int = .max) throws(FCMError) -> (total: Int, page: [DeviceInfo]) {
+    /// A project's devices, oldest first, `offset`/`limit` paged. A page also ends before the
+    /// topic names it lists pass `maxTopicBytes` (it holds one device at least), since a device
+    /// may hold 2000 names of 900 bytes (issue 23, item 7).
+    public func devices(
+        projectId: String, offset: Int = 0, limit: Int = .max, maxTopicBytes: Int = .max
+    ) throws(FCMError) -> (total: Int, page: [DeviceInfo]) {
         try withWorld { (w: inout World) throws(FCMError) -> (total: Int, page: [DeviceInfo]) in
-            let state = try w.projectState(w.projectIndex(id: projectId))
-            let ids = state.devices.elements.dropFirst(max(0, offset)).prefix(max(0, limit))
-            return (state.devices.count, ids.compactMap { w.devices[Int($0)].map(w.info) })
+            let index = try w.projectIndex(id: projectId)
+            guard let ids = w.projects[Int(index)]?.devices else { return (0, []) }
+            var page: [DeviceInfo] = []
+            var bytes = 0
+            for id in ids.elements.dropFirst(max(0, offset)).prefix(max(0, limit)) {
+                guard let device = w.devices[Int(id)] else { continue }
+                bytes += device.topicBytes
+                if !page.isEmpty, bytes > maxTopicBytes { break }
+                page.append(w.info(device))
+            }
+            return (ids.count, page)
         }
     }
 
@@ -71,7 +84,7 @@ extension Emulator {
 
     /// The device that holds `token` now, in any project.
     public func device(token: String) -> DeviceInfo? {
-        withWorld { w in w.deviceByToken[token].flatMap { w.devices[Int($0)] }.map(w.info) }
+        withWorld { w in w.deviceByToken[token].flatMap { w.devices[Int($0)] }.map { w.info($0) } }
     }
 
     public func deleteDevice(_ reference: String, projectId: String) throws(FCMError) {
@@ -265,38 +278,6 @@ extension Emulator {
     /// The project a device belongs to (also after it was deleted).
     public func projectId(ofDevice id: DeviceID) -> String? {
         withWorld { w in w.projectId(ofDevice: id) }
-    }
-}
-
-// MARK: - Faults
-
-extension Emulator {
-    public func faultRules() -> [FaultRule] { withWorld { $0.faults.rules } }
-
-    /// Replaces every rule.
-    public func setFaultRules(_ rules: [FaultRule]) { updateFaults { $0.set(rules) } }
-
-    /// Adds a rule, replacing one with the same id.
-    public func addFaultRule(_ rule: FaultRule) { updateFaults { $0.add(rule) } }
-
-    public func removeFaultRule(id: String) throws(FCMError) {
-        guard updateFaults({ $0.remove(id: id) }) else { throw FCMError(.notFound, "No fault rule '\(id)'", field: "id") }
-    }
-
-    /// Whether any transport rule is in force (cheap; no lock).
-    public var hasTransportFaults: Bool { transportRuleCount.load(ordering: .relaxed) > 0 }
-
-    /// The transport fault to apply to an HTTP call, if a rule fires.
-    public func transportFault(_ context: FaultContext) -> FaultRule.Action? {
-        withWorld { w in w.decideFault(context, transport: true)?.action }
-    }
-
-    private func updateFaults<R: Sendable>(_ body: (inout FaultInjector) -> R) -> R {
-        withWorld { w in
-            let result = body(&w.faults)
-            transportRuleCount.store(w.faults.rules.filter(\.action.isTransport).count, ordering: .relaxed)
-            return result
-        }
     }
 }
 

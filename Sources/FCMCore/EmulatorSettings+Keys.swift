@@ -61,6 +61,17 @@ extension EmulatorSettings {
             guard let n = Int(v), n >= 1 else { throw bad(v, "a positive number") }
             s.maxGroupsPerProject = n
         },
+        Key(name: "maxProjects", example: "1000", help: "Projects the emulator may hold, the demo project included") {
+            s, v throws(FCMError) in
+            s.maxProjects = try count(v)
+        },
+        Key(name: "maxDevices", example: "2000000", help: "Devices the emulator may hold, in all projects together") {
+            s, v throws(FCMError) in
+            s.maxDevices = try count(v)
+        },
+        Key(name: "maxFaultRules", example: "1000", help: "Fault rules that may be in force at once") { s, v throws(FCMError) in
+            s.maxFaultRules = try count(v)
+        },
         Key(name: "maxEvents", example: "1000000", help: "Events kept in the log; the oldest go first") { s, v throws(FCMError) in
             guard let n = Int(v), n >= 1 else { throw bad(v, "a positive number") }
             s.maxEvents = n

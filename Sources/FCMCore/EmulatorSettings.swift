@@ -32,6 +32,14 @@ public struct EmulatorSettings: Sendable, Equatable {
     /// Device groups of one project (FCM states none; each holds up to 20 tokens, so a peer must
     /// not be able to make millions).
     public var maxGroupsPerProject = 10_000
+    /// Projects the emulator holds, the demo project included (each may get a service account,
+    /// a 2048-bit RSA key made on first use; issue 23, item 7).
+    public var maxProjects = 1000
+    /// Devices in all projects together: ~1 KiB each when idle (the `bench` memory figure), so
+    /// the default holds a million-device load test with room to spare.
+    public var maxDevices = 2_000_000
+    /// Fault rules in force; every request that can be faulted reads them (issue 23, item 7).
+    public var maxFaultRules = 1000
     /// Senders allowed to message one app instance.
     public var maxSendersPerInstance = 100
     /// Messages per device per window; nil turns the limit off (the default).

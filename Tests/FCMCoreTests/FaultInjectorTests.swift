@@ -21,9 +21,9 @@ struct FaultInjectorTests {
     @Test func nthEveryAndCount() throws {
         let w = Harness()
         let d = try w.device()
-        w.emu.setFaultRules([FaultRule(id: "third", match: .init(nth: 3), action: .error(.unavailable, retryAfterSeconds: 5))])
+        try w.emu.setFaultRules([FaultRule(id: "third", match: .init(nth: 3), action: .error(.unavailable, retryAfterSeconds: 5))])
         #expect(outcomes(w, d, 4) == [nil, nil, .unavailable, nil])
-        w.emu.setFaultRules([
+        try w.emu.setFaultRules([
             FaultRule(id: "even", match: .init(every: 2, count: 2), action: .error(.internalError, retryAfterSeconds: nil))
         ])
         #expect(outcomes(w, d, 6) == [nil, .internalError, nil, .internalError, nil, nil])
@@ -37,13 +37,13 @@ struct FaultInjectorTests {
         let w = Harness()
         let a = try w.device(name: "a")
         let b = try w.device(name: "b")
-        w.emu.setFaultRules([
+        try w.emu.setFaultRules([
             FaultRule(id: "a-only", match: .init(api: .v1, device: "a"), action: .error(.unregistered, retryAfterSeconds: nil))
         ])
         #expect(outcomes(w, a, 1) == [.unregistered])
         #expect(outcomes(w, b, 1) == [nil])
         let later = Instant.virtualEpoch.adding(seconds: 60)
-        w.emu.setFaultRules([
+        try w.emu.setFaultRules([
             FaultRule(
                 id: "window", match: .init(from: later, until: later.adding(seconds: 60)),
                 action: .error(.unavailable, retryAfterSeconds: nil))
@@ -59,7 +59,7 @@ struct FaultInjectorTests {
         func run(seed: UInt64) throws -> [FCMError.Code?] {
             let w = Harness { $0.seed = seed }
             let d = try w.device()
-            w.emu.setFaultRules([
+            try w.emu.setFaultRules([
                 FaultRule(id: "coin", match: .init(probability: 0.5), action: .error(.unavailable, retryAfterSeconds: nil))
             ])
             return outcomes(w, d, 40)
@@ -72,7 +72,7 @@ struct FaultInjectorTests {
     @Test func injectedErrorsChangeNothing() throws {
         let w = Harness()
         let d = try w.device(state: .offline)
-        w.emu.setFaultRules([FaultRule(id: "down", action: .error(.unavailable, retryAfterSeconds: 10))])
+        try w.emu.setFaultRules([FaultRule(id: "down", action: .error(.unavailable, retryAfterSeconds: 10))])
         #expect(throws: FCMError.self) { try w.sendData(d) }
         #expect(try w.info(d).storedCount == 0)
         #expect(try w.events(d, .accepted).isEmpty)

@@ -24,7 +24,7 @@ struct HTTP2FaultTests {
             logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }), wallClock: false
         )
         do {
-            server.emulator.setFaultRules([FaultRule(id: "reset", match: .init(api: .v1, nth: 1), action: .reset)])
+            try server.emulator.setFaultRules([FaultRule(id: "reset", match: .init(api: .v1, nth: 1), action: .reset)])
             let https = try #require(server.https)
             let connection = try await Self.connect(port: https.port)
             // The stream ends either way: by RST_STREAM alone, or because its connection closed.

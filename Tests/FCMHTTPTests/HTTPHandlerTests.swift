@@ -137,7 +137,7 @@ struct HTTPHandlerTests {
 
     @Test func injectedLatencyWaitsItsWallEquivalent() throws {
         let emulator = Emulator(clock: .wall(wallMillis: { 0 }))
-        emulator.addFaultRule(FaultRule(id: "slow", match: .init(api: .v1), action: .latency(millis: 3000)))
+        try emulator.addFaultRule(FaultRule(id: "slow", match: .init(api: .v1), action: .latency(millis: 3000)))
         let wire = try Wire(emulator: emulator)
         let body = #"{"message":{"topic":"news"}}"#
         try wire.send(

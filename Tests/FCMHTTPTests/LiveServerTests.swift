@@ -87,7 +87,7 @@ struct LiveServerTests {
 
     @Test func injectedResetDropsTheConnectionAndLatencyDelays() async throws {
         try await withServer { server in
-            server.emulator.setFaultRules([FaultRule(id: "reset", match: .init(api: .v1, nth: 1), action: .reset)])
+            try server.emulator.setFaultRules([FaultRule(id: "reset", match: .init(api: .v1, nth: 1), action: .reset)])
             let connection = try RawConnection(port: server.http.port)
             try connection.send(
                 "POST /v1/projects/demo-fcm-emu/messages:send HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer x\r\nContent-Length: 2\r\n\r\n{}"

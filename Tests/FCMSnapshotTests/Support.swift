@@ -69,10 +69,10 @@ enum WorldFixture {
         try emu.refreshToken("offline", projectId: p)
         try emu.uninstall(String(doomed.id), projectId: p)
         try emu.deleteDevice(String(gone.id), projectId: p)
-        emu.addFaultRule(
+        try emu.addFaultRule(
             FaultRule(id: "flaky", match: FaultRule.Match(api: .v1, every: 3, count: 5), action: .error(.unavailable, retryAfterSeconds: 5))
         )
-        emu.addFaultRule(
+        try emu.addFaultRule(
             FaultRule(id: "slow", match: FaultRule.Match(route: "messages:send", probability: 0.5), action: .latency(millis: 20)))
         _ = emu.transportFault(FaultContext(api: .v1, route: "/v1/projects/x/messages:send"))
         try emu.sendUpstream(String(phone.id), projectId: p, data: [("up", "1")])

@@ -140,7 +140,7 @@ struct XMPPSessionTests {
 
     @Test func aDrainFaultDrainsTheConnectionOnTheMatchingMessage() throws {
         let (emulator, device, key) = try setUp()
-        emulator.addFaultRule(FaultRule(id: "lb", match: .init(api: .xmpp, nth: 2), action: .drain))
+        try emulator.addFaultRule(FaultRule(id: "lb", match: .init(api: .xmpp, nth: 2), action: .drain))
         var client = Client(emulator)
         client.login(authcid: "4242", key: key)
         let mark = client.written.endIndex

@@ -36,6 +36,11 @@ struct Device: Sendable {
     var stateGeneration: UInt32 = 0
 }
 
+extension Device {
+    /// What the device's topic names add to an answer that lists them (each quoted and indented).
+    var topicBytes: Int { topics.keys.reduce(0) { $0 + $1.utf8.count + 8 } }
+}
+
 /// A message waiting for a device.
 struct PendingMessage: Sendable {
     let message: Message

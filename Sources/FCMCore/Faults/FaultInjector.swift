@@ -3,7 +3,19 @@
 /// The rules in force and how often each has matched. Part of the world, so it is deterministic
 /// under the seed and runs on the emulator's clock.
 struct FaultInjector: Sendable {
-    private(set) var rules: [FaultRule] = []
+    private(set) var rules: [FaultRule] = [] {
+        didSet { reindex() }
+    }
+    /// For each kind (transport or not) and API, the positions of the rules that can match such a
+    /// call, in order: a call reads only those, not every rule (issue 23, item 7).
+    private var candidates: [Candidates: [Int]] = [:]
+    private(set) var transportRuleCount = 0
+    private(set) var coreRuleCount = 0
+
+    private struct Candidates: Hashable {
+        let transport: Bool
+        let api: FaultAPI
+    }
     /// Calls each rule matched and fired for, by rule id; kept in snapshots so `nth`, `every` and
     /// `count` go on counting after an import.
     private(set) var matched: [String: Int] = [:]
@@ -15,6 +27,21 @@ struct FaultInjector: Sendable {
         self.rules = rules
         self.matched = matched
         self.fired = fired
+        reindex()
+    }
+
+    func contains(id: String) -> Bool { rules.contains { $0.id == id } }
+
+    private mutating func reindex() {
+        var index: [Candidates: [Int]] = [:]
+        for (position, rule) in rules.enumerated() {
+            for api in rule.match.api.map({ [$0] }) ?? FaultAPI.allCases {
+                index[Candidates(transport: rule.action.isTransport, api: api), default: []].append(position)
+            }
+        }
+        candidates = index
+        transportRuleCount = rules.count { $0.action.isTransport }
+        coreRuleCount = rules.count - transportRuleCount
     }
 
     mutating func set(_ rules: [FaultRule]) {
@@ -40,9 +67,9 @@ struct FaultInjector: Sendable {
     mutating func decide(
         _ context: FaultContext, transport: Bool, now: Instant, deviceTokens: (String) -> [String], random: inout SeededRandom
     ) -> FaultRule? {
-        for rule in rules where rule.action.isTransport == transport {
+        for position in candidates[Candidates(transport: transport, api: context.api)] ?? [] {
+            let rule = rules[position]
             let m = rule.match
-            if let api = m.api, api != context.api { continue }
             if let route = m.route, !context.route.contains(route) { continue }
             if let project = m.project, !context.projects.contains(project) { continue }
             if let target = m.target, !context.text.contains(target), !context.tokens.contains(target) { continue }

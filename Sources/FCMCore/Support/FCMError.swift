@@ -52,6 +52,10 @@ public struct FCMError: Error, Sendable, Equatable, CustomStringConvertible {
         /// The third-party credentials at fault are the web push certificates, not the APNs key
         /// (XMPP nacks it AUTHENTICATION_FAILED).
         case webPushCredentials
+        /// A collection of the emulator is at its cap (`maxProjects`, `maxDevices`,
+        /// `maxFaultRules`): the control API answers 429 `RESOURCE_EXHAUSTED`, as Google's APIs
+        /// answer a quota (AIP-193).
+        case limitReached
     }
 
     public let code: Code

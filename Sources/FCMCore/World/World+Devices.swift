@@ -28,6 +28,7 @@ extension World {
         guard let projectNumber = projects[Int(projectIndex)]?.project.number else {
             throw FCMError(.notFound, "No such project", field: "project")
         }
+        try checkRoomForDevices(1)
         if spec.state == .doze, spec.platform != .android {
             throw FCMError(.invalidArgument, "Doze is an Android state; \(spec.platform.displayName) devices cannot doze", field: "state")
         }

@@ -8,6 +8,9 @@ extension World {
                 field: "id")
         }
         guard projectIndexById[id] == nil else { throw FCMError(.conflict, "Project '\(id)' already exists", field: "id") }
+        guard projectIndexById.count < settings.maxProjects else {
+            throw .limitReached("projects", cap: settings.maxProjects, setting: "maxProjects", field: "id")
+        }
         let number = number ?? freeProjectNumber()
         guard Project.isValidNumber(number) else {
             throw FCMError(.invalidArgument, "Project number '\(number)' must be 1–20 decimal digits", field: "number")

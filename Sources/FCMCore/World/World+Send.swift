@@ -169,7 +169,7 @@ extension World {
 
     /// Fires a matching error rule: the service refuses the message as scripted.
     private mutating func injectFault(for request: SendRequest, project: Project) throws(FCMError) {
-        guard faults.rules.contains(where: { !$0.action.isTransport }) else { return }
+        guard faults.coreRuleCount > 0 else { return }
         var tokens: [String] = []
         if case .token(let token) = request.target { tokens = [token] }
         let api = FaultAPI(rawValue: request.api.rawValue) ?? .v1

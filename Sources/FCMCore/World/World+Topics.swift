@@ -6,15 +6,19 @@ extension World {
         guard IdentifierShape.isValidTopicName(topic) else {
             return FCMError(.invalidArgument, "Invalid topic name '\(topic)'", field: "topic")
         }
-        guard let device = devices[Int(id)], device.tokenValid else {
+        // Reads single fields, never a copy of the device: a live copy would share its topic
+        // table, so the insertion below would copy all 2000 entries under the lock (issue 23, item 7).
+        guard devices[Int(id)]?.tokenValid == true, let projectIndex = devices[Int(id)]?.projectIndex,
+            let subscribed = devices[Int(id)]?.topics.count
+        else {
             return FCMError(.notFound, "The token is not registered", field: "token")
         }
-        if device.topics[topic] != nil { return nil }
-        guard device.topics.count < settings.maxTopicsPerInstance else {
+        if devices[Int(id)]?.topics[topic] != nil { return nil }
+        guard subscribed < settings.maxTopicsPerInstance else {
             return FCMError(.tooManyTopics, "The instance is subscribed to \(settings.maxTopicsPerInstance) topics already", field: "topic")
         }
         devices[Int(id)]?.topics[topic] = now
-        projects[Int(device.projectIndex)]?.topics[topic, default: []].append(id)
+        projects[Int(projectIndex)]?.topics[topic, default: []].append(id)
         log(.subscribed, device: id, detail: topic)
         return nil
     }
@@ -23,14 +27,14 @@ extension World {
         guard IdentifierShape.isValidTopicName(topic) else {
             return FCMError(.invalidArgument, "Invalid topic name '\(topic)'", field: "topic")
         }
-        guard let device = devices[Int(id)], device.tokenValid else {
+        guard devices[Int(id)]?.tokenValid == true, let projectIndex = devices[Int(id)]?.projectIndex else {
             return FCMError(.notFound, "The token is not registered", field: "token")
         }
-        guard device.topics[topic] != nil else { return nil }
+        guard devices[Int(id)]?.topics[topic] != nil else { return nil }
         devices[Int(id)]?.topics[topic] = nil
-        projects[Int(device.projectIndex)]?.topics[topic]?.remove(id)
-        if projects[Int(device.projectIndex)]?.topics[topic]?.isEmpty == true {
-            projects[Int(device.projectIndex)]?.topics[topic] = nil
+        projects[Int(projectIndex)]?.topics[topic]?.remove(id)
+        if projects[Int(projectIndex)]?.topics[topic]?.isEmpty == true {
+            projects[Int(projectIndex)]?.topics[topic] = nil
         }
         log(.unsubscribed, device: id, detail: topic)
         return nil

@@ -8,6 +8,9 @@ extension ControlAPI {
     static let deviceFields: Set<String> = ["platform", "appId", "name", "token", "fid", "state", "senders", "topics", "count"]
     /// Devices made by one `POST …/devices` with `count`.
     static let maxDevicesPerCall = 10_000
+    /// Topic names one device list or creation answer repeats at most: a device may hold 2000
+    /// names of 900 bytes, so 1000 of them made a 1.8 GB answer (issue 23, item 7).
+    static let maxAnswerTopicBytes = 8 << 20
 
     func registerDevices(into router: inout Router) {
         let base = Self.prefix + "/projects/{project}/devices"
@@ -19,8 +22,14 @@ extension ControlAPI {
                 guard offset >= 0, (1...100_000).contains(limit) else {
                     throw FCMError(.invalidArgument, "offset must be ≥ 0 and limit 1–100000", field: "limit")
                 }
-                let (total, page) = try emulator.devices(projectId: try params.require("project"), offset: offset, limit: limit)
-                return ControlJSON.response(.object([("total", .int(total)), ("devices", .array(page.map(ControlJSON.device)))]))
+                let (total, page) = try emulator.devices(
+                    projectId: try params.require("project"), offset: offset, limit: limit, maxTopicBytes: Self.maxAnswerTopicBytes)
+                // A page may end early (by bytes): `nextOffset` is where the next one starts.
+                let next = offset + page.count < total ? JSONValue.int(offset + page.count) : nil
+                return ControlJSON.response(
+                    .object(omittingNils: [
+                        ("total", .int(total)), ("devices", .array(page.map(ControlJSON.device))), ("nextOffset", next),
+                    ]))
             })
         router.add(
             "POST", base,
@@ -163,10 +172,18 @@ extension ControlAPI {
         guard spec.name == nil, spec.token == nil, spec.fid == nil else {
             throw FCMError(.invalidArgument, "name, token and fid name one device; leave them out with count", field: "count")
         }
+        try emulator.checkRoomForDevices(Int(count))
+        // Every device gets the same topics. Past the answer's budget they are listed once, at
+        // the top, instead of in each device (which then has no `topics`).
+        let topics = Array(Set(spec.topics)).sorted()
+        let shared = Int(count) * topics.reduce(0) { $0 + $1.utf8.count + 8 } > Self.maxAnswerTopicBytes
+        let device = { (info: DeviceInfo) in shared ? ControlJSON.device(info, topics: false) : ControlJSON.device(info) }
         // Validate once before creating any, so a bad field changes nothing.
-        var created: [JSONValue] = [ControlJSON.device(try emulator.createDevice(spec, projectId: projectId))]
+        var created: [JSONValue] = [device(try emulator.createDevice(spec, projectId: projectId, topics: !shared))]
         spec.topics = spec.topics.filter(IdentifierShape.isValidTopicName)
-        for _ in 1..<Int(count) { created.append(ControlJSON.device(try emulator.createDevice(spec, projectId: projectId))) }
-        return ControlJSON.response(status: 201, .object([("devices", .array(created))]))
+        for _ in 1..<Int(count) { created.append(device(try emulator.createDevice(spec, projectId: projectId, topics: !shared))) }
+        return ControlJSON.response(
+            status: 201,
+            .object(omittingNils: [("devices", .array(created)), ("topics", shared ? .array(topics.map(JSONValue.string)) : nil)]))
     }
 }

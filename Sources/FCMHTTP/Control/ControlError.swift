@@ -10,7 +10,9 @@ import FCMLegacyFormat
 ///     {"error": {"code": 404, "status": "NOT_FOUND", "message": "No device 'x' …", "field": "device"}}
 enum ControlError {
     static func response(_ error: FCMError) -> HTTPResponse {
-        let (status, name) = statusAndName(error.code)
+        // A cap of the emulator's own collections is a quota, so 429 as Google's APIs answer one
+        // (https://google.aip.dev/193); FCM's own limits keep their codes.
+        let (status, name) = error.reason == .limitReached ? (429, "RESOURCE_EXHAUSTED") : statusAndName(error.code)
         return response(status: status, name: name, message: error.message, field: error.field)
     }
 

@@ -17,7 +17,10 @@ enum ControlJSON {
         ])
     }
 
-    static func device(_ d: DeviceInfo) -> JSONValue {
+    static func device(_ d: DeviceInfo) -> JSONValue { device(d, topics: true) }
+
+    /// - Parameter topics: false leaves `topics` out (an answer that lists them once for all).
+    static func device(_ d: DeviceInfo, topics: Bool) -> JSONValue {
         .object(omittingNils: [
             ("id", .string(String(d.id))),
             ("name", d.name.map(JSONValue.string)),
@@ -29,7 +32,7 @@ enum ControlJSON {
             ("state", .string(d.state.rawValue)),
             ("tokenValid", .bool(d.tokenValid)),
             ("senders", .array(d.senders.map(JSONValue.string))),
-            ("topics", .array(d.topics.map(JSONValue.string))),
+            ("topics", topics ? .array(d.topics.map(JSONValue.string)) : nil),
             ("createdAt", .string(d.createdAt.iso8601)),
             ("lastConnectedAt", .string(d.lastConnectedAt.iso8601)),
             ("storedCount", .int(d.storedCount)),

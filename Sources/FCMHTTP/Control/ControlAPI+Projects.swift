@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import FCMCore
+import FCMCoreJSON
+import FCMJSON
+
+/// `/emulator/v1/projects`: projects (at most `maxProjects`), their service accounts, topics,
+/// groups and events.
+extension ControlAPI {
+    // MARK: - Projects
+
+    func registerProjects(into router: inout Router) {
+        let p = Self.prefix
+        router.add("GET", "\(p)/projects") { _, _ in
+            ControlJSON.response(.object([("projects", .array(emulator.projects().map(ControlJSON.project)))]))
+        }
+        router.add(
+            "POST", "\(p)/projects",
+            handle { request, _ throws(FCMError) in
+                let body = try ControlBody(request, allowed: ["id", "number", "serverKeys"])
+                guard let id = try body.string("id") else { throw FCMError(.invalidArgument, "Field 'id' is required", field: "id") }
+                let project = try emulator.createProject(
+                    id: id, number: try body.string("number"), serverKeys: try body.strings("serverKeys") ?? [])
+                return ControlJSON.response(status: 201, ControlJSON.project(project))
+            })
+        router.add(
+            "GET", "\(p)/projects/{project}",
+            handle { _, params throws(FCMError) in
+                ControlJSON.response(ControlJSON.project(try emulator.project(try params.require("project"))))
+            })
+        router.add(
+            "DELETE", "\(p)/projects/{project}",
+            handle { _, params throws(FCMError) in
+                try emulator.deleteProject(id: try params.require("project"))
+                return ControlJSON.response(.object([]))
+            })
+        router.add(
+            "POST", "\(p)/projects/{project}:reset",
+            handle { _, params throws(FCMError) in
+                try emulator.reset(projectId: try params.require("project"))
+                return ControlJSON.response(.object([]))
+            })
+        router.add(
+            "GET", "\(p)/projects/{project}/serviceAccount",
+            handle { request, params throws(FCMError) in
+                // A key file whose token_uri points back here, as the client reached us.
+                let project = try emulator.project(try params.require("project"))
+                let host = request.header("Host") ?? "127.0.0.1"
+                do {
+                    return ControlJSON.response(try accounts.keyFile(forProject: project.id, tokenURI: "http://\(host)/token"))
+                } catch {
+                    throw FCMError(.internalError, "Could not make a service-account key: \(error)")
+                }
+            })
+        router.add(
+            "POST", "\(p)/projects/{project}/accessTokens",
+            handle { _, params throws(FCMError) in
+                // What the token endpoint would grant the project's service account, without the
+                // JWT dance: for the dashboard's send form and for harnesses that speak raw HTTP.
+                let project = try emulator.project(try params.require("project"))
+                let grant = grants.issue(projectId: project.id, scopes: Set(MetadataServer.scopes))
+                return ControlJSON.response(
+                    status: 201,
+                    .object([
+                        ("accessToken", .string(grant.token)), ("tokenType", .string("Bearer")),
+                        ("expiresIn", .int(AccessGrants.lifetimeSeconds)),
+                    ]))
+            })
+        router.add(
+            "GET", "\(p)/projects/{project}/xmpp",
+            handle { _, params throws(FCMError) in
+                let connections = try emulator.ccsConnections(projectId: try params.require("project"))
+                return ControlJSON.response(.object([("connections", .array(connections.map(ControlJSON.connection)))]))
+            })
+        router.add(
+            "POST", "\(p)/projects/{project}/xmpp:drain",
+            handle { _, params throws(FCMError) in
+                try emulator.requestDrain(projectId: try params.require("project"))
+                return ControlJSON.response(.object([]))
+            })
+        router.add(
+            "GET", "\(p)/projects/{project}/topics",
+            handle { _, params throws(FCMError) in
+                let topics = try emulator.topics(projectId: try params.require("project"))
+                return ControlJSON.response(
+                    .object([
+                        ("topics", .array(topics.map { .object([("name", .string($0.name)), ("subscribers", .int($0.subscribers))]) }))
+                    ]))
+            })
+        router.add(
+            "GET", "\(p)/projects/{project}/groups",
+            handle { _, params throws(FCMError) in
+                ControlJSON.response(
+                    .object([("groups", .array(try emulator.groups(projectId: try params.require("project")).map(ControlJSON.group)))]))
+            })
+        router.add(
+            "GET", "\(p)/events",
+            handle { request, _ throws(FCMError) in
+                try events(request, projectId: nil, device: nil)
+            })
+        router.add(
+            "GET", "\(p)/projects/{project}/events",
+            handle { request, params throws(FCMError) in
+                try events(request, projectId: try params.require("project"), device: nil)
+            })
+    }
+}
