@@ -36,6 +36,13 @@ def run_unpatched(emulator, tokens, **env_extra):
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
+def read_to_end(s):
+    answer = b""
+    while chunk := s.recv(65536):
+        answer += chunk
+    return answer
+
+
 def check_delivered(emulator, devices, answer):
     assert answer["project"] == PROJECT
     assert answer["one"].startswith(f"projects/{PROJECT}/messages/")
@@ -67,9 +74,7 @@ def test_a_host_the_emulator_does_not_stand_in_for_is_refused_and_logged(emulato
     host, port = emulator.proxy.split("//", 1)[1].rsplit(":", 1)
     with socket.create_connection((host, int(port)), timeout=10) as s:
         s.sendall(b"CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n")
-        answer = b""
-        while chunk := s.recv(65536):
-            answer += chunk
+        answer = read_to_end(s)
     text = answer.decode()
     assert text.startswith("HTTP/1.1 403 Forbidden")
     assert "does not stand in for example.com:443" in text and "NO_PROXY" in text and "proxyTunnel" in text
@@ -91,6 +96,8 @@ def test_http2_inside_the_tunnel_is_served_over_h2(emulator):
 
 
 def test_the_tunnel_setting_reaches_a_local_server_untouched(tmp_path):
+    """A server on this machine is reached only when proxyTunnelHosts names it with its port
+    (issue 23, item 8); proxyTunnel=true alone tunnels to hosts off this machine."""
     import http.server
     import threading
 
@@ -111,6 +118,7 @@ def test_the_tunnel_setting_reaches_a_local_server_untouched(tmp_path):
     process = subprocess.Popen(
         [BINARY, "serve", "--port", "0", "--set", "tlsPort=off", "--set", "xmppPort=off",
          "--set", "xmppTestPort=off", "--set", "stateDir=none", "--set", "proxyPort=0", "--set", "proxyTunnel=true",
+         "--set", f"proxyTunnelHosts=127.0.0.1:{far.server_address[1]}",
          "--ready-file", str(ready), "--log-level", "warning"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         import time
@@ -120,13 +128,21 @@ def test_the_tunnel_setting_reaches_a_local_server_untouched(tmp_path):
             time.sleep(0.05)
         host, port = json.loads(ready.read_text())["proxy"]["url"].split("//", 1)[1].rsplit(":", 1)
         with socket.create_connection((host, int(port)), timeout=10) as s:
+            target = f"localhost:{far.server_address[1]}"
+            s.sendall(f"CONNECT {target} HTTP/1.1\r\nHost: {target}\r\n\r\n".encode())
+            refused = read_to_end(s)
+            assert refused.startswith(b"HTTP/1.1 403") and b"is on this machine" in refused
+        with socket.create_connection((host, int(port)), timeout=10) as s:
+            target = f"127.0.0.1:{port}"
+            s.sendall(f"CONNECT {target} HTTP/1.1\r\nHost: {target}\r\n\r\n".encode() * 20)
+            refused = read_to_end(s)
+            assert refused.startswith(b"HTTP/1.1 403") and b"fcm-emu's own ports" in refused
+        with socket.create_connection((host, int(port)), timeout=10) as s:
             target = f"127.0.0.1:{far.server_address[1]}"
             s.sendall(f"CONNECT {target} HTTP/1.1\r\nHost: {target}\r\n\r\n".encode())
             assert s.recv(65536).startswith(b"HTTP/1.1 200")
             s.sendall(f"GET / HTTP/1.1\r\nHost: {target}\r\nConnection: close\r\n\r\n".encode())
-            answer = b""
-            while chunk := s.recv(65536):
-                answer += chunk
+            answer = read_to_end(s)
         assert answer.startswith(b"HTTP/1.0 200") and answer.endswith(b"hello from the far side")
     finally:
         process.terminate()

@@ -12,6 +12,12 @@ final class LogCapture: Sendable {
     }
 
     private let lines = Mutex<[Line]>([])
+    /// Told of each line as it is logged, for tests that await one.
+    private let observer: (@Sendable (Line) -> Void)?
+
+    init(observer: (@Sendable (Line) -> Void)? = nil) {
+        self.observer = observer
+    }
 
     var logged: [Line] { lines.withLock { $0 } }
 
@@ -21,7 +27,10 @@ final class LogCapture: Sendable {
         return logger
     }
 
-    fileprivate func append(_ line: Line) { lines.withLock { $0.append(line) } }
+    fileprivate func append(_ line: Line) {
+        lines.withLock { $0.append(line) }
+        observer?(line)
+    }
 
     private struct Handler: LogHandler {
         let capture: LogCapture

@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 
+import FCMCore
 @testable import FCMHTTP
+import Logging
+import NIOCore
+import NIOEmbedded
 import Testing
 
 /// What the proxy makes of a request line; the relay itself is driven by real clients in the
@@ -30,5 +34,107 @@ struct ProxyTests {
         #expect(targets.port(for: "fcm.googleapis.com", 8443) == nil)
         #expect(targets.port(for: "fcm-xmpp.googleapis.com", 5236) == 40002)
         #expect(targets.port(for: "example.com", 443) == nil)
+    }
+}
+
+/// Which tunnels `proxyTunnelHosts` and `proxyTunnel` allow (issue 23, item 8).
+@Suite("Proxy tunnel policy")
+struct TunnelPolicyTests {
+    @Test func entriesParseAndBadOnesAreRefused() throws {
+        let entries = try TunnelPolicy.parseHosts(" API.example.com , 127.0.0.1:8080,*.corp.example:8443,[::1]:9000,::1")
+        #expect(entries.map(\.host) == ["api.example.com", "127.0.0.1", "*.corp.example", "::1", "::1"])
+        #expect(entries.map(\.port) == [nil, 8080, 8443, 9000, nil])
+        for bad in ["*", "host:0", "host:70000", "host:x", "a b", "*.", "ex*ample.com", "é.example"] {
+            #expect(throws: TunnelPolicy.ParseError.self, "\(bad)") { try TunnelPolicy.parseHosts(bad) }
+        }
+    }
+
+    @Test func admissionNamesTheEntryThatAllowsTheHost() throws {
+        let policy = TunnelPolicy(hosts: try TunnelPolicy.parseHosts("api.example.com,127.0.0.1:8080,*.corp.example:8443"))
+        #expect(policy.admits(host: "API.example.com", port: 443) == .other)
+        #expect(policy.admits(host: "127.0.0.1", port: 8080) == .exactWithPort)
+        #expect(policy.admits(host: "127.0.0.1", port: 8081) == nil)
+        #expect(policy.admits(host: "a.b.corp.example", port: 8443) == .other)
+        #expect(policy.admits(host: "corp.example", port: 8443) == nil)
+        #expect(policy.admits(host: "x.corp.example", port: 443) == nil)
+        #expect(policy.admits(host: "example.com", port: 443) == nil)
+        #expect(TunnelPolicy(anyHostOffThisMachine: true).admits(host: "example.com", port: 443) == .other)
+        #expect(TunnelPolicy().admits(host: "example.com", port: 443) == nil)
+    }
+
+    @Test func thisMachineIsLoopbackUnspecifiedLinkLocalAndItsInterfaces() throws {
+        let interface = try SocketAddress(ipAddress: "192.168.7.7", port: 0)
+        let local = ["127.0.0.1", "127.9.9.9", "0.0.0.0", "169.254.169.254", "::1", "::", "fe80::1", "::ffff:127.0.0.1", "192.168.7.7"]
+        for address in local {
+            #expect(TunnelPolicy.isThisMachine(try SocketAddress(ipAddress: address, port: 443), interfaces: [interface]), "\(address)")
+        }
+        for address in ["8.8.8.8", "192.168.7.8", "2001:db8::1", "::ffff:8.8.8.8"] {
+            #expect(!TunnelPolicy.isThisMachine(try SocketAddress(ipAddress: address, port: 443), interfaces: [interface]), "\(address)")
+        }
+    }
+}
+
+/// The proxy port's HTTP/1.1 pipeline on an `EmbeddedChannel`: the plain port's, CONNECT in front.
+@Suite("Proxy port pipeline, without sockets")
+struct ProxyPipelineTests {
+    /// Counts the reads that reach the socket.
+    final class ReadCounter: ChannelOutboundHandler {
+        typealias OutboundIn = NIOAny
+        var reads = 0
+
+        func read(context: ChannelHandlerContext) {
+            reads += 1
+            context.read()
+        }
+    }
+
+    static let health = "GET http://127.0.0.1/emulator/v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+
+    /// A client that pipelines and does not read: its requests wait, none is dropped, and
+    /// nothing more is read from it meanwhile.
+    @Test func pipelinedRequestsOfAClientThatDoesNotReadWaitAndNoneIsDropped() throws {
+        let wire = try HTTPHandlerTests.Wire(proxyFor: Emulator())
+        wire.channel.isWritable = false
+        wire.channel.pipeline.fireChannelWritabilityChanged()
+        try wire.send(Self.health + Self.health + Self.health)
+        let counter = try wire.channel.pipeline.syncOperations.handler(type: ReadCounter.self)
+        let reads = counter.reads
+        wire.channel.read()
+        #expect(counter.reads == reads, "read while the client reads nothing")
+        #expect(try wire.received().isEmpty)
+        wire.channel.isWritable = true
+        wire.channel.pipeline.fireChannelWritabilityChanged()
+        #expect(try wire.received().components(separatedBy: "HTTP/1.1 200 OK").count - 1 == 3)
+    }
+
+    @Test func malformedRequestIs400AndCloses() throws {
+        let wire = try HTTPHandlerTests.Wire(proxyFor: Emulator())
+        try? wire.send("GARBAGE\r\n\r\n")
+        #expect(try wire.received().hasPrefix("HTTP/1.1 400 Bad Request"))
+        #expect(!wire.channel.isActive)
+    }
+
+    /// The refusal of a CONNECT says why; NIO's pairing of encoder and decoder would drop that body.
+    @Test func aRefusedConnectKeepsItsExplanation() throws {
+        let wire = try HTTPHandlerTests.Wire(proxyFor: Emulator())
+        try wire.send("CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n")
+        let answer = try wire.received()
+        #expect(answer.hasPrefix("HTTP/1.1 403 Forbidden"))
+        #expect(answer.contains("does not stand in for example.com:443") && answer.contains("proxyTunnelHosts=example.com"))
+        #expect(!wire.channel.isActive)
+    }
+}
+
+extension HTTPHandlerTests.Wire {
+    /// The proxy port's pipeline, with a count of the reads that reach the socket in front.
+    init(proxyFor emulator: Emulator) throws {
+        api = InProcess(emulator)
+        let logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
+        let front = ProxyRequestHandler(
+            configuration: .init(targets: ProxyHosts.Targets(tlsPort: nil, xmppPorts: [:])), emulator: emulator, logger: logger)
+        try channel.pipeline.syncOperations.addHandler(ProxyPipelineTests.ReadCounter())
+        try HTTPServer.configurePlainHTTP(
+            channel.pipeline.syncOperations, responder: api.responder, idleTimeout: .seconds(120), logger: logger, proxy: front)
+        try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 9)).wait()
     }
 }

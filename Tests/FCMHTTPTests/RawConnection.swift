@@ -26,7 +26,9 @@ final class RawConnection {
     private let fd: Int32
     private var buffer: [UInt8] = []
 
-    init(port: Int) throws {
+    /// - Parameter receiveBuffer: SO_RCVBUF, set before connecting so the window stays small and
+    ///   a server's writes back up into its own buffers as soon as this side stops reading.
+    init(port: Int, receiveBuffer: Int32? = nil) throws {
         #if canImport(Glibc)
             fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
@@ -35,6 +37,7 @@ final class RawConnection {
         guard fd >= 0 else { throw Failure(description: "socket() failed") }
         var timeout = timeval(tv_sec: 5, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        if var size = receiveBuffer { setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size)) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
@@ -70,6 +73,16 @@ final class RawConnection {
 
     /// Reads one response with a Content-Length body.
     func readResponse() throws -> Response {
+        let (status, headers) = try readHead()
+        let length = Int(headers.first { $0.0.lowercased() == "content-length" }?.1 ?? "0") ?? 0
+        while buffer.count < length { guard try fill() else { throw Failure(description: "closed mid-body") } }
+        let body = String(decoding: buffer[0..<length], as: UTF8.self)
+        buffer.removeFirst(length)
+        return Response(status: status, headers: headers, body: body)
+    }
+
+    /// Reads a response's status line and headers, leaving its body unread.
+    func readHead() throws -> (status: Int, headers: [(String, String)]) {
         let separator: [UInt8] = [13, 10, 13, 10]
         var headEnd: Int?
         while headEnd == nil {
@@ -78,16 +91,26 @@ final class RawConnection {
         }
         let end = headEnd ?? 0
         let lines = String(decoding: buffer[0..<end], as: UTF8.self).components(separatedBy: "\r\n")
+        buffer.removeFirst(end + 4)
         let status = Int(lines.first?.split(separator: " ").dropFirst().first ?? "") ?? 0
         let headers = lines.dropFirst().compactMap { line -> (String, String)? in
             guard let colon = line.firstIndex(of: ":") else { return nil }
             return (String(line[..<colon]), String(line[line.index(after: colon)...]).trimmingCharacters(in: .whitespaces))
         }
-        let length = Int(headers.first { $0.0.lowercased() == "content-length" }?.1 ?? "0") ?? 0
-        while buffer.count < end + 4 + length { guard try fill() else { throw Failure(description: "closed mid-body") } }
-        let body = String(decoding: buffer[(end + 4)..<(end + 4 + length)], as: UTF8.self)
-        buffer.removeFirst(end + 4 + length)
-        return Response(status: status, headers: headers, body: body)
+        return (status, headers)
+    }
+
+    /// Reads at most `limit` bytes and throws them away: how many, 0 at end of stream.
+    func discard(upTo limit: Int) throws -> Int {
+        if !buffer.isEmpty {
+            let n = min(limit, buffer.count)
+            buffer.removeFirst(n)
+            return n
+        }
+        var chunk = [UInt8](repeating: 0, count: limit)
+        let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        if n < 0 { throw Failure(description: "read() timed out or failed") }
+        return n
     }
 
     /// True when the server closed the connection (reads end of stream).

@@ -4,32 +4,46 @@ import FCMCore
 import Logging
 import NIOCore
 import NIOHTTP1
-import NIOPosix
 
-/// The proxy port's first handler (issue 10): a `CONNECT` to one of Google's hosts is joined to
-/// the emulator's own port for it, whose certificate covers the name, so the client's TLS, ALPN
-/// (h2 or http/1.1) and requests reach the same routes as the TLS port; a `CONNECT` elsewhere is
-/// refused with a 403 that says how to let it through, or tunnelled to the real host when
-/// `proxyTunnel` is on. A request in absolute form (`GET http://metadata.google.internal/…`) is
-/// answered by the routes directly. Every CONNECT is a `proxyConnect` event and a log line.
-final class ProxyRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
+/// The proxy port's front (issue 10), behind the same HTTP/1.1 pipeline as the plain port
+/// (`HTTPServer.configurePlainHTTP`: idle timeout, backpressure, pipelining, 400s): a `CONNECT`
+/// to one of Google's hosts is joined to the emulator's own port for it, whose certificate covers
+/// the name, so the client's TLS, ALPN (h2 or http/1.1) and requests reach the same routes as the
+/// TLS port; a `CONNECT` elsewhere is tunnelled as `TunnelPolicy` allows, or refused with a 403
+/// that says which setting lets it through. A request in absolute form
+/// (`GET http://metadata.google.internal/…`) is answered by the routes directly. Every CONNECT is
+/// a `proxyConnect` event and a log line.
+final class ProxyRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias InboundOut = HTTPServerRequestPart
+    typealias OutboundIn = HTTPServerResponsePart
     typealias OutboundOut = HTTPServerResponsePart
 
     struct Configuration: Sendable {
         var targets: ProxyHosts.Targets
-        /// Tunnel hosts fcm-emu does not stand in for, instead of refusing them.
-        var tunnelOthers = false
+        var tunnel = TunnelPolicy()
+        /// fcm-emu's listening ports, never tunnelled to (the proxy's own is also the connection's local port).
+        var ownPorts: Set<Int> = []
     }
 
-    static let names = (encoder: "proxy-http-encoder", decoder: "proxy-http-decoder", handler: "proxy-requests", routes: "proxy-routes")
+    /// The handlers of the proxy port's pipeline that a tunnel replaces.
+    enum Names {
+        static let backPressure = "http-back-pressure", encoder = "http-encoder", decoder = "http-decoder"
+        static let pipelining = "http-pipelining", headerValidation = "http-header-validation", errors = "http-errors"
+        static let proxy = "proxy-requests", routes = "http-routes"
+        /// In this order; the decoder last, so that the bytes it holds after the CONNECT (a
+        /// ClientHello sent in the same packet) come out into the tunnel.
+        static let removedForTunnel = [routes, errors, headerValidation, pipelining, proxy, backPressure, encoder, decoder]
+    }
 
-    private let configuration: Configuration
+    let configuration: Configuration
     private let emulator: Emulator
     private let logger: Logger
     /// A CONNECT being read: where to, once its `.end` arrives.
     private var connect: (host: String, port: Int)?
+    /// A tunnel is being opened: nothing more is read until it is (or is refused), so a peer
+    /// cannot pile bytes up behind its CONNECT meanwhile.
+    var opening = false
 
     init(configuration: Configuration, emulator: Emulator, logger: Logger) {
         self.configuration = configuration
@@ -47,6 +61,7 @@ final class ProxyRequestHandler: ChannelInboundHandler, RemovableChannelHandler 
         if let target = connect {
             if case .end = part {
                 connect = nil
+                opening = true
                 open(target, context: context)
             }
             return
@@ -61,68 +76,14 @@ final class ProxyRequestHandler: ChannelInboundHandler, RemovableChannelHandler 
         context.fireChannelRead(data)
     }
 
-    private func open(_ target: (host: String, port: Int), context: ChannelHandlerContext) {
-        let name = "\(target.host):\(target.port)"
-        let destination: (host: String, port: Int)
-        if let local = configuration.targets.port(for: target.host, target.port) {
-            destination = ("127.0.0.1", local)
-            note("intercepted \(name)")
-        } else if configuration.tunnelOthers {
-            destination = target
-            note("tunnelled \(name)")
-        } else {
-            note("refused \(name)")
-            refuse(
-                context: context, status: .forbidden,
-                text: "fcm-emu's proxy does not stand in for \(name). It answers for \(ProxyHosts.https.joined(separator: ", ")) "
-                    + "(port 443) and the XMPP hosts on 5235/5236. Add \(target.host) to NO_PROXY, or start the emulator with "
-                    + "--set proxyTunnel=true to tunnel other hosts untouched.\n")
-            return
-        }
-        let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-        ClientBootstrap(group: context.eventLoop)
-            .connectTimeout(.seconds(10))
-            .channelOption(.tcpOption(.tcp_nodelay), value: 1)
-            .connect(host: destination.host, port: destination.port)
-            .whenComplete { result in
-                let (handler, context) = loopBound.value
-                switch result {
-                case .success(let remote): handler.join(remote, context: context)
-                case .failure(let error):
-                    handler.refuse(context: context, status: .badGateway, text: "fcm-emu's proxy could not reach \(name): \(error)\n")
-                }
-            }
+    /// A read asked for while a tunnel opens is dropped; the tunnel asks again once it is up.
+    func read(context: ChannelHandlerContext) {
+        if !opening { context.read() }
     }
 
-    /// Answers 200, then swaps the HTTP handlers for a relay to `remote`.
-    private func join(_ remote: any Channel, context: ChannelHandlerContext) {
-        let (local, far) = GlueHandler.pair()
-        do {
-            try remote.pipeline.syncOperations.addHandler(far)
-            try context.pipeline.syncOperations.addHandler(local)
-        } catch {
-            remote.close(promise: nil)
-            context.close(promise: nil)
-            return
-        }
-        let head = HTTPResponseHead(version: .http1_1, status: .ok, headers: ["Content-Length": "0"])
-        context.write(wrapOutboundOut(.head(head)), promise: nil)
-        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
-        // Our handlers go first, so that bytes the decoder still holds reach the relay.
-        let pipeline = context.pipeline
-        let names = Self.names
-        pipeline.removeHandler(name: names.routes)
-            .flatMap { pipeline.removeHandler(name: names.handler) }
-            .flatMap { pipeline.removeHandler(name: names.encoder) }
-            .flatMap { pipeline.removeHandler(name: names.decoder) }
-            .whenFailure { _ in
-                remote.close(promise: nil)
-                pipeline.close(promise: nil)
-            }
-    }
-
-    private func refuse(context: ChannelHandlerContext, status: HTTPResponseStatus, text: String) {
+    func refuse(context: ChannelHandlerContext, status: HTTPResponseStatus, text: String) {
         connect = nil
+        opening = false
         let body = context.channel.allocator.buffer(string: text)
         let headers: HTTPHeaders = [
             "Content-Type": "text/plain; charset=UTF-8", "Content-Length": "\(body.readableBytes)", "Connection": "close",
@@ -133,7 +94,7 @@ final class ProxyRequestHandler: ChannelInboundHandler, RemovableChannelHandler 
         context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in loopBound.value.close(promise: nil) }
     }
 
-    private func note(_ what: String) {
+    func note(_ what: String) {
         emulator.recordProxyConnect(what)
         logger.info("proxy CONNECT \(what)")
     }

@@ -17,25 +17,36 @@ public final class ProxyServer: Sendable {
         self.port = port
     }
 
+    /// A setting that would make an open proxy.
+    public struct OpenProxyError: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    /// - Parameters:
+    ///   - tunnel: where CONNECTs to hosts fcm-emu does not stand in for may go.
+    ///   - ownPorts: fcm-emu's other listening ports, which no tunnel reaches.
     public static func start(
-        host: String, port: Int, targets: ProxyHosts.Targets, tunnelOthers: Bool, responder: HTTPResponder, emulator: Emulator,
-        group: any EventLoopGroup, idleTimeout: TimeAmount, logger: Logger
+        host: String, port: Int, targets: ProxyHosts.Targets, tunnel: TunnelPolicy, ownPorts: Set<Int>, responder: HTTPResponder,
+        emulator: Emulator, group: any EventLoopGroup, idleTimeout: TimeAmount, logger: Logger
     ) async throws -> ProxyServer {
-        let configuration = ProxyRequestHandler.Configuration(targets: targets, tunnelOthers: tunnelOthers)
+        let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+        if tunnel.anyHostOffThisMachine, !HostRules.isLoopback(bare.lowercased()) {
+            throw OpenProxyError(
+                description: "proxyTunnel=true while listening on \(host) would make an open proxy: anyone who reaches the port "
+                    + "could tunnel anywhere. Name the hosts to tunnel in proxyTunnelHosts instead.")
+        }
+        let configuration = ProxyRequestHandler.Configuration(targets: targets, tunnel: tunnel, ownPorts: ownPorts)
         let channel = try await ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.tcpOption(.tcp_nodelay), value: 1)
+            .childChannelOption(IdleTimeoutHandler.unsentLowWater.option, value: IdleTimeoutHandler.unsentLowWater.bytes)
+            .childChannelOption(.maxMessagesPerRead, value: 16)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    let sync = channel.pipeline.syncOperations
-                    let names = ProxyRequestHandler.names
-                    try sync.addHandler(IdleStateHandler(readTimeout: idleTimeout))
-                    try sync.addHandler(HTTPResponseEncoder(), name: names.encoder)
-                    try sync.addHandler(ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .forwardBytes)), name: names.decoder)
-                    try sync.addHandler(
-                        ProxyRequestHandler(configuration: configuration, emulator: emulator, logger: logger), name: names.handler)
-                    try sync.addHandler(HTTPRequestHandler(responder: responder, logger: logger), name: names.routes)
+                    let front = ProxyRequestHandler(configuration: configuration, emulator: emulator, logger: logger)
+                    try HTTPServer.configurePlainHTTP(
+                        channel.pipeline.syncOperations, responder: responder, idleTimeout: idleTimeout, logger: logger, proxy: front)
                 }
             }
             .bind(host: host, port: port)

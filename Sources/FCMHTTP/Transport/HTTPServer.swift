@@ -30,6 +30,7 @@ public final class HTTPServer: Sendable {
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.tcpOption(.tcp_nodelay), value: 1)
+            .childChannelOption(IdleTimeoutHandler.unsentLowWater.option, value: IdleTimeoutHandler.unsentLowWater.bytes)
             .childChannelOption(.maxMessagesPerRead, value: 16)
             .childChannelInitializer { channel in
                 guard let tls else {
@@ -40,7 +41,7 @@ public final class HTTPServer: Sendable {
                 }
                 return channel.eventLoop.makeCompletedFuture {
                     let sync = channel.pipeline.syncOperations
-                    try sync.addHandler(IdleStateHandler(readTimeout: idleTimeout))
+                    try sync.addHandler(IdleTimeoutHandler(timeout: idleTimeout))
                     let trust = TLSTrustLog.pair(logger: logger)
                     try sync.addHandler(trust.sniffer)
                     try sync.addHandler(NIOSSLServerHandler(context: tls))
@@ -63,16 +64,23 @@ public final class HTTPServer: Sendable {
         return HTTPServer(channel: channel, host: host, port: bound)
     }
 
-    /// The plain HTTP/1.1 pipeline: idle timeout, no reading while writes wait, NIO's codec with
-    /// pipelining and its 400 for malformed requests, then the emulator's handler. Tests build it on an `EmbeddedChannel`.
+    /// The plain HTTP/1.1 pipeline: idle timeout (reads and writes both count), no reading while
+    /// writes wait, NIO's codec with pipelining and its 400 for malformed requests, then the
+    /// emulator's handler. The proxy port is the same with its CONNECT handler in front of the
+    /// routes. Tests build it on an `EmbeddedChannel`.
     static func configurePlainHTTP(
-        _ sync: ChannelPipeline.SynchronousOperations, responder: HTTPResponder, idleTimeout: TimeAmount, logger: Logger
+        _ sync: ChannelPipeline.SynchronousOperations, responder: HTTPResponder, idleTimeout: TimeAmount, logger: Logger,
+        proxy: ProxyRequestHandler? = nil
     ) throws {
-        try sync.addHandler(IdleStateHandler(readTimeout: idleTimeout))
+        try sync.addHandler(IdleTimeoutHandler(timeout: idleTimeout))
         // No connection reads faster than it can write (issue 11, row 5).
-        try sync.addHandler(BackPressureHandler())
-        try sync.configureHTTPServerPipeline(withPipeliningAssistance: true, withErrorHandling: true)
-        try sync.addHandler(HTTPRequestHandler(responder: responder, logger: logger))
+        try sync.addHandler(BackPressureHandler(), name: ProxyRequestHandler.Names.backPressure)
+        if let proxy {
+            try ProxyRequestHandler.addCodec(sync, front: proxy)
+        } else {
+            try sync.configureHTTPServerPipeline(withPipeliningAssistance: true, withErrorHandling: true)
+        }
+        try sync.addHandler(HTTPRequestHandler(responder: responder, logger: logger), name: ProxyRequestHandler.Names.routes)
     }
 
     /// Stops accepting connections and closes the listener.

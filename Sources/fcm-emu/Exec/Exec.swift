@@ -19,7 +19,8 @@ extension FCMEmu {
         static let configuration = CommandConfiguration(
             abstract: "Run a command against a fresh emulator, with the environment that points unmodified SDKs at it.",
             discussion: """
-                Starts the emulator on free ports (HTTP, TLS, XMPP and the HTTPS proxy), runs the command with the \
+                Starts the emulator on free ports (HTTP, TLS, XMPP and the HTTPS proxy, which tunnels the command's \
+                other HTTPS to hosts off this machine: --set proxyTunnel=false refuses them), runs the command with the \
                 variables below set where they are not set already, and exits with the command's exit code; \
                 SIGINT and SIGTERM are passed to the command, and the emulator stops with it.
 
@@ -81,6 +82,12 @@ extension FCMEmu {
             options.xmppPort = options.xmppPort == nil ? nil : 0
             options.xmppTestPort = nil
             options.proxyPort = 0
+            // HTTPS_PROXY sends all of the command's HTTPS here: what is not Google's goes through
+            // untouched (to hosts off this machine; TunnelPolicy) unless told otherwise.
+            let loopback = ["127.0.0.1", "localhost", "::1"].contains(options.server.host)
+            if loopback, !assignments.contains(where: { $0.hasPrefix("proxyTunnel=") }) {
+                options.proxyTunnel = true
+            }
             options.fronts.metadataProject = project
             RunningEmulator.bootstrapLogging(options)
             let running = try await RunningEmulator.start(options, file: file, logger: Logger(label: "fcm-emu"))

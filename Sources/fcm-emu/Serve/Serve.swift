@@ -158,7 +158,9 @@ extension FCMEmu {
             for (fcmPort, listener) in zip(fcmPorts, xmpp) { xmppPorts[fcmPort] = listener.port }
             let targets = ProxyHosts.Targets(tlsPort: server.https?.port, xmppPorts: xmppPorts)
             let proxy = try await ProxyServer.start(
-                host: options.server.host, port: port, targets: targets, tunnelOthers: options.proxyTunnel, responder: server.responder,
+                host: options.server.host, port: port, targets: targets,
+                tunnel: TunnelPolicy(anyHostOffThisMachine: options.proxyTunnel, hosts: options.proxyTunnelHosts),
+                ownPorts: Set([server.http.port, server.https?.port].compactMap { $0 } + xmpp.map(\.port)), responder: server.responder,
                 emulator: server.emulator, group: group, idleTimeout: .seconds(options.server.idleTimeoutSeconds), logger: logger)
             server.addInfo("proxy", .object([("url", .string("http://\(options.server.host):\(proxy.port)"))]))
             return proxy

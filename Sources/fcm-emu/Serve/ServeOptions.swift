@@ -35,6 +35,7 @@ struct ServeOptions: Sendable {
     /// The HTTPS proxy's port; nil (the default in `serve`) turns it off.
     var proxyPort: Int?
     var proxyTunnel = false
+    var proxyTunnelHosts: [TunnelPolicy.Entry] = []
     var xmppLoginTimeoutSeconds: Int64 = 30
     var xmppIdleTimeoutSeconds: Int64 = 600
     /// A snapshot directory to start from (`--import`).
@@ -143,10 +144,20 @@ enum Settings {
         },
         Setting(
             key: "proxyTunnel", example: "false",
-            help: "The proxy tunnels hosts the emulator does not stand in for, instead of refusing them"
+            help: "The proxy tunnels any host off this machine it does not stand in for, instead of refusing it (on loopback only)"
         ) {
             o, v throws(ConfigError) in
             o.proxyTunnel = try bool(v)
+        },
+        Setting(
+            key: "proxyTunnelHosts", example: "api.example.com,*.internal.example:8443",
+            help: "Hosts the proxy tunnels untouched (host, host:port or *.domain); one on this machine needs its port, fcm-emu's own never"
+        ) { o, v throws(ConfigError) in
+            do throws(TunnelPolicy.ParseError) {
+                o.proxyTunnelHosts = try TunnelPolicy.parseHosts(v)
+            } catch {
+                throw ConfigError(error.description)
+            }
         },
         Setting(
             key: "xmppLoginTimeout", example: "30s", help: "An XMPP connection not logged in and bound this long after it opens is closed"

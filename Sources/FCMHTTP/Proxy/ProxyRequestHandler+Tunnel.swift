@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+
+/// Opening a tunnel: deciding where it may go (`TunnelPolicy`), resolving the name off the event
+/// loop, connecting to the very address that was checked (so a name cannot resolve elsewhere
+/// between the check and the connect), and swapping the HTTP handlers for a relay.
+extension ProxyRequestHandler {
+    func open(_ target: (host: String, port: Int), context: ChannelHandlerContext) {
+        let name = "\(target.host):\(target.port)"
+        if let local = configuration.targets.port(for: target.host, target.port) {
+            note("intercepted \(name)")
+            do {
+                connect(to: try SocketAddress(ipAddress: "127.0.0.1", port: local), name: name, context: context)
+            } catch {
+                refuse(context: context, status: .badGateway, text: "fcm-emu's proxy could not reach \(name): \(error)\n")
+            }
+            return
+        }
+        guard let admission = configuration.tunnel.admits(host: target.host, port: target.port) else {
+            note("refused \(name)")
+            refuse(context: context, status: .forbidden, text: Self.notStoodInFor(target.host, name: name))
+            return
+        }
+        var ownPorts = configuration.ownPorts
+        if let port = context.channel.localAddress?.port { ownPorts.insert(port) }
+        let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        // getaddrinfo and getifaddrs block: a thread of the pool, not the event loop.
+        NIOThreadPool.singleton.runIfActive(eventLoop: context.eventLoop) {
+            let address = try SocketAddress.makeAddressResolvingHost(target.host, port: target.port)
+            let interfaces = (try? System.enumerateDevices())?.compactMap(\.address) ?? []
+            return (address, TunnelPolicy.isThisMachine(address, interfaces: interfaces))
+        }.whenComplete { result in
+            let (handler, context) = loopBound.value
+            switch result {
+            case .failure(let error):
+                handler.note("refused \(name) (not resolved)")
+                handler.refuse(context: context, status: .badGateway, text: "fcm-emu's proxy could not resolve \(target.host): \(error)\n")
+            case .success((let address, true)) where ownPorts.contains(target.port):
+                handler.note("refused \(name) (fcm-emu's own port)")
+                handler.refuse(
+                    context: context, status: .forbidden,
+                    text: "fcm-emu's proxy does not tunnel to \(name) (\(address)): that is one of fcm-emu's own ports, and a "
+                        + "tunnel to itself could chain without end.\n")
+            case .success((let address, true)) where admission != .exactWithPort:
+                handler.note("refused \(name) (this machine)")
+                handler.refuse(
+                    context: context, status: .forbidden,
+                    text: "fcm-emu's proxy does not tunnel to \(name): \(address) is on this machine. To let it through, name it "
+                        + "with its port: --set proxyTunnelHosts=\(name)\n")
+            case .success((let address, _)):
+                handler.note("tunnelled \(name)")
+                handler.connect(to: address, name: name, context: context)
+            }
+        }
+    }
+
+    static func notStoodInFor(_ host: String, name: String) -> String {
+        "fcm-emu's proxy does not stand in for \(name). It answers for \(ProxyHosts.https.joined(separator: ", ")) "
+            + "(port 443) and the XMPP hosts on 5235/5236. Add \(host) to NO_PROXY, or let the proxy tunnel it untouched: "
+            + "--set proxyTunnelHosts=\(host) (a comma list; host, host:port or *.domain), or --set proxyTunnel=true for any "
+            + "host off this machine (when listening on loopback only).\n"
+    }
+
+    private func connect(to address: SocketAddress, name: String, context: ChannelHandlerContext) {
+        let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        ClientBootstrap(group: context.eventLoop)
+            .connectTimeout(.seconds(10))
+            .channelOption(.tcpOption(.tcp_nodelay), value: 1)
+            .connect(to: address)
+            .whenComplete { result in
+                let (handler, context) = loopBound.value
+                switch result {
+                case .success(let remote): handler.join(remote, context: context)
+                case .failure(let error):
+                    handler.refuse(context: context, status: .badGateway, text: "fcm-emu's proxy could not reach \(name): \(error)\n")
+                }
+            }
+    }
+
+    /// Answers 200, then swaps the HTTP handlers for a relay to `remote`.
+    private func join(_ remote: any Channel, context: ChannelHandlerContext) {
+        guard context.channel.isActive else {
+            remote.close(promise: nil)
+            return
+        }
+        let (local, far) = GlueHandler.pair()
+        do {
+            try remote.pipeline.syncOperations.addHandler(far)
+            try context.pipeline.syncOperations.addHandler(local)
+        } catch {
+            remote.close(promise: nil)
+            context.close(promise: nil)
+            return
+        }
+        let head = HTTPResponseHead(version: .http1_1, status: .ok, headers: ["Content-Length": "0"])
+        context.write(wrapOutboundOut(.head(head)), promise: nil)
+        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+        let pipeline = context.pipeline
+        var removal = context.eventLoop.makeSucceededVoidFuture()
+        for name in Names.removedForTunnel { removal = removal.flatMap { pipeline.removeHandler(name: name) } }
+        removal.whenComplete { result in
+            switch result {
+            case .success:
+                // What the decoder held came out into the relay as a read with no read-complete
+                // after it: send it on now (a client that sent its ClientHello with the CONNECT
+                // waited for ever), and read again, which stopped while the tunnel opened.
+                remote.flush()
+                pipeline.read()
+            case .failure:
+                remote.close(promise: nil)
+                pipeline.close(promise: nil)
+            }
+        }
+    }
+
+    /// The proxy port's HTTP/1.1 codec: what `configureHTTPServerPipeline` adds, named so that a
+    /// tunnel can take it out, with a decoder that hands on what follows a CONNECT instead of
+    /// dropping it. The encoder is not told the request methods, since NIO then strips the body of
+    /// every answer to a CONNECT, a 403's explanation included (RFC 9110 §9.3.6 bars a body only
+    /// from a 2xx one).
+    static func addCodec(_ sync: ChannelPipeline.SynchronousOperations, front: ProxyRequestHandler) throws {
+        try sync.addHandler(HTTPResponseEncoder(), name: Names.encoder)
+        try sync.addHandler(ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .forwardBytes)), name: Names.decoder)
+        try sync.addHandler(HTTPServerPipelineHandler(), name: Names.pipelining)
+        try sync.addHandler(NIOHTTPResponseHeadersValidator(), name: Names.headerValidation)
+        try sync.addHandler(HTTPServerProtocolErrorHandler(), name: Names.errors)
+        try sync.addHandler(front, name: Names.proxy)
+    }
+}
