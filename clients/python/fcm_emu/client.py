@@ -606,7 +606,11 @@ class Client:
         body = self._new_device(platform, dict(app_id=app_id, state=state, senders=senders, topics=topics,
                                                count=count))
         answer = self._json("POST", f"/projects/{_segment(project)}/devices", body, timeout=max(self.timeout, 60.0))
-        return [self._device(d) for d in answer["devices"]] if "devices" in answer else [self._device(answer)]
+        if "devices" not in answer:
+            return [self._device(answer)]
+        # Past 8 MiB of repeated topic names the answer lists the devices' shared topics once.
+        shared = answer.get("topics")
+        return [self._device(d if shared is None or "topics" in d else {**d, "topics": shared}) for d in answer["devices"]]
 
     def get_device(self, project: str, device: str) -> Device:
         """``getDevice``: by id, name, or any token it holds or held."""

@@ -109,6 +109,13 @@ def test_devices_states_tokens_and_topics(fcm_project: Project) -> None:
     assert len(many) == 5 and {d.platform for d in many} == {"web"} and len({d.token for d in many}) == 5
 
 
+def test_create_devices_with_many_topics_gets_them_from_the_shared_list(fcm_project: Project) -> None:
+    # 10 devices with 2000 topics of 900 bytes pass the answer's 8 MiB: it lists them once.
+    topics = [f"t{i}-" + "x" * 890 for i in range(2000)]
+    many = fcm_project.create_devices(10, "android", topics=topics)
+    assert len(many) == 10 and all(sorted(d.topics) == sorted(topics) for d in many)
+
+
 def test_inbox_waits_and_clears(fcm_emulator: Emulator, fcm_project: Project) -> None:
     device = fcm_project.create_device("android")
     quick = device.inbox(wait_for=1, timeout=0.2)
