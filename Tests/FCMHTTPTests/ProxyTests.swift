@@ -62,6 +62,25 @@ struct TunnelPolicyTests {
         #expect(TunnelPolicy().admits(host: "example.com", port: 443) == nil)
     }
 
+    /// Any text, a CONNECT target or a setting: parsed into something usable, or refused; never a
+    /// trap, and no entry that admits every host (a property over 20,000 seeded strings).
+    @Test func anyTextParsesOrIsRefusedAndNoEntryAdmitsEverything() {
+        var random = SeededRandom(seed: 23)
+        let alphabet = Array("ab09.-_*:[], \té")
+        for _ in 0..<20_000 {
+            let text = String((0..<Int.random(in: 0...24, using: &random)).map { _ in alphabet.randomElement(using: &random) ?? "a" })
+            if let target = ProxyRequestHandler.authority(text) {
+                #expect(!target.host.isEmpty && (1...65535).contains(target.port), "\(text)")
+            }
+            guard let entries = try? TunnelPolicy.parseHosts(text) else { continue }
+            for entry in entries {
+                #expect(!entry.host.dropFirst(entry.isPattern ? 2 : 0).contains("*") && entry.host != "*." && !entry.host.isEmpty, "\(text)")
+            }
+            let policy = TunnelPolicy(hosts: entries)
+            #expect(policy.admits(host: "unlisted.invalid", port: 443) == nil || text.contains("unlisted"), "\(text)")
+        }
+    }
+
     @Test func thisMachineIsLoopbackUnspecifiedLinkLocalAndItsInterfaces() throws {
         let interface = try SocketAddress(ipAddress: "192.168.7.7", port: 0)
         let local = ["127.0.0.1", "127.9.9.9", "0.0.0.0", "169.254.169.254", "::1", "::", "fe80::1", "::ffff:127.0.0.1", "192.168.7.7"]
