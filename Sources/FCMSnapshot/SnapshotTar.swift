@@ -5,6 +5,13 @@
 #else
     import Foundation
 #endif
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// A snapshot directory as one ustar archive, for `POST /emulator/v1:export` with
 /// `Accept: application/x-tar` and `POST /emulator/v1:import` with a tar body. Only the files a
@@ -24,7 +31,7 @@ public enum SnapshotTar {
         let order = ["manifest.json"] + SnapshotManifest.allFiles
         var out: [UInt8] = []
         for name in order where present.contains(name) {
-            let data = try Data(contentsOf: URL(fileURLWithPath: directory + "/" + name))
+            let data = try readFile(directory + "/" + name)
             // ustar sizes have 11 octal digits: 8 GiB per file.
             guard data.count < 1 << 33 else { throw SnapshotError(file: name, line: nil, "is too large for a tar archive (8 GiB)") }
             out += header(name: name, size: data.count)
@@ -33,6 +40,22 @@ public enum SnapshotTar {
         }
         out += [UInt8](repeating: 0, count: 2 * block)
         return out
+    }
+
+    /// A snapshot file's bytes, read without following a link (nothing a snapshot holds is one).
+    private static func readFile(_ path: String) throws -> [UInt8] {
+        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard fd >= 0 else { throw SnapshotIOError("open", path, errno) }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 64 << 10)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if count < 0, errno == EINTR { continue }
+            guard count >= 0 else { throw SnapshotIOError("read", path, errno) }
+            if count == 0 { return bytes }
+            bytes += chunk[..<count]
+        }
     }
 
     /// Writes the archive's files into `directory` (which must exist and be empty).
