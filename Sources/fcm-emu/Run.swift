@@ -32,20 +32,20 @@ extension FCMEmu {
 
         func run() throws {
             var results: [ScenarioResult] = []
-            var invalid = 0
+            var invalid: [ScenarioError] = []
             for path in try ScenarioFiles.paths(paths) {
-                do {
+                do throws(ScenarioError) {
                     let result = ScenarioRunner.run(try ScenarioFiles.load(path), seed: seed)
                     results.append(result)
                     print(ScenarioReport.line(result))
                 } catch {
-                    invalid += 1
+                    invalid.append(error)
                     print("INVALID  \(error)")
                 }
             }
-            print(ScenarioReport.summary(results) + (invalid > 0 ? ", \(invalid) invalid" : ""))
-            if let junit { try JUnitReport.xml(results).write(toFile: junit, atomically: true, encoding: .utf8) }
-            if invalid > 0 || results.contains(where: { !$0.passed }) || results.isEmpty { throw ExitCode.failure }
+            print(ScenarioReport.summary(results) + (invalid.isEmpty ? "" : ", \(invalid.count) invalid"))
+            if let junit { try JUnitReport.xml(results, invalid: invalid).write(toFile: junit, atomically: true, encoding: .utf8) }
+            if !invalid.isEmpty || results.contains(where: { !$0.passed }) || results.isEmpty { throw ExitCode.failure }
         }
     }
 }

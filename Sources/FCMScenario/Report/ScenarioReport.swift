@@ -25,11 +25,20 @@ public enum ScenarioReport {
     }
 }
 
-/// JUnit XML, one test suite per file and one test case per scenario, for CI dashboards.
+/// JUnit XML, one test suite per file and one test case per scenario, for CI dashboards. A file
+/// that could not be read or parsed is a suite of one failed case carrying the error, so a CI
+/// dashboard shows it instead of a green run with one file fewer.
 public enum JUnitReport {
-    public static func xml(_ results: [ScenarioResult]) -> String {
+    public static func xml(_ results: [ScenarioResult], invalid: [ScenarioError] = []) -> String {
         let byFile = Dictionary(grouping: results, by: \.file).sorted { $0.key < $1.key }
         var out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n"
+        for error in invalid {
+            let file = escape(error.file)
+            out += "  <testsuite name=\"\(file)\" tests=\"1\" failures=\"1\" time=\"0\">\n"
+            out += "    <testcase name=\"\(file)\" classname=\"\(file)\" time=\"0\">\n"
+            out += "      <failure message=\"invalid scenario file: \(escape(error.description))\">"
+            out += "\(escape(error.description))</failure>\n    </testcase>\n  </testsuite>\n"
+        }
         for (file, cases) in byFile {
             let failures = cases.filter { !$0.passed }.count
             let time = cases.map(\.seconds).reduce(0, +)

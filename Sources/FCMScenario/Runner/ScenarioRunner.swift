@@ -15,6 +15,10 @@ public struct ScenarioRunner {
     private var variables: [String: String] = [:]
     /// The scenario's app-server XMPP connection, once a step uses it.
     private var xmppClient: ScenarioXMPP?
+    /// The devices the scenario created, by name, for "did you mean" in a failure.
+    private var deviceNames: [String] = []
+    /// `${name}`s met that have no value: a typo must fail the step, not send the text as is.
+    private let undefined = UndefinedVariables()
 
     public static func run(_ scenario: Scenario, seed: UInt64? = nil) -> ScenarioResult {
         let clock = ContinuousClock()
@@ -44,6 +48,7 @@ public struct ScenarioRunner {
                 var differences = perform(step)
                 if differences.isEmpty { xmppClient?.pump() }  // receipts, upstream and drains reach the connection
                 if case .check(let expected) = step.action, let xmpp = substitute(expected)["xmpp"] { differences += checkXMPP(xmpp) }
+                differences = undefinedVariables() + differences
                 if !differences.isEmpty {
                     let action = step.times > 1 ? "\(step.keyword) (repeat \(i) of \(step.times))" : step.keyword
                     return ScenarioResult.Failure(
@@ -59,7 +64,8 @@ public struct ScenarioRunner {
     private mutating func setUp() -> ScenarioResult.Failure? {
         func failed(_ line: Int, _ what: String, _ response: HTTPResponse) -> ScenarioResult.Failure {
             ScenarioResult.Failure(
-                step: 0, line: line, action: what, differences: ["HTTP \(response.status): \(response.bodyText)"], eventLog: [])
+                step: 0, line: line, action: what, differences: undefinedVariables() + ["HTTP \(response.status): \(response.bodyText)"],
+                eventLog: [])
         }
         if let world = scenario.world {
             // The snapshot is the starting world, clock included; projects and devices listed
@@ -89,10 +95,15 @@ public struct ScenarioRunner {
             }
             for field in ["token", "fid", "id"] { variables["\(name).\(field)"] = made[field]?.stringValue }
             variables["\(name).project"] = device.project
+            deviceNames.append(name)
         }
         for rule in scenario.faults {
             let response = control("POST", "/faults", substitute(rule))
             guard response.status == 201 else { return failed(1, "faults", response) }
+        }
+        let unknown = undefinedVariables()
+        guard unknown.isEmpty else {
+            return ScenarioResult.Failure(step: 0, line: 1, action: "set-up", differences: unknown, eventLog: [])
         }
         return nil
     }
@@ -222,8 +233,18 @@ public struct ScenarioRunner {
             return checkEvents(events, path: "/events")
         }
         var out: [String] = []
-        let base = "/projects/\(variables["\(device).project"] ?? DemoProject.id)/devices/\(variables["\(device).id"] ?? device)"
-        let info = try? JSONParser.parse(control("GET", base, nil).body)
+        let project = variables["\(device).project"] ?? DemoProject.id
+        let base = "/projects/\(project)/devices/\(variables["\(device).id"] ?? device)"
+        let found = control("GET", base, nil)
+        // A device that does not exist has an empty inbox and no events: without this, every
+        // check on a misspelt name would pass.
+        guard found.status == 200 else {
+            return [
+                "device: no device '\(device)' in project \(project) (HTTP \(found.status))"
+                    + NearestName.hint(for: device, among: deviceNames)
+            ]
+        }
+        let info = try? JSONParser.parse(found.body)
         for (key, info_key) in [("state", "state"), ("tokenValid", "tokenValid"), ("stored", "storedCount"), ("topics", "topics")] {
             if let value = expected[key] { out += Matcher.differences(expected: value, actual: info?[info_key], path: key) }
         }
@@ -319,7 +340,12 @@ public struct ScenarioRunner {
         while let open = rest.range(of: "${"), let close = rest[open.upperBound...].firstIndex(of: "}") {
             out += rest[..<open.lowerBound]
             let name = String(rest[open.upperBound..<close])
-            out += variables[name] ?? "${\(name)}"
+            if let value = variables[name] {
+                out += value
+            } else {
+                out += "${\(name)}"
+                undefined.note(name)
+            }
             rest = rest[rest.index(after: close)...]
         }
         return out + rest
@@ -331,6 +357,13 @@ public struct ScenarioRunner {
         case .array(let items): return .array(items.map(substitute))
         case .object(let pairs): return .object(pairs.map { (substitute($0.0), substitute($0.1)) })
         default: return value
+        }
+    }
+
+    /// The `${…}` met since the last call that had no value, as failure lines; forgets them.
+    private func undefinedVariables() -> [String] {
+        undefined.take().map { name in
+            "undefined variable ${\(name)}" + NearestName.hint(for: name, among: variables.keys) { "${\($0)}" }
         }
     }
 
