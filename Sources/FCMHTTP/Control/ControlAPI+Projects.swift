@@ -43,14 +43,7 @@ extension ControlAPI {
         router.add(
             "GET", "\(p)/projects/{project}/serviceAccount",
             handle { request, params throws(FCMError) in
-                // A key file whose token_uri points back here, as the client reached us.
-                let project = try emulator.project(try params.require("project"))
-                let host = request.header("Host") ?? "127.0.0.1"
-                do {
-                    return ControlJSON.response(try accounts.keyFile(forProject: project.id, tokenURI: "http://\(host)/token"))
-                } catch {
-                    throw FCMError(.internalError, "Could not make a service-account key: \(error)")
-                }
+                try serviceAccount(request, project: try emulator.project(try params.require("project")))
             })
         router.add(
             "POST", "\(p)/projects/{project}/accessTokens",

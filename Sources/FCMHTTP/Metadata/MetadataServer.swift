@@ -13,7 +13,6 @@ import FCMJSON
 /// carries it back, which is how the SDKs' "am I on GCE?" ping recognises the server.
 struct MetadataServer: Sendable {
     let emulator: Emulator
-    let accounts: ServiceAccounts
     let grants: AccessGrants
     let project: String
 
@@ -68,9 +67,9 @@ struct MetadataServer: Sendable {
         return Self.text("computeMetadata/\n")
     }
 
-    private func email(_ project: Project) -> String {
-        (try? accounts.account(forProject: project.id).clientEmail) ?? "firebase-adminsdk@\(project.id).iam.gserviceaccount.com"
-    }
+    /// The project's service account's address, which needs no key (issue 23: naming the
+    /// account made its 2048-bit RSA key on the event loop).
+    private func email(_ project: Project) -> String { ServiceAccounts.email(project.id) }
 
     /// Checks the header and finds the project before the route answers.
     private func metadata(_ answer: @escaping @Sendable (HTTPRequest, Project) -> HTTPResponse) -> RouteHandler {

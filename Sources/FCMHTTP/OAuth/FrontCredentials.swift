@@ -18,10 +18,15 @@ public final class FrontCredentials: Sendable {
     let grants: AccessGrants
 
     /// Keys are kept in `stateDirectory` when there is one (they survive a restart), else in memory.
-    public init(
+    public convenience init(
         stateDirectory: String?, wallSeconds: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }
     ) {
-        accounts = ServiceAccounts(stateDirectory: stateDirectory)
+        self.init(stateDirectory: stateDirectory, wallSeconds: wallSeconds, keys: KeyPool())
+    }
+
+    /// With a pool of one's own: tests bound it tighter or hold its keys.
+    init(stateDirectory: String?, wallSeconds: @escaping @Sendable () -> Int64, keys: KeyPool) {
+        accounts = ServiceAccounts(stateDirectory: stateDirectory, keys: keys)
         grants = AccessGrants(stateDirectory: stateDirectory, wallSeconds: wallSeconds)
     }
 
@@ -43,7 +48,7 @@ public final class FrontCredentials: Sendable {
     {
         let keys = try Self.parse(try SnapshotReader.credentials(directory: directory))
         let manifest = try emulator.importSnapshot(from: directory, clock: clock)
-        for account in keys.accounts { accounts.adopt(account) }
+        accounts.adopt(keys.accounts, room: AccountRoom(emulator))
         if let key = keys.tokenKey { grants.adopt(key) }
         return manifest
     }
@@ -70,6 +75,13 @@ public final class FrontCredentials: Sendable {
                 }
                 tokenKey = key
             case "serviceAccount":
+                // One account per project, so never more than the most projects a world may hold:
+                // refused before another private key is parsed.
+                guard accounts.count < EmulatorSettings.maxProjectsRange.upperBound else {
+                    throw SnapshotError(
+                        file: file, line: index + 1,
+                        "more service accounts than a world may hold projects (\(EmulatorSettings.maxProjectsRange.upperBound))")
+                }
                 guard let document = line["document"], let account = ServiceAccounts.account(from: document) else {
                     throw SnapshotError(file: file, line: index + 1, "not a service account of this emulator (fields or private key)")
                 }

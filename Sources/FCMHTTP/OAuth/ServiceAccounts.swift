@@ -17,13 +17,37 @@ struct ServiceAccount: Sendable {
     let document: [(String, JSONValue)]
 }
 
-/// Generates one service account per project on first request, and keeps them, in memory and,
-/// when a state directory is set, on disk, so that a key file survives a restart of the emulator.
+/// Which project ids may keep a service account: at most `cap` accounts are kept (`maxProjects`,
+/// or the projects there are when more), and when that is passed, the accounts of projects that
+/// no longer exist are forgotten, with their key files (issue 23, item 7). They are kept until
+/// then so that a key file survives a project's re-creation and a restart, as before.
+struct AccountRoom: Sendable {
+    let cap: Int
+    let projects: Set<String>
+
+    init(_ emulator: Emulator) {
+        projects = Set(emulator.projects().map(\.id))
+        cap = max(emulator.settings.maxProjects, projects.count)
+    }
+
+    init(cap: Int, projects: Set<String>) {
+        self.cap = cap
+        self.projects = projects
+    }
+}
+
+/// One service account per project, made on first request, kept in memory and, when a state
+/// directory is set, on disk, so that a key file survives a restart of the emulator. Keys are
+/// made by `keys`, off the event loops (`KeyPool`).
 final class ServiceAccounts: Sendable {
     private let accounts = Mutex<[String: ServiceAccount]>([:])
+    /// Held while a key file is written or removed, so the file follows the map's last word.
+    private let files = Mutex<Void>(())
     private let directory: String?
+    let keys: KeyPool
 
-    init(stateDirectory: String?) {
+    init(stateDirectory: String?, keys: KeyPool = KeyPool()) {
+        self.keys = keys
         directory = stateDirectory.map { $0 + "/service-accounts" }
         guard let directory, let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return }
         for name in names where name.hasSuffix(".json") {
@@ -38,11 +62,32 @@ final class ServiceAccounts: Sendable {
 
     func account(keyId: String) -> ServiceAccount? { accounts.withLock { $0.values.first { $0.keyId == keyId } } }
 
-    /// The project's service account, made on first use.
-    func account(forProject projectId: String) throws -> ServiceAccount {
+    /// Accounts kept (at most `AccountRoom.cap`).
+    var count: Int { accounts.withLock { $0.count } }
+
+    /// The project's service account, made on this thread when there is none yet: for callers
+    /// that are not an event loop (in-process requests, `exec`, tests).
+    func account(forProject projectId: String, room: AccountRoom) throws(FCMError) -> ServiceAccount {
+        if let existing = account(email: Self.email(projectId)) { return existing }
+        return try make(projectId, room: room).get()
+    }
+
+    /// The project's account made on a worker of `keys`: its ticket (done already when the
+    /// account exists), or nil when the pool is full.
+    func request(forProject projectId: String, room: AccountRoom) -> KeyTicket? {
+        keys.submit(projectId) { self.make(projectId, room: room) }
+    }
+
+    /// Makes the key, keeps the account (the first one made wins a race) and writes its file.
+    private func make(_ projectId: String, room: AccountRoom) -> Result<ServiceAccount, FCMError> {
         let email = Self.email(projectId)
-        if let existing = account(email: email) { return existing }
-        let key = try _RSA.Signing.PrivateKey(keySize: .bits2048)
+        if let existing = account(email: email) { return .success(existing) }
+        let key: _RSA.Signing.PrivateKey
+        do {
+            key = try keys.makeKey()
+        } catch {
+            return .failure(FCMError(.internalError, "Could not make a service-account key: \(error)"))
+        }
         var random = SystemRandomNumberGenerator()
         let keyId = (0..<20).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &random)) }.joined()
         let clientId = String(UInt64.random(in: 100_000_000_000_000_000...999_999_999_999_999_999, using: &random))
@@ -59,18 +104,35 @@ final class ServiceAccounts: Sendable {
             ("universe_domain", .string("googleapis.com")),
         ]
         let account = ServiceAccount(projectId: projectId, clientEmail: email, keyId: keyId, publicKey: key.publicKey, document: document)
-        let stored = accounts.withLock { accounts -> ServiceAccount in
-            if let raced = accounts[email] { return raced }
-            accounts[email] = account
-            return account
+        return .success(keep([account], room: room).first ?? account)
+    }
+
+    /// Puts `made` in the map (an account already there for the same email stays when
+    /// `replacing` is false), forgets the accounts of projects that are gone when the map is past
+    /// the room's cap, and brings the key files in line. Answers what the map holds for each.
+    @discardableResult
+    private func keep(_ made: [ServiceAccount], replacing: Bool = false, room: AccountRoom) -> [ServiceAccount] {
+        let (stored, forgotten) = accounts.withLock { map -> ([ServiceAccount], [String]) in
+            var stored: [ServiceAccount] = []
+            for account in made {
+                if !replacing, let raced = map[account.clientEmail] {
+                    stored.append(raced)
+                } else {
+                    map[account.clientEmail] = account
+                    stored.append(account)
+                }
+            }
+            guard map.count > room.cap else { return (stored, []) }
+            let gone = map.filter { !room.projects.contains($0.value.projectId) }
+            for email in gone.keys { map[email] = nil }
+            return (stored, gone.values.map(\.projectId))
         }
-        if stored.keyId == keyId { keep(account) }
+        for projectId in Set(stored.map(\.projectId) + forgotten) { syncFile(projectId) }
         return stored
     }
 
     /// The key file a client loads, with `token_uri` pointing at this emulator.
-    func keyFile(forProject projectId: String, tokenURI: String) throws -> JSONValue {
-        let account = try account(forProject: projectId)
+    static func keyFile(_ account: ServiceAccount, tokenURI: String) -> JSONValue {
         var document = account.document
         document.insert(("token_uri", .string(tokenURI)), at: 7)
         return .object(document)
@@ -90,21 +152,30 @@ final class ServiceAccounts: Sendable {
         return account
     }
 
-    /// Installs an imported account in place of the project's own, in memory and in the state
-    /// directory, so key files handed out by the emulator that exported it work here.
-    func adopt(_ account: ServiceAccount) {
-        accounts.withLock { $0[account.clientEmail] = account }
-        keep(account)
+    /// Installs imported accounts in place of the projects' own, in memory and in the state
+    /// directory, so key files handed out by the emulator that exported them work here; they
+    /// count toward the room's cap like any other.
+    func adopt(_ imported: [ServiceAccount], room: AccountRoom) {
+        keep(imported, replacing: true, room: room)
     }
 
-    /// Writes the account's key file to the state directory, readable by its owner only. Best
-    /// effort: a key that cannot be kept still works for this run.
-    private func keep(_ account: ServiceAccount) {
-        guard let directory, Project.isValidId(account.projectId) else { return }
-        try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        _ = FileManager.default.createFile(
-            atPath: directory + "/" + account.projectId + ".json", contents: Data(JSONValue.object(account.document).encoded(.pretty).utf8),
-            attributes: [.posixPermissions: 0o600])
+    /// Writes the project's key file to the state directory, readable by its owner only, or
+    /// removes it when the project keeps no account. Best effort: a key that cannot be kept still
+    /// works for this run.
+    private func syncFile(_ projectId: String) {
+        guard let directory, Project.isValidId(projectId) else { return }
+        let path = directory + "/" + projectId + ".json"
+        files.withLock { _ in
+            // Read under the file lock, so two threads leave the file as the map says last.
+            guard let account = account(email: Self.email(projectId)) else {
+                try? FileManager.default.removeItem(atPath: path)
+                return
+            }
+            try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            _ = FileManager.default.createFile(
+                atPath: path, contents: Data(JSONValue.object(account.document).encoded(.pretty).utf8),
+                attributes: [.posixPermissions: 0o600])
+        }
     }
 
     private static func load(_ bytes: [UInt8]) throws -> ServiceAccount {

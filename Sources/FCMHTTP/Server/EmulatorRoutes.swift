@@ -59,7 +59,7 @@ public enum EmulatorRoutes {
         TokenEndpoint(accounts: accounts, grants: grants, wallSeconds: fronts.wallSeconds).register(into: &router)
         AllowedLocations().register(into: &router)
         Dashboard().register(into: &router)
-        let metadata = MetadataServer(emulator: emulator, accounts: accounts, grants: grants, project: fronts.metadataProject)
+        let metadata = MetadataServer(emulator: emulator, grants: grants, project: fronts.metadataProject)
         metadata.register(into: &router)
         router.add("GET", "/") { request, _ in metadata.root(request) ?? fallback(request, allowed: []) }
         // Batch parts are answered by the routes above, exactly as direct calls.
