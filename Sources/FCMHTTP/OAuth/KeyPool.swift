@@ -13,8 +13,11 @@ import _CryptoExtras
 /// `Retry-After`, `ControlAPI+ServiceAccount`). Requests for a project whose key is on its way
 /// share its ticket, so a client that asks many times for one project makes one key.
 final class KeyPool: Sendable {
+    /// Two workers leave a core for the loops on a small machine; 64 waiting is about 3 s of
+    /// keys in a release build (about 100 ms each), so a parallel test run that makes a project
+    /// per worker is served, and a flood of new projects is told to come back.
     static let defaultMaxRunning = 2
-    static let defaultMaxQueued = 16
+    static let defaultMaxQueued = 64
 
     let maxRunning: Int
     let maxQueued: Int
