@@ -236,21 +236,6 @@ extension Emulator {
         }
     }
 
-    public func groups(projectId: String) throws(FCMError) -> [DeviceGroup] {
-        try withWorld { (w: inout World) throws(FCMError) -> [DeviceGroup] in
-            try w.projectState(w.projectIndex(id: projectId)).groups.values.sorted {
-                $0.createdAt < $1.createdAt || ($0.createdAt == $1.createdAt && $0.name < $1.name)
-            }
-        }
-    }
-
-    /// Topics of a project with their subscriber counts.
-    public func topics(projectId: String) throws(FCMError) -> [(name: String, subscribers: Int)] {
-        try withWorld { (w: inout World) throws(FCMError) -> [(name: String, subscribers: Int)] in
-            try w.projectState(w.projectIndex(id: projectId)).topics.map { ($0.key, $0.value.count) }.sorted { $0.name < $1.name }
-        }
-    }
-
     /// Events matching `query`, oldest first.
     public func events(_ query: EventQuery) throws(FCMError) -> [Event] {
         try withWorld { (w: inout World) throws(FCMError) -> [Event] in try w.events(matching: query) }

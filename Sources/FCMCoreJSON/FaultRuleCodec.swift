@@ -28,10 +28,15 @@ public enum FaultRuleCodec {
         "AUTHENTICATION_FAILED": .thirdPartyAuthError,
     ]
 
+    /// Bytes (UTF-8) of each text field of a rule (`id`, `match.route`, `match.target`, …): rules are
+    /// listed, exported and matched on every request, so none may be as long as the body allows
+    /// (issue 23, item 7). Routes, ids and tokens are far shorter (an FCM token is about 160 bytes).
+    public static let maxTextBytes = 1024
+
     public static func decode(_ json: JSONValue, defaultId: String) throws(FCMError) -> FaultRule {
         guard case .object = json else { throw FCMError(.invalidArgument, "A fault rule is a JSON object", field: "faults") }
         try only(json, ["id", "match", "action"], at: "rule")
-        let id = json["id"]?.stringValue ?? defaultId
+        let id = try string(json, "id") ?? defaultId
         var match = FaultRule.Match()
         if let m = json["match"] {
             try only(
@@ -44,10 +49,10 @@ public enum FaultRuleCodec {
                 }
                 match.api = value
             }
-            match.route = try string(m, "route")
-            match.project = try string(m, "project")
-            match.target = try string(m, "target")
-            match.device = try string(m, "device")
+            match.route = try string(m, "route", at: "match")
+            match.project = try string(m, "project", at: "match")
+            match.target = try string(m, "target", at: "match")
+            match.device = try string(m, "device", at: "match")
             match.nth = try positive(m, "nth")
             match.every = try positive(m, "every")
             match.count = try positive(m, "count")
@@ -64,7 +69,7 @@ public enum FaultRuleCodec {
         try only(a, ["error", "status", "retryAfter", "latency", "reset", "html502", "drain"], at: "action")
         let retryAfter = try seconds(a, "retryAfter")
         let action: FaultRule.Action
-        if let name = try string(a, "error") {
+        if let name = try string(a, "error", at: "action") {
             guard let code = errorNames[name] ?? FCMError.Code(rawValue: name) else {
                 throw FCMError(
                     .invalidArgument, "Unknown error '\(name)'; use an FCM error code such as UNAVAILABLE, UNREGISTERED, QUOTA_EXCEEDED",
@@ -125,9 +130,14 @@ public enum FaultRuleCodec {
         }
     }
 
-    private static func string(_ json: JSONValue, _ key: String) throws(FCMError) -> String? {
+    /// A text field of at most `maxTextBytes`; `at` is the object holding it, for the error's field.
+    private static func string(_ json: JSONValue, _ key: String, at: String? = nil) throws(FCMError) -> String? {
         guard let v = json[key] else { return nil }
-        guard let s = v.stringValue else { throw FCMError(.invalidArgument, "\(key) must be a string", field: key) }
+        let field = at.map { "\($0).\(key)" } ?? key
+        guard let s = v.stringValue else { throw FCMError(.invalidArgument, "\(field) must be a string", field: field) }
+        guard s.utf8.count <= maxTextBytes else {
+            throw FCMError(.invalidArgument, "\(field) must be at most \(maxTextBytes) bytes, not \(s.utf8.count)", field: field)
+        }
         return s
     }
 

@@ -23,6 +23,24 @@ public struct Project: Sendable, Equatable {
         return bytes.allSatisfy { ($0 >= 97 && $0 <= 122) || ($0 >= 48 && $0 <= 57) || $0 == 45 }
     }
 
+    /// Server keys one project may hold, and bytes (UTF-8) in each: every legacy and CCS call
+    /// looks a key up across all projects, and the projects list repeats them all (issue 23,
+    /// item 7). A Firebase server key is about 152 characters ("AAAA…:APA91b…"), and a project
+    /// has one or a few (Firebase console, Cloud Messaging tab).
+    public static let maxServerKeys = 16
+    public static let maxServerKeyBytes = 256
+
+    /// Refuses more than `maxServerKeys` keys, or an empty one or one past `maxServerKeyBytes`.
+    public static func checkServerKeys(_ keys: [String]) throws(FCMError) {
+        guard keys.count <= maxServerKeys else {
+            throw FCMError(.invalidArgument, "A project holds at most \(maxServerKeys) server keys, not \(keys.count)", field: "serverKeys")
+        }
+        for key in keys where key.isEmpty || key.utf8.count > maxServerKeyBytes {
+            throw FCMError(
+                .invalidArgument, "A server key is 1–\(maxServerKeyBytes) bytes, not \(key.utf8.count)", field: "serverKeys")
+        }
+    }
+
     /// Project numbers are decimal, 1–20 digits, as sender ids are.
     public static func isValidNumber(_ number: String) -> Bool {
         (1...20).contains(number.utf8.count) && number.utf8.allSatisfy { $0 >= 48 && $0 <= 57 }

@@ -7,6 +7,7 @@ extension World {
                 .invalidArgument, "Project id '\(id)' must be 4–30 lower-case letters, digits or hyphens, starting with a letter",
                 field: "id")
         }
+        try Project.checkServerKeys(serverKeys)
         guard projectIndexById[id] == nil else { throw FCMError(.conflict, "Project '\(id)' already exists", field: "id") }
         guard projectIndexById.count < settings.maxProjects else {
             throw .limitReached("projects", cap: settings.maxProjects, setting: "maxProjects", field: "id")

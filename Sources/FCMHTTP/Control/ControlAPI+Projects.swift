@@ -11,9 +11,13 @@ extension ControlAPI {
 
     func registerProjects(into router: inout Router) {
         let p = Self.prefix
-        router.add("GET", "\(p)/projects") { _, _ in
-            ControlJSON.response(.object([("projects", .array(emulator.projects().map(ControlJSON.project)))]))
-        }
+        router.add(
+            "GET", "\(p)/projects",
+            handle { request, _ throws(FCMError) in
+                let (offset, limit) = try Self.pageQuery(request, defaultLimit: Self.pageLimits.upperBound)
+                return Self.pageResponse(
+                    "projects", emulator.projects(offset: offset, limit: limit, maxBytes: Self.maxAnswerBytes), ControlJSON.project)
+            })
         router.add(
             "POST", "\(p)/projects",
             handle { request, _ throws(FCMError) in
@@ -73,18 +77,19 @@ extension ControlAPI {
             })
         router.add(
             "GET", "\(p)/projects/{project}/topics",
-            handle { _, params throws(FCMError) in
-                let topics = try emulator.topics(projectId: try params.require("project"))
-                return ControlJSON.response(
-                    .object([
-                        ("topics", .array(topics.map { .object([("name", .string($0.name)), ("subscribers", .int($0.subscribers))]) }))
-                    ]))
+            handle { request, params throws(FCMError) in
+                let (offset, limit) = try Self.pageQuery(request, defaultLimit: Self.pageLimits.upperBound)
+                let page = try emulator.topics(
+                    projectId: try params.require("project"), offset: offset, limit: limit, maxBytes: Self.maxAnswerBytes)
+                return Self.pageResponse("topics", page) { .object([("name", .string($0.name)), ("subscribers", .int($0.subscribers))]) }
             })
         router.add(
             "GET", "\(p)/projects/{project}/groups",
-            handle { _, params throws(FCMError) in
-                ControlJSON.response(
-                    .object([("groups", .array(try emulator.groups(projectId: try params.require("project")).map(ControlJSON.group)))]))
+            handle { request, params throws(FCMError) in
+                let (offset, limit) = try Self.pageQuery(request, defaultLimit: Self.pageLimits.upperBound)
+                let page = try emulator.groups(
+                    projectId: try params.require("project"), offset: offset, limit: limit, maxBytes: Self.maxAnswerBytes)
+                return Self.pageResponse("groups", page, ControlJSON.group)
             })
         router.add(
             "GET", "\(p)/events",

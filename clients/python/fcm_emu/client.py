@@ -505,7 +505,7 @@ class Client:
 
     def list_projects(self) -> List[ProjectInfo]:
         """``listProjects``."""
-        return [ProjectInfo.from_json(p) for p in self._json("GET", "/projects").get("projects", [])]
+        return [ProjectInfo.from_json(p) for p in self._all_pages("/projects", "projects")]
 
     def create_project(self, project_id: str, *, number: Optional[str] = None,
                        server_keys: Optional[Sequence[str]] = None) -> ProjectInfo:
@@ -541,11 +541,25 @@ class Client:
 
     def topics(self, project: str) -> List[Topic]:
         """``listTopics``: topics with subscriber counts."""
-        return [Topic.from_json(t) for t in self._json("GET", f"/projects/{_segment(project)}/topics").get("topics", [])]
+        return [Topic.from_json(t) for t in self._all_pages(f"/projects/{_segment(project)}/topics", "topics")]
 
     def groups(self, project: str) -> List[Group]:
         """``listGroups``: legacy device groups."""
-        return [Group.from_json(g) for g in self._json("GET", f"/projects/{_segment(project)}/groups").get("groups", [])]
+        return [Group.from_json(g) for g in self._all_pages(f"/projects/{_segment(project)}/groups", "groups")]
+
+    def _all_pages(self, path: str, key: str) -> List[Dict[str, Any]]:
+        """Every entry of a paged list: the server ends a page at about 8 MiB and says where the
+        next starts (``nextOffset``); older servers answer with one page and no ``nextOffset``."""
+        entries: List[Dict[str, Any]] = []
+        offset: Optional[int] = None
+        while True:
+            answer = self._json("GET", path, query={"offset": offset})
+            page = answer.get(key, [])
+            entries.extend(page)
+            following = answer.get("nextOffset")
+            if following is None or not page:
+                return entries
+            offset = int(following)
 
     def xmpp_connections(self, project: str) -> List[XMPPConnection]:
         """``listXMPPConnections``: the project's bound XMPP (CCS) connections."""

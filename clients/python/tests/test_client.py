@@ -116,6 +116,17 @@ def test_create_devices_with_many_topics_gets_them_from_the_shared_list(fcm_proj
     assert len(many) == 10 and all(sorted(d.topics) == sorted(topics) for d in many)
 
 
+def test_topics_follow_next_offset_past_one_page(fcm_project: Project, fcm_client: Client) -> None:
+    # 20,000 topics of 900 bytes are 18 MB of names: the server answers in pages of about 8 MiB.
+    for d in range(10):
+        fcm_project.create_device("android", topics=[f"d{d}-t{i}-" + "x" * 880 for i in range(2000)])
+    first = fcm_client.request("GET", f"/projects/{fcm_project.id}/topics").json()
+    assert first["total"] == 20000 and first["nextOffset"] == len(first["topics"]) < 20000
+    topics = fcm_project.topics()
+    assert len(topics) == 20000 and len({t.name for t in topics}) == 20000
+    assert [t.name for t in topics] == sorted(t.name for t in topics)
+
+
 def test_inbox_waits_and_clears(fcm_emulator: Emulator, fcm_project: Project) -> None:
     device = fcm_project.create_device("android")
     quick = device.inbox(wait_for=1, timeout=0.2)
