@@ -67,6 +67,7 @@ enum WorldLines {
             ("maxGroupsPerProject", .int(s.maxGroupsPerProject)), ("maxSendersPerInstance", .int(s.maxSendersPerInstance)),
             ("deviceRateLimit", limit(s.deviceRateLimit)), ("topicRateLimit", limit(s.topicRateLimit)), ("maxEvents", .int(s.maxEvents)),
             ("maxEventBytes", .int(s.maxEventBytes)), ("maxInboxPerDevice", .int(s.maxInboxPerDevice)),
+            ("maxProjects", .int(s.maxProjects)), ("maxDevices", .int(s.maxDevices)), ("maxFaultRules", .int(s.maxFaultRules)),
         ])
     }
 
@@ -93,11 +94,12 @@ enum WorldLines {
         s.topicRateLimit = try limit(&f, "topicRateLimit")
         s.maxEvents = try f.number("maxEvents", as: Int.self)
         // Newer than the format's first version: a snapshot without it keeps the default.
-        if let bytes = try f.optionalInt("maxEventBytes") {
-            guard let n = Int(exactly: bytes) else { throw SnapshotProblem("settings.maxEventBytes is out of range") }
-            s.maxEventBytes = n
-        }
+        try optionalCount(&f, "maxEventBytes", into: &s.maxEventBytes)
         s.maxInboxPerDevice = try f.number("maxInboxPerDevice", as: Int.self)
+        // The caps of issue 23, item 7, newer still: without them a snapshot keeps the defaults.
+        try optionalCount(&f, "maxProjects", into: &s.maxProjects)
+        try optionalCount(&f, "maxDevices", into: &s.maxDevices)
+        try optionalCount(&f, "maxFaultRules", into: &s.maxFaultRules)
         try f.finish()
         // The ranges `--set` takes, so a snapshot plants no value a later request overflows on.
         do throws(FCMError) {
@@ -106,6 +108,13 @@ enum WorldLines {
             throw SnapshotProblem("settings: \(error.message)")
         }
         return s
+    }
+
+    /// A setting newer than the format's first version, kept at its default when absent.
+    private static func optionalCount(_ f: inout JSONFields, _ key: String, into value: inout Int) throws(SnapshotProblem) {
+        guard let n = try f.optionalInt(key) else { return }
+        guard let exact = Int(exactly: n) else { throw SnapshotProblem("settings.\(key) is out of range") }
+        value = exact
     }
 
     private static func limit(_ f: inout JSONFields, _ key: String) throws(SnapshotProblem) -> EmulatorSettings.RateLimit? {

@@ -52,13 +52,19 @@ import Testing
         }
         try #require(found, "the fixture has no \(edit.field) on \(edit.file) line \(edit.line)")
 
-        let running = try WorldFixture.make()
-        try running.exportSnapshot(to: scratch.sub("before"), options: WorldFixture.options)
-        let error = #expect(throws: SnapshotError.self) { try running.importSnapshot(from: scratch.sub("bad"), clock: .snapshot) }
+        let error = try Self.refusedAndTheWorldKept(scratch, bad: "bad")
         #expect(error?.file == edit.file)
         #expect(error?.line == edit.line)
+    }
+
+    /// Imports `bad` into a fixture world, expecting a refusal that leaves the world as it was.
+    static func refusedAndTheWorldKept(_ scratch: ScratchDirectory, bad: String) throws -> SnapshotError? {
+        let running = try WorldFixture.make()
+        try running.exportSnapshot(to: scratch.sub("before"), options: WorldFixture.options)
+        let error = #expect(throws: SnapshotError.self) { try running.importSnapshot(from: scratch.sub(bad), clock: .snapshot) }
         try running.exportSnapshot(to: scratch.sub("after"), options: WorldFixture.options)
         #expect(try WorldFixture.files(scratch.sub("before")) == WorldFixture.files(scratch.sub("after")))
+        return error
     }
 
     /// Random numeric edits of a good export: each is refused, or the world it makes takes the

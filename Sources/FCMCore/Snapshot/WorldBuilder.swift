@@ -21,6 +21,8 @@ public struct WorldBuilder: Sendable {
     private var world: World
     private var topicMemberships = 0
     private var subscribedTopics = 0
+    /// Devices added that are not deleted slots: what `maxDevices` counts (`World.deviceCount`).
+    private var liveDevices = 0
     private var timers: Timers?
     /// The topics of the last device added, to share with the next one when they are the same
     /// (a million devices subscribed to one topic then hold one dictionary, not a million).
@@ -47,8 +49,20 @@ public struct WorldBuilder: Sendable {
         guard Project.isValidId(project.id), Project.isValidNumber(project.number) else {
             throw SnapshotProblem("project '\(project.id)' has an invalid id or number")
         }
+        do throws(FCMError) {
+            try Project.checkServerKeys(project.serverKeys)
+        } catch {
+            throw SnapshotProblem("project '\(project.id)': \(error.message)")
+        }
         guard world.projectIndexById[project.id] == nil, world.projectIndexByNumber[project.number] == nil else {
             throw SnapshotProblem("project '\(project.id)' or number \(project.number) appears twice")
+        }
+        // The caps hold for an import as for the API (issue 23, item 7), against the snapshot's own
+        // settings line, which was read first and range-checked: a world exported with
+        // `maxProjects=5000` comes back with 5000 projects; one that lists more than its own cap
+        // was edited, and is refused at the first project past it.
+        guard world.projectIndexById.count < world.settings.maxProjects else {
+            throw SnapshotProblem("project '\(project.id)' is past maxProjects (\(world.settings.maxProjects)) of the snapshot's settings")
         }
         world.projects.append(ProjectState(project: project))
         world.projectIndexById[project.id] = index
@@ -59,7 +73,7 @@ public struct WorldBuilder: Sendable {
     /// not copied again each time the arrays and the token index grow. A lone project (the usual
     /// world) gets room in its own indexes too.
     public mutating func reserve(devices: Int) {
-        let count = min(max(0, devices), 1 << 24)
+        let count = min(max(0, devices), 1 << 24, world.settings.maxDevices)
         world.devices.reserveCapacity(count)
         world.deviceProjects.reserveCapacity(count)
         world.deviceByToken.reserveCapacity(count)
@@ -83,6 +97,9 @@ public struct WorldBuilder: Sendable {
     public mutating func addDevice(_ r: consuming SnapshotRecord.Device) throws(SnapshotProblem) {
         try checkNextSlot(r.id)
         try r.checkRanges()
+        guard liveDevices < world.settings.maxDevices else {
+            throw SnapshotProblem("device \(r.id) is past maxDevices (\(world.settings.maxDevices)) of the snapshot's settings")
+        }
         // No binding of the project's state: a live copy would make the appends below copy a
         // million-entry set on every device (the same trap as World.createDevice).
         let project = Int(r.projectIndex)
@@ -148,6 +165,7 @@ public struct WorldBuilder: Sendable {
         device.inbox = r.inbox ?? []
         device.stateGeneration = r.stateGeneration
         subscribedTopics += topics.count
+        liveDevices += 1
         world.devices.append(device)
         world.deviceProjects.append(r.projectIndex)
     }
@@ -217,6 +235,9 @@ public struct WorldBuilder: Sendable {
     public mutating func setFaults(_ r: SnapshotRecord.Faults) throws(SnapshotProblem) {
         for (_, n) in r.matched { try SnapshotRecord.checkCounter(n, "faults.matched") }
         for (_, n) in r.fired { try SnapshotRecord.checkCounter(n, "faults.fired") }
+        guard r.rules.count <= world.settings.maxFaultRules else {
+            throw SnapshotProblem("\(r.rules.count) fault rules are past maxFaultRules (\(world.settings.maxFaultRules)) of the snapshot's settings")
+        }
         world.faults = FaultInjector(rules: r.rules, matched: r.matched, fired: r.fired)
     }
 
