@@ -514,8 +514,8 @@ public final class Client {
      */
     public AccessToken createAccessToken(String project) {
         Map<String, Object> m = json("POST", "/projects/" + segment(project) + "/accessTokens", Map.of());
-        return new AccessToken(Json.str(m, "access_token"), Optional.ofNullable(Json.str(m, "token_type")).orElse("Bearer"),
-                Json.num(m, "expires_in", 0));
+        return new AccessToken(Json.str(m, "accessToken"), Optional.ofNullable(Json.str(m, "tokenType")).orElse("Bearer"),
+                Json.num(m, "expiresIn", 0));
     }
 
     /**

@@ -1,0 +1,29 @@
+package dev.fcmemu;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.util.Map;
+
+/** A v1 send straight to the emulator's HTTP port, for tests of the client and the waits. */
+final class Sends {
+    private static final HttpClient HTTP = HttpClient.newBuilder().proxy(HttpClient.Builder.NO_PROXY)
+            // HTTP/1.1: the JDK's default (h2c upgrade) meets an emulator bug on the plain port, see README.
+            .version(HttpClient.Version.HTTP_1_1).build();
+
+    private Sends() {}
+
+    static String v1(FcmEmulator emulator, Project project, Map<String, Object> message) throws Exception {
+        HttpRequest request = HttpRequest.newBuilder(URI.create(emulator.httpUrl() + "/v1/projects/" + project.id() + "/messages:send"))
+                .header("Authorization", "Bearer " + project.createAccessToken().accessToken())
+                .header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(Json.write(Map.of("message", message))))
+                .build();
+        HttpResponse<String> answer = HTTP.send(request, HttpResponse.BodyHandlers.ofString());
+        if (answer.statusCode() != 200) {
+            throw new AssertionError("send: " + answer.statusCode() + " " + answer.body());
+        }
+        return (String) Json.parseObject(answer.body()).get("name");
+    }
+}
