@@ -43,7 +43,8 @@ public final class FcmEmulator implements AutoCloseable {
      * it; a reader in a subshell waits for the pipe's end of file (every writer gone: this JVM
      * closed it or died) and then sends SIGTERM to the emulator. A signal to the watchdog is
      * passed on the same way. The watchdog exits with the emulator's status once it has exited,
-     * ending the reader.
+     * ending the reader. When the reader had ended (the pipe closed: this JVM is gone or stopped
+     * the emulator), it also removes the working directory named by FCM_EMU_WATCHDOG_REMOVE.
      */
     static final String WATCHDOG = String.join("\n",
             "exec 8<&0 </dev/null",
@@ -55,7 +56,8 @@ public final class FcmEmulator implements AutoCloseable {
             "trap 'kill -TERM \"$emulator\" 2>/dev/null' HUP INT TERM",
             "status=0",
             "while kill -0 \"$emulator\" 2>/dev/null; do wait \"$emulator\"; status=$?; done",
-            "kill \"$reader\" 2>/dev/null",
+            "if kill -0 \"$reader\" 2>/dev/null; then kill \"$reader\" 2>/dev/null",
+            "elif [ -n \"${FCM_EMU_WATCHDOG_REMOVE:-}\" ]; then rm -rf -- \"$FCM_EMU_WATCHDOG_REMOVE\"; fi",
             "exit \"$status\"");
 
     private static final Set<FcmEmulator> LIVE = ConcurrentHashMap.newKeySet();
@@ -349,6 +351,9 @@ public final class FcmEmulator implements AutoCloseable {
                 .redirectErrorStream(true)
                 .redirectOutput(logPath.toFile());
         builder.environment().putAll(options.env);
+        if (!options.keepWorkdir) {
+            builder.environment().put("FCM_EMU_WATCHDOG_REMOVE", workdir.toString());
+        }
         installHook();
         try {
             watchdog = builder.start();

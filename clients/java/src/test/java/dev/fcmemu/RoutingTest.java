@@ -125,4 +125,19 @@ class RoutingTest {
         assertEquals(null, System.getProperty("https.proxyPort"));
         assertFalse(Files.exists(dir), "the environment's directory is removed");
     }
+
+    @org.junit.jupiter.params.ParameterizedTest(name = "a child JVM over {0}, routed by its environment alone")
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"url", "http"})
+    void aChildJvmIsRoutedByTheEnvironment(String transport, Project project, FirebaseEnvironment env) throws Exception {
+        Device phone = project.createDevice(Platform.ANDROID);
+        String cp = System.getenv("FCM_EMU_TEST_CLASSPATH");
+        ProcessBuilder builder = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp", cp != null ? cp : System.getProperty("java.class.path"), "dev.fcmemu.sdk.SendMain", transport,
+                phone.token(), transport).redirectErrorStream(true);
+        builder.environment().putAll(env.environment());
+        Process child = builder.start();
+        String output = new String(child.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        assertEquals(0, child.waitFor(), output);
+        phone.waitForDelivery(Where.data("score", transport));
+    }
 }
