@@ -189,6 +189,21 @@ public final class Client {
         return json("GET", path, null);
     }
 
+    /** Every item of a list the API may page ({@code nextOffset} names the next page). */
+    private List<Map<String, Object>> paged(String path, String key) {
+        List<Map<String, Object>> out = new ArrayList<>();
+        Map<String, String> query = null;
+        while (true) {
+            Map<String, Object> page = request("GET", path, query, null, timeout).json();
+            out.addAll(Json.objects(page, key));
+            Object next = page.get("nextOffset");
+            if (!(next instanceof Number)) {
+                return out;
+            }
+            query = Map.of("offset", next.toString());
+        }
+    }
+
     private Duration waitTimeout(Duration wait) {
         return wait == null ? timeout : timeout.plus(wait);
     }
@@ -451,7 +466,7 @@ public final class Client {
 
     /** {@code listProjects}: @return every project */
     public List<ProjectInfo> listProjects() {
-        return Json.objects(get("/projects"), "projects").stream().map(ProjectInfo::fromJson).collect(Collectors.toList());
+        return paged("/projects", "projects").stream().map(ProjectInfo::fromJson).collect(Collectors.toList());
     }
 
     /**
@@ -525,7 +540,7 @@ public final class Client {
      * @return the topics with subscriber counts
      */
     public List<Topic> topics(String project) {
-        return Json.objects(get("/projects/" + segment(project) + "/topics"), "topics").stream()
+        return paged("/projects/" + segment(project) + "/topics", "topics").stream()
                 .map(m -> new Topic(Json.str(m, "name"), Json.num(m, "subscribers", 0))).collect(Collectors.toList());
     }
 
@@ -536,7 +551,7 @@ public final class Client {
      * @return the legacy device groups
      */
     public List<Group> groups(String project) {
-        return Json.objects(get("/projects/" + segment(project) + "/groups"), "groups").stream()
+        return paged("/projects/" + segment(project) + "/groups", "groups").stream()
                 .map(m -> new Group(Json.str(m, "name"), Json.str(m, "notificationKey"), Json.strings(m, "tokens")))
                 .collect(Collectors.toList());
     }
