@@ -182,6 +182,49 @@ struct ServiceAccountKeyTests {
         #expect(credentials.accounts.account(email: ServiceAccounts.email("app-b")) == nil)
     }
 
+    /// The family of create / delete / fetch sequences (seeded, so a failure replays): the accounts
+    /// kept never pass the cap, a live project's account is never forgotten, and the key files on
+    /// disk are exactly the accounts kept.
+    @Test(arguments: [1, 2, 3, 4, 5, 6, 7, 8] as [UInt64])
+    func accountsStayWithinTheCapForAnySequence(seed: UInt64) throws {
+        let directory = FileManager.default.temporaryDirectory.path + "/fcm-emu-accounts-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let key = try Self.fixedKey()
+        var settings = EmulatorSettings()
+        settings.maxProjects = 4
+        let credentials = FrontCredentials(stateDirectory: directory, wallSeconds: { 0 }, keys: KeyPool(makeKey: { key }))
+        var fronts = FrontConfiguration(stateDirectory: directory)
+        fronts.credentials = credentials
+        let emulator = Emulator(settings: settings)
+        let api = InProcess(emulator, fronts: fronts)
+        var random = SeededRandom(seed: seed)
+        var fetched: [String: String] = [:]  // live project → key id handed out
+        for _ in 0..<60 {
+            let id = "proj-\(random.next() % 6)"
+            switch random.next() % 3 {
+            case 0: _ = try? emulator.createProject(id: id)
+            case 1:
+                if (try? emulator.deleteProject(id: id)) != nil { fetched[id] = nil }
+            default:
+                let answer = api.call("GET", "/emulator/v1/projects/\(id)/serviceAccount")
+                if answer.status == 200, let keyId = try JSONParser.parse(answer.body)["private_key_id"]?.stringValue {
+                    #expect(fetched[id] == nil || fetched[id] == keyId, "a live project's key changed")
+                    fetched[id] = keyId
+                }
+            }
+            let live = emulator.projects().map(\.id)
+            #expect(credentials.accounts.count <= max(settings.maxProjects, live.count))
+            for (project, keyId) in fetched {
+                #expect(credentials.accounts.account(email: ServiceAccounts.email(project))?.keyId == keyId)
+            }
+            let files = Set(((try? FileManager.default.contentsOfDirectory(atPath: directory + "/service-accounts")) ?? []))
+            let kept = Set((live + ["proj-0", "proj-1", "proj-2", "proj-3", "proj-4", "proj-5"]).filter {
+                credentials.accounts.account(email: ServiceAccounts.email($0)) != nil
+            }.map { $0 + ".json" })
+            #expect(files == kept)
+        }
+    }
+
     /// A snapshot's accounts count toward the cap like any other: importing more than the world
     /// has room for keeps only those of projects that exist.
     @Test func adoptedAccountsCountTowardTheCap() throws {
