@@ -54,6 +54,23 @@ struct LiveServerTests {
         for directory in seen { #expect(!FileManager.default.fileExists(atPath: directory), "removed at shutdown") }
     }
 
+    /// The JDK's `HttpClient` asks every `http://` request to upgrade to h2c. The answer is
+    /// HTTP/1.1 and closes the connection, so the client's next request goes on a new one instead
+    /// of waiting forever on a connection whose decoder stopped (a Java app fetching a token twice).
+    @Test func anUpgradeRequestIsAnsweredAndItsConnectionClosed() async throws {
+        try await withServer { server in
+            let connection = try RawConnection(port: server.http.port)
+            try connection.send(
+                "GET /emulator/v1/health HTTP/1.1\r\nHost: localhost\r\nConnection: Upgrade, HTTP2-Settings\r\n"
+                    + "Upgrade: h2c\r\nHTTP2-Settings: AAEAAEAAAAIAAAABAAMAAABkAAQBAAAAAAUAAEAA\r\n\r\n")
+            let answer = try connection.readResponse()
+            #expect(answer.status == 200)
+            #expect(answer.header("Connection")?.lowercased() == "close")
+            #expect(try connection.isClosedByPeer())
+            try stillServes(server)
+        }
+    }
+
     @Test func servesKeepAliveRequestsAndReportsItsPort() async throws {
         try await withServer { server in
             #expect(server.http.port > 0)

@@ -100,7 +100,7 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
             begin(answer, head: head, context: context)
             return
         }
-        if head.version.major < 2, !head.isKeepAlive { response.closeConnection = true }
+        if head.version.major < 2, !head.keepsConnection { response.closeConnection = true }
         if response.resetConnection {
             // On HTTP/2 this handler sits on a stream channel, and closing it resets only the
             // stream; a reset fault stands for a dropped connection, which clients retry, so
@@ -190,3 +190,14 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
 
 @available(*, unavailable)
 extension HTTPRequestHandler: Sendable {}
+
+extension HTTPRequestHead {
+    /// Whether the connection can carry another request after this one's answer. A request that
+    /// asks to `Upgrade` (the JDK's `HttpClient` sends `Upgrade: h2c` on every `http://` request) is
+    /// answered in HTTP/1.1, which RFC 9110 §7.8 allows, and then the connection closes: NIO's
+    /// decoder stops parsing once it has read an upgrade request, so a next request on the same
+    /// connection would never be answered (apple/swift-nio#2570). Clients open a new connection.
+    var keepsConnection: Bool {
+        isKeepAlive && !headers.contains(name: "Upgrade")
+    }
+}
