@@ -146,13 +146,14 @@ extension ControlAPI {
             return ControlError.response(
                 status: 429, name: "RESOURCE_EXHAUSTED", message: "Too many open event streams (at most \(live.maxStreams))")
         }
-        let reader = EventStreamReader(emulator: emulator, query: query, cursor: start, frames: live.frames)
+        let reader = EventStreamReader(
+            emulator: emulator, query: query, cursor: start, broadcast: live.broadcast(for: emulator), frames: live.frames)
         var response = HTTPResponse(status: 200, contentType: "text/event-stream; charset=utf-8", body: "")
         response.body = reader.opening(reconnectMillis: Self.reconnectMillis)
         response.live = .stream(
             StreamingBody(
                 first: response.body, next: { reader.next() }, heartbeat: { reader.heartbeat() }, heartbeatMillis: Self.heartbeatMillis,
-                farewell: Array("event: shutdown\ndata: {}\n\n".utf8), watch: { [emulator] in emulator.watchEvents(EventInterest(query), $0) }, slot: slot))
+                farewell: Array("event: shutdown\ndata: {}\n\n".utf8), watch: { reader.watch(on: $0, $1) }, slot: slot))
         return response
     }
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import FCMCore
+import NIOCore
 import Synchronization
 
 /// An answer that is not complete when the route returns (issue 13): the transport keeps the
@@ -49,7 +50,9 @@ public struct StreamingBody: Sendable {
     public let heartbeatMillis: Int64
     /// The last frame, when the server stops.
     public let farewell: [UInt8]
-    public let watch: @Sendable (@escaping @Sendable () -> Void) -> EventWatch
+    /// Calls the closure on the loop given (at once when nil) whenever events were logged: one
+    /// task per loop for all its streams (`EventBroadcast`).
+    public let watch: @Sendable ((any EventLoop)?, @escaping @Sendable () -> Void) -> BroadcastWatch
     /// Held while the stream is open; counts toward `LiveRequests.maxStreams`.
     public let slot: LiveSlot
 }
@@ -63,6 +66,13 @@ public final class LiveRequests: Sendable {
     public let maxWaits: Int
     /// Recent events' SSE frames, shared by every stream of this server.
     let frames = EventFrames()
+    /// The window of new events every stream of this server reads (one emulator per server).
+    private let broadcasts = Mutex<EventBroadcast?>(nil)
+    /// Bytes handed to stream connections: a test hook, to see that a subscriber that does not
+    /// read is sent a bounded amount.
+    let streamedBytes = Atomic<Int>(0)
+    /// Wake-ups of a stream whose connection could take nothing more (a test hook).
+    let streamStalls = Atomic<Int>(0)
     private let state = Mutex<(next: Int, streams: Int, waits: Int, enders: [Int: @Sendable () -> Void])>((0, 0, 0, [:]))
 
     public init(maxStreams: Int = 1000, maxWaits: Int = 10_000) {
@@ -85,6 +95,16 @@ public final class LiveRequests: Sendable {
             return s.next
         }
         return id.map { LiveSlot(id: $0, kind: kind, owner: self) }
+    }
+
+    /// The emulator's shared window of new events, made by the first stream.
+    func broadcast(for emulator: Emulator) -> EventBroadcast {
+        broadcasts.withLock { b in
+            if let b { return b }
+            let made = EventBroadcast(emulator: emulator, frames: frames)
+            b = made
+            return made
+        }
     }
 
     public var openStreams: Int { state.withLock { $0.streams } }
@@ -124,6 +144,11 @@ public final class LiveSlot: Sendable {
 
     /// What the transport does when the server stops.
     public func onServerStop(_ end: @escaping @Sendable () -> Void) { owner.onEnd(id, end) }
+
+    /// Counts bytes written to a stream's connection (`LiveRequests.streamedBytes`).
+    func wrote(_ count: Int) { owner.streamedBytes.add(count, ordering: .relaxed) }
+
+    func stalled() { owner.streamStalls.add(1, ordering: .relaxed) }
 
     deinit { owner.release(id, kind) }
 }

@@ -11,7 +11,7 @@ import Synchronization
 extension HTTPRequestHandler {
     enum Live {
         case waiting(head: HTTPRequestHead, pending: PendingAnswer, watch: EventWatch, timeout: Scheduled<Void>)
-        case streaming(body: StreamingBody, watch: EventWatch, heartbeat: RepeatedTask)
+        case streaming(body: StreamingBody, watch: BroadcastWatch, heartbeat: RepeatedTask)
     }
 
     /// Coalesces wake-ups: one pending task per connection however many events arrive.
@@ -54,7 +54,12 @@ extension HTTPRequestHandler {
                 let (handler, context) = loop.value
                 handler.beat(context: context)
             }
-            live = .streaming(body: body, watch: body.watch(wake), heartbeat: heartbeat)
+            // Called on this loop, with the loop's other streams, once per batch of logged events.
+            let watch = body.watch(eventLoop) {
+                let (handler, context) = loop.value
+                handler.pump(context: context)
+            }
+            live = .streaming(body: body, watch: watch, heartbeat: heartbeat)
             body.slot.onServerStop { eventLoop.execute { loop.value.0.endStream(context: loop.value.1, farewell: true) } }
             pump(context: context)
         }
@@ -102,13 +107,18 @@ extension HTTPRequestHandler {
             ("Content-Type", "text/event-stream; charset=utf-8"), ("Cache-Control", "no-cache"), ("X-Accel-Buffering", "no"),
         ])
         context.write(wrapOutboundOut(.head(HTTPResponseHead(version: request.version, status: .ok, headers: headers))), promise: nil)
+        if request.version.major < 2 { Self.boundKernelBuffer(context.channel) }
         writeChunk(body.first, context: context)
     }
 
     /// Writes what the stream has while the connection can take it, a page per loop turn so
     /// other connections on this loop are served in between.
     func pump(context: ChannelHandlerContext) {
-        guard case .streaming(let body, _, _) = live, context.channel.isWritable else { return }
+        guard case .streaming(let body, _, _) = live else { return }
+        guard context.channel.isWritable else {
+            body.slot.stalled()
+            return
+        }
         let (bytes, more) = body.next()
         writeChunk(bytes, context: context)
         guard more else { return }
@@ -119,6 +129,19 @@ extension HTTPRequestHandler {
         }
     }
 
+    /// What the kernel may hold for a stream that is not read: SO_SNDBUF (socket(7); Linux doubles
+    /// it, and counts unsent and unacknowledged bytes alike) instead of TCP autotuning's up to
+    /// 4 MiB (`tcp_wmem`), so 1,000 subscribers that never read pin at most about 1,000 × 128 KiB
+    /// of kernel memory; in the process each holds at most NIO's write-buffer high watermark
+    /// (64 KiB) and one page (`EventStreamReader.pageBytes`) before the channel stops being
+    /// writable and `pump` stops reading (issue 23). An HTTP/2 stream shares its connection's
+    /// socket with other requests, so only HTTP/1 streams do this.
+    static let streamSendBuffer = 64 << 10
+
+    static func boundKernelBuffer(_ channel: any Channel) {
+        _ = try? channel.syncOptions?.setOption(.socketOption(.so_sndbuf), value: SocketOptionValue(streamSendBuffer))
+    }
+
     private func beat(context: ChannelHandlerContext) {
         guard case .streaming(let body, _, _) = live, context.channel.isWritable else { return }
         writeChunk(body.heartbeat(), context: context)
@@ -126,6 +149,7 @@ extension HTTPRequestHandler {
 
     private func writeChunk(_ bytes: [UInt8], context: ChannelHandlerContext) {
         guard !bytes.isEmpty else { return }
+        if case .streaming(let body, _, _) = live { body.slot.wrote(bytes.count) }
         var buffer = context.channel.allocator.buffer(capacity: bytes.count)
         buffer.writeBytes(bytes)
         context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(buffer))), promise: nil)
