@@ -29,7 +29,7 @@ extension FCMEmu {
 
         func run() async throws {
             let answer = try await ControlClient(base: emulator).get("/emulator/v1/projects/\(project)/serviceAccount")
-            guard answer.status == 200 else { throw ValidationError("the emulator answered \(answer.status): \(answer.text)") }
+            guard answer.status == 200 else { throw RuntimeFailure("the emulator answered \(answer.status): \(answer.text)") }
             let data = Data(answer.body)
             if let out {
                 try data.write(to: URL(fileURLWithPath: out))

@@ -72,6 +72,17 @@ enum ExecTestSupport {
 
     final class Box: @unchecked Sendable { var value = "" }
 
+    /// Reads `pipe` until `text` appeared or it ended (e.g. a `serve` banner naming its address).
+    static func read(_ pipe: Pipe, until text: String) -> String {
+        var seen = Data()
+        while !String(decoding: seen, as: UTF8.self).contains(text) {
+            let chunk = pipe.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            seen += chunk
+        }
+        return String(decoding: seen, as: UTF8.self)
+    }
+
     /// Permission bits of `path`, links not followed.
     static func mode(_ path: String) -> Int? {
         var info = stat()

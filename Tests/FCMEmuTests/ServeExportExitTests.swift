@@ -37,12 +37,7 @@ import Testing
         process.standardInput = FileHandle.nullDevice
         try process.run()
         // The banner is written after the SIGTERM handler is in place: read until it is out.
-        var seen = Data()
-        while !String(decoding: seen, as: UTF8.self).contains("127.0.0.1") {
-            let chunk = out.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            seen += chunk
-        }
+        _ = ExecTestSupport.read(out, until: "127.0.0.1")
         process.terminate()
         process.waitUntilExit()
         return process.terminationStatus

@@ -140,20 +140,24 @@ public final class EmulatorServer: Sendable {
         let responder = EmulatorRoutes.responder(emulator: emulator, maxBodyBytes: configuration.maxBodyBytes, fronts: fronts) {
             infoBox.read()
         }
-        let http = try await HTTPServer.start(
-            host: configuration.host, port: configuration.httpPort, responder: responder, group: group,
-            idleTimeout: .seconds(configuration.idleTimeoutSeconds), logger: logger
-        )
+        let http = try await ListenFailure.naming("HTTP", host: configuration.host, port: configuration.httpPort) {
+            try await HTTPServer.start(
+                host: configuration.host, port: configuration.httpPort, responder: responder, group: group,
+                idleTimeout: .seconds(configuration.idleTimeoutSeconds), logger: logger
+            )
+        }
         var https: HTTPServer?
         var caPath: String?
         let tlsDirectory = try fronts.stateDirectory ?? Self.privateTemporaryDirectory()
         if let tlsPort = configuration.tlsPort {
             do {
                 let (tls, path) = try TLSFiles.serverContext(directory: tlsDirectory, alpn: ["h2", "http/1.1"])
-                https = try await HTTPServer.start(
-                    host: configuration.host, port: tlsPort, responder: responder, group: group,
-                    idleTimeout: .seconds(configuration.idleTimeoutSeconds), tls: tls, logger: logger
-                )
+                https = try await ListenFailure.naming("TLS", host: configuration.host, port: tlsPort) {
+                    try await HTTPServer.start(
+                        host: configuration.host, port: tlsPort, responder: responder, group: group,
+                        idleTimeout: .seconds(configuration.idleTimeoutSeconds), tls: tls, logger: logger
+                    )
+                }
                 caPath = path
             } catch {
                 await http.close()

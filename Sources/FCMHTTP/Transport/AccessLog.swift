@@ -15,9 +15,10 @@ struct AccessLog: Sendable {
         let path = target.split(separator: "?", maxSplits: 1).first.map(String.init) ?? target
         let millis = Double((NIODeadline.now() - start).nanoseconds) / 1_000_000
         var metadata: Logger.Metadata = [
-            "api": "\(Self.api(path))", "method": "\(method)", "path": "\(path)", "status": "\(status)",
+            // Numbers as numbers: `--log-format json` writes them unquoted for log collectors.
+            "api": "\(Self.api(path))", "method": "\(method)", "path": "\(path)", "status": .stringConvertible(status),
             "http": "\(version.major == 2 ? "2" : "\(version.major).\(version.minor)")",
-            "ms": "\(String(format: "%.2f", millis))",
+            "ms": .stringConvertible((millis * 100).rounded() / 100),
         ]
         if let project = Self.project(path) { metadata["project"] = "\(project)" }
         logger.info("\(method) \(path) \(status)", metadata: metadata)

@@ -92,7 +92,7 @@ extension FCMEmu {
         private func fetch(_ path: String) async throws -> JSONValue {
             let answer = try await ControlClient(base: emulator).get(path)
             guard answer.status == 200, let json = try? JSONParser.parse(answer.body) else {
-                throw ValidationError("\(emulator)\(path) answered \(answer.status): \(answer.text)")
+                throw RuntimeFailure("\(emulator)\(path) answered \(answer.status): \(answer.text)")
             }
             return json
         }

@@ -63,7 +63,7 @@ struct ConfigFile {
                 for item in try list(value, origin) { file.devices.append(try device(item, path: path)) }
             default:
                 guard Settings.named(key) != nil else {
-                    throw ConfigError("\(origin): unknown setting '\(key)'; run `fcm-emu serve --help` for the list")
+                    throw ConfigError("\(origin): unknown setting '\(key)'\(Settings.hint(for: key)) (`fcm-emu serve --help` lists them)")
                 }
                 guard let scalar = value.scalar else { throw ConfigError("\(origin): '\(key)' takes a single value") }
                 file.settings.append((key, scalar.string, origin))

@@ -59,7 +59,7 @@ struct RunningEmulator {
                 emulator: emulator, configuration: options.server, fronts: fronts, group: group, logger: logger)
         } catch {
             try? await group.shutdownGracefully()
-            throw ValidationError("cannot listen on \(options.server.host):\(options.server.httpPort): \(error)")
+            throw RuntimeFailure(listening: error)
         }
         let xmpp: [XMPPServer]
         do {
@@ -67,7 +67,7 @@ struct RunningEmulator {
         } catch {
             await server.shutdown()
             try? await group.shutdownGracefully()
-            throw ValidationError("cannot start the XMPP server: \(error)")
+            throw RuntimeFailure(listening: error, what: "the XMPP server")
         }
         var proxy: ProxyServer?
         if let port = options.proxyPort {
@@ -77,7 +77,7 @@ struct RunningEmulator {
                 for listener in xmpp { await listener.close() }
                 await server.shutdown()
                 try? await group.shutdownGracefully()
-                throw ValidationError("cannot start the proxy: \(error)")
+                throw RuntimeFailure(listening: error, what: "the proxy")
             }
         }
         return RunningEmulator(server: server, xmpp: xmpp, proxy: proxy, credentials: credentials, group: group)

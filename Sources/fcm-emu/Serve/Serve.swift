@@ -115,7 +115,7 @@ extension FCMEmu {
             }
             for assignment in assignments {
                 let parts = assignment.split(separator: "=", maxSplits: 1)
-                guard parts.count == 2 else { throw ValidationError("--set takes key=value, got '\(assignment)'") }
+                guard parts.count == 2 else { throw ConfigError("--set takes key=value, got '\(assignment)'") }
                 sources.append((String(parts[0]), String(parts[1]), "--set"))
             }
             let explicit: [(String, String?)] = [
@@ -128,15 +128,26 @@ extension FCMEmu {
             for path in faultFiles { sources.append(("faults", path, "--faults")) }
             for (key, value, origin) in sources {
                 guard let setting = Settings.named(key) else {
-                    throw ValidationError("\(origin): unknown setting '\(key)'; see `fcm-emu serve --help`")
+                    throw ConfigError("\(origin): unknown setting '\(key)'\(Settings.hint(for: key)) (`fcm-emu serve --help` lists them)")
                 }
                 do {
                     try setting.apply(&options, value)
                 } catch {
-                    throw ValidationError("\(origin): \(key): \(error.description)")
+                    throw ConfigError("\(origin): \(key): \(error.description)")
                 }
             }
+            if options.server.httpPort == 0 { Self.freePortsForEveryListener(&options, explicit: Set(sources.map(\.key))) }
             return (options, file)
+        }
+
+        /// `--port 0` asks for free ports, and a second emulator on this machine must start: so
+        /// every listener the user did not give a port takes a free one too (TLS, XMPP, the proxy
+        /// when on). The banner and the ready file name the ports bound.
+        static func freePortsForEveryListener(_ options: inout ServeOptions, explicit: Set<String>) {
+            if !explicit.contains("tlsPort"), options.server.tlsPort != nil { options.server.tlsPort = 0 }
+            if !explicit.contains("xmppPort"), options.xmppPort != nil { options.xmppPort = 0 }
+            if !explicit.contains("xmppTestPort"), options.xmppTestPort != nil { options.xmppTestPort = 0 }
+            if !explicit.contains("proxyPort"), options.proxyPort != nil { options.proxyPort = 0 }
         }
 
         @Sendable static func wallMillis() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
@@ -157,11 +168,14 @@ extension FCMEmu {
             var xmppPorts: [Int: Int] = [:]
             for (fcmPort, listener) in zip(fcmPorts, xmpp) { xmppPorts[fcmPort] = listener.port }
             let targets = ProxyHosts.Targets(tlsPort: server.https?.port, xmppPorts: xmppPorts)
-            let proxy = try await ProxyServer.start(
-                host: options.server.host, port: port, targets: targets,
-                tunnel: TunnelPolicy(anyHostOffThisMachine: options.proxyTunnel, hosts: options.proxyTunnelHosts),
-                ownPorts: Set([server.http.port, server.https?.port].compactMap { $0 } + xmpp.map(\.port)), responder: server.responder,
-                emulator: server.emulator, group: group, idleTimeout: .seconds(options.server.idleTimeoutSeconds), logger: logger)
+            let proxy = try await ListenFailure.naming("proxy, proxyPort", host: options.server.host, port: port) {
+                try await ProxyServer.start(
+                    host: options.server.host, port: port, targets: targets,
+                    tunnel: TunnelPolicy(anyHostOffThisMachine: options.proxyTunnel, hosts: options.proxyTunnelHosts),
+                    ownPorts: Set([server.http.port, server.https?.port].compactMap { $0 } + xmpp.map(\.port)),
+                    responder: server.responder, emulator: server.emulator, group: group,
+                    idleTimeout: .seconds(options.server.idleTimeoutSeconds), logger: logger)
+            }
             server.addInfo("proxy", .object([("url", .string("http://\(options.server.host):\(proxy.port)"))]))
             return proxy
         }
@@ -174,7 +188,7 @@ extension FCMEmu {
             let (tls, caPath) = try TLSFiles.serverContext(directory: server.tlsDirectory, alpn: [])
             let router = CCSRouter(emulator: server.emulator)
             var listeners: [XMPPServer] = []
-            for port in ports {
+            for (index, port) in ports.enumerated() {
                 var configuration = XMPPServer.Configuration()
                 configuration.host = options.server.host
                 configuration.port = port
@@ -183,9 +197,12 @@ extension FCMEmu {
                 configuration.prefixedForm = options.xmppPrefixedForm
                 configuration.loginTimeoutSeconds = options.xmppLoginTimeoutSeconds
                 configuration.idleTimeoutSeconds = options.xmppIdleTimeoutSeconds
+                let setting = index == 0 && options.xmppPort != nil ? "xmppPort" : "xmppTestPort"
                 listeners.append(
-                    try await XMPPServer.start(
-                        configuration: configuration, tls: tls, emulator: server.emulator, router: router, group: group, logger: logger))
+                    try await ListenFailure.naming("XMPP, \(setting)", host: options.server.host, port: port) {
+                        try await XMPPServer.start(
+                            configuration: configuration, tls: tls, emulator: server.emulator, router: router, group: group, logger: logger)
+                    })
             }
             server.addInfo(
                 "xmpp",

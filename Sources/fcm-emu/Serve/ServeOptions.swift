@@ -302,6 +302,9 @@ enum Settings {
 
     static func named(_ key: String) -> Setting? { all.first { $0.key == key } }
 
+    /// `"; did you mean 'port'?"` for a mistyped key, or nothing.
+    static func hint(for key: String) -> String { NearestName.hint(for: key, among: all.map(\.key)) }
+
     /// The table as `--help` prints it.
     static var helpText: String {
         all.map { "  \($0.key) (\($0.environmentName), e.g. \($0.example))\n      \($0.help)" }.joined(separator: "\n")

@@ -86,7 +86,11 @@ struct ControlClient: Sendable {
         } catch {
             // NIO's connection error lists every address tried; one line says what a user needs.
             let refused = (error as? NIOConnectionError)?.connectionErrors.allSatisfy { ($0.error as? IOError)?.errnoCode == ECONNREFUSED }
-            throw Failure(description: refused == true ? "nothing listens at \(host):\(port)" : "cannot reach \(host):\(port): \(error)")
+            let url = "http://\(host.contains(":") ? "[\(host)]" : host):\(port)\(prefix)"
+            throw Failure(
+                description: refused == true
+                    ? "no emulator at \(url) (connection refused); start one with `fcm-emu serve`, or give its address with --emulator"
+                    : "cannot reach the emulator at \(url): \(error)")
         }
         let hostHeader = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
         var headers: HTTPHeaders = ["Host": hostHeader, "Accept": "application/json", "Connection": "close", "User-Agent": "fcm-emu-cli"]

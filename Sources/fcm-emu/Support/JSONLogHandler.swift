@@ -23,9 +23,26 @@ struct JSONLogHandler: LogHandler {
         ]
         let merged = metadata.merging(event.metadata ?? [:]) { $1 }
         for key in merged.keys.sorted() where !["time", "level", "label", "message"].contains(key) {
-            pairs.append((key, .string(merged[key].map { "\($0)" } ?? "")))
+            pairs.append((key, merged[key].map(Self.json) ?? .null))
         }
         FileHandle.standardError.write(Data((JSONValue.object(pairs).encoded() + "\n").utf8))
+    }
+
+    /// A number or a boolean given as a value (`.stringConvertible(200)`) stays one, so a
+    /// collector can sum and compare it; text stays text.
+    static func json(_ value: Logger.MetadataValue) -> JSONValue {
+        switch value {
+        case .string(let text): return .string(text)
+        case .stringConvertible(let item):
+            switch item {
+            case let bool as Bool: return .bool(bool)
+            case let number as any BinaryInteger: return .number("\(number)")
+            case let number as Double where number.isFinite: return .number("\(number)")
+            default: return .string(item.description)
+            }
+        case .array(let items): return .array(items.map(json))
+        case .dictionary(let entries): return .object(entries.sorted { $0.key < $1.key }.map { ($0.key, json($0.value)) })
+        }
     }
 
     private static func timestamp() -> String {
