@@ -93,7 +93,8 @@ extension EmulatorSettings {
     /// Sets the setting named `name` from its text form.
     public mutating func set(_ name: String, _ value: String) throws(FCMError) {
         guard let key = Self.keys.first(where: { $0.name == name }) else {
-            throw FCMError(.invalidArgument, "unknown setting '\(name)'", field: name)
+            throw FCMError(
+                .invalidArgument, "unknown setting '\(name)'" + NearestName.hint(for: name, among: Self.keys.map(\.name)), field: name)
         }
         var changed = self
         try key.apply(&changed, value)

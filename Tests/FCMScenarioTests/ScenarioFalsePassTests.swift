@@ -117,3 +117,12 @@ struct NearestNameTests {
         #expect(NearestName.suggestion(for: typed, among: candidates) == expected)
     }
 }
+
+@Suite("Scenario settings keys")
+struct ScenarioSettingsKeyTests {
+    @Test func aMistypedSettingGetsASuggestion() {
+        #expect { try ScenarioParser.parse("settings: {dozeMaintenanceIntervl: 5m}\nsteps: []", file: "s.yaml") } throws: {
+            "\($0)".contains("unknown setting 'dozeMaintenanceIntervl'; did you mean 'dozeMaintenanceInterval'?")
+        }
+    }
+}
