@@ -3,6 +3,7 @@
 import FCMCore
 import FCMHTTP
 import FCMJSON
+import Foundation
 import Testing
 
 /// Issue 23, item 7: the topic, group and project lists are paged (`offset`, `limit`, `total`,
@@ -90,9 +91,29 @@ import Testing
         }
     }
 
+    /// Seeded random `offset` and `limit` texts: plain digits in range give a page, anything else
+    /// (a sign, hex, spaces, an exponent, too many digits) is 400, on every paged list.
+    @Test func pageParametersAreStrictDecimal() throws {
+        let api = InProcess()
+        var random = SeededRandom(seed: 23)
+        let alphabet = Array("0123456789+-x e.%")
+        for round in 0..<300 {
+            let text = String((0..<Int.random(in: 0...7, using: &random)).map { _ in alphabet.randomElement(using: &random) ?? "0" })
+            let name = round.isMultiple(of: 2) ? "offset" : "limit"
+            let digits = !text.isEmpty && text.allSatisfy(\.isNumber)
+            let value = Int(text) ?? -1
+            let good = digits && (name == "offset" || (1...100_000).contains(value))
+            let escaped = text.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+            for path in ["\(base)/topics", "\(base)/groups", "/emulator/v1/projects"] {
+                let response = api.call("GET", "\(path)?\(name)=\(escaped)")
+                #expect(response.status == (good ? 200 : 400), "\(name)=\(text) on \(path)")
+            }
+        }
+    }
+
     @Test func serverKeysAreCappedInCountAndLength() throws {
         let api = InProcess()
-        let key = String(repeating: "k", count: Project.maxServerKeyBytes)
+        let key = String(repeating: "k", count: 256)  // Project.maxServerKeyBytes
         let sixteen = (0..<16).map { "\"\($0)\(key.dropFirst(2))\"" }.joined(separator: ",")
         _ = try api.json("POST", "/emulator/v1/projects", #"{"id":"many-keys","serverKeys":[\#(sixteen)]}"#, status: 201)
         let seventeen = try api.json(

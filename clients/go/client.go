@@ -509,11 +509,37 @@ func (c *Client) Project(id string) *Project { return &Project{client: c, id: id
 
 // ListProjects calls listProjects.
 func (c *Client) ListProjects(ctx context.Context) ([]ProjectInfo, error) {
-	var l struct {
-		Projects []ProjectInfo `json:"projects"`
+	return allPages[ProjectInfo](ctx, c, "/projects", "projects")
+}
+
+// allPages reads every entry of a paged list: the server ends a page at about 8 MiB and says
+// where the next starts (nextOffset); an older server answers with one page and no nextOffset.
+func allPages[T any](ctx context.Context, c *Client, path, key string) ([]T, error) {
+	var entries []T
+	query := url.Values{}
+	for {
+		var page map[string]json.RawMessage
+		if _, err := c.getJSON(ctx, Request{Method: "GET", Path: path, Query: query}, &page); err != nil {
+			return entries, err
+		}
+		var items []T
+		if raw, ok := page[key]; ok {
+			if err := json.Unmarshal(raw, &items); err != nil {
+				return entries, err
+			}
+		}
+		entries = append(entries, items...)
+		var next *int
+		if raw, ok := page["nextOffset"]; ok {
+			if err := json.Unmarshal(raw, &next); err != nil {
+				return entries, err
+			}
+		}
+		if next == nil || len(items) == 0 {
+			return entries, nil
+		}
+		query = url.Values{"offset": {strconv.Itoa(*next)}}
 	}
-	_, err := c.getJSON(ctx, Request{Method: "GET", Path: "/projects"}, &l)
-	return l.Projects, err
 }
 
 // CreateProject calls createProject.
@@ -562,20 +588,12 @@ func (c *Client) CreateAccessToken(ctx context.Context, project string) (*Access
 
 // Topics calls listTopics: topics with subscriber counts.
 func (c *Client) Topics(ctx context.Context, project string) ([]Topic, error) {
-	var l struct {
-		Topics []Topic `json:"topics"`
-	}
-	_, err := c.getJSON(ctx, Request{Method: "GET", Path: "/projects/" + seg(project) + "/topics"}, &l)
-	return l.Topics, err
+	return allPages[Topic](ctx, c, "/projects/"+seg(project)+"/topics", "topics")
 }
 
 // Groups calls listGroups: legacy device groups.
 func (c *Client) Groups(ctx context.Context, project string) ([]Group, error) {
-	var l struct {
-		Groups []Group `json:"groups"`
-	}
-	_, err := c.getJSON(ctx, Request{Method: "GET", Path: "/projects/" + seg(project) + "/groups"}, &l)
-	return l.Groups, err
+	return allPages[Group](ctx, c, "/projects/"+seg(project)+"/groups", "groups")
 }
 
 // XMPPConnections calls listXMPPConnections: the project's bound XMPP (CCS) connections.

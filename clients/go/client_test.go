@@ -2,6 +2,7 @@ package fcmemu_test
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -193,5 +194,33 @@ func TestFaultsClockAndSnapshots(t *testing.T) {
 	}
 	if _, err := project.Device(ctx, "kept"); err != nil {
 		t.Errorf("after import: %v", err)
+	}
+}
+
+// 20,000 topics of 900 bytes (18 MB of names) come in pages of about 8 MiB; Topics follows
+// nextOffset to the last.
+func TestTopicsFollowNextOffset(t *testing.T) {
+	emu := sharedEmulator(t)
+	ctx := ctxFor(t)
+	project := emu.NewProject(t)
+	for d := 0; d < 10; d++ {
+		topics := make([]string, 2000)
+		for i := range topics {
+			topics[i] = fmt.Sprintf("d%d-t%d-%s", d, i, strings.Repeat("x", 880))
+		}
+		if _, err := project.CreateDevice(ctx, fcmemu.NewDevice{Platform: fcmemu.Android, Topics: topics}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	topics, err := project.Topics(ctx)
+	if err != nil || len(topics) != 20000 {
+		t.Fatalf("%d topics, %v", len(topics), err)
+	}
+	seen := map[string]bool{}
+	for _, topic := range topics {
+		seen[topic.Name] = true
+	}
+	if len(seen) != 20000 {
+		t.Errorf("%d distinct topics", len(seen))
 	}
 }

@@ -220,6 +220,23 @@ export class Client {
     };
   }
 
+  /**
+   * @private
+   * Every entry of a paged list: the server ends a page at about 8 MiB and says where the next
+   * starts (`nextOffset`); an older server answers with one page and no `nextOffset`.
+   */
+  async allPages(path, key) {
+    const entries = [];
+    let offset;
+    for (;;) {
+      const answer = await (await this.request('GET', path, { query: { offset } })).json();
+      const page = answer[key] ?? [];
+      for (const entry of page) entries.push(entry);
+      if (answer.nextOffset === undefined || answer.nextOffset === null || page.length === 0) return entries;
+      offset = answer.nextOffset;
+    }
+  }
+
   /** @private */
   async json(method, path, body, options = {}) {
     return (await this.request(method, path, { ...options, body })).json();
@@ -401,7 +418,7 @@ export class Client {
   /** A handle on project `id` (no call is made). */
   project(id) { return new Project(this, id); }
   /** `listProjects`. */
-  async listProjects() { return (await this.json('GET', '/projects')).projects ?? []; }
+  listProjects() { return this.allPages('/projects', 'projects'); }
   /**
    * `createProject`: `id` is 4–30 lower-case letters, digits or hyphens starting with a letter;
    * ids starting with `demo-` accept any bearer token.
@@ -423,9 +440,9 @@ export class Client {
   /** `createAccessToken`. */
   createAccessToken(project) { return this.json('POST', `/projects/${seg(project)}/accessTokens`, {}); }
   /** `listTopics`. */
-  async topics(project) { return (await this.json('GET', `/projects/${seg(project)}/topics`)).topics ?? []; }
+  topics(project) { return this.allPages(`/projects/${seg(project)}/topics`, 'topics'); }
   /** `listGroups`. */
-  async groups(project) { return (await this.json('GET', `/projects/${seg(project)}/groups`)).groups ?? []; }
+  groups(project) { return this.allPages(`/projects/${seg(project)}/groups`, 'groups'); }
   /** `listXMPPConnections`. */
   async xmppConnections(project) { return (await this.json('GET', `/projects/${seg(project)}/xmpp`)).connections ?? []; }
   /** `drainXMPP`. */

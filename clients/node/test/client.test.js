@@ -42,6 +42,17 @@ test('projects: create, read, key file, access token, delete', async () => {
   await assert.rejects(project.info(), (error) => error.status === 404);
 });
 
+test('topics: a list past one page (8 MiB) is read to the end through nextOffset', async () => {
+  const project = await emulator.createProject({ prefix: 'pages' });
+  for (let d = 0; d < 10; d++) {
+    const topics = Array.from({ length: 2000 }, (_, i) => `d${d}-t${i}-${'x'.repeat(880)}`);
+    await project.createDevice('android', { topics });
+  }
+  const topics = await project.topics();
+  assert.equal(topics.length, 20000);
+  assert.equal(new Set(topics.map((t) => t.name)).size, 20000);
+});
+
 test('devices: create, states, topics, tokens, pages, delete', async () => {
   const project = await emulator.createProject({ prefix: 'devices' });
   const pixel = await project.createDevice('android', { name: 'pixel', topics: ['news'] });
