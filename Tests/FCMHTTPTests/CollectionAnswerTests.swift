@@ -29,6 +29,17 @@ import Testing
         #expect(small.at("topics") == nil)
     }
 
+    /// 100 devices × 2,000 topics of 900 bytes is 180 MB of names to check and hash on one event
+    /// loop (seconds, with every other connection of that loop waiting): refused, nothing made.
+    @Test func aCountCreationSubscribesAtMost32MiBOfTopicNames() throws {
+        let api = InProcess()
+        let topics = (0..<2000).map { "\"t\($0)-" + String(repeating: "z", count: 890) + "\"" }.joined(separator: ",")
+        let refused = try api.json("POST", "\(base)/devices", #"{"platform":"android","count":100,"topics":["# + topics + "]}", status: 400)
+        #expect(refused.string("error.message")?.contains("smaller batches") == true)
+        #expect(try api.json("GET", "\(base)/devices").at("total")?.int64Value == 0)
+        _ = try api.json("POST", "\(base)/devices", #"{"platform":"android","count":18,"topics":["# + topics + "]}", status: 201)
+    }
+
     @Test func aDeviceListPageEndsAtItsByteBudgetAndSaysWhereToGoOn() throws {
         let api = InProcess()
         let topics = (0..<2000).map { "\"t\($0)-" + String(repeating: "y", count: 890) + "\"" }.joined(separator: ",")

@@ -11,6 +11,10 @@ extension ControlAPI {
     /// Topic names one device list or creation answer repeats at most: a device may hold 2000
     /// names of 900 bytes, so 1000 of them made a 1.8 GB answer (issue 23, item 7).
     static let maxAnswerTopicBytes = 8 << 20
+    /// The topic names one `POST …/devices` may subscribe, summed over its devices: each device's
+    /// names are checked and hashed on the event loop that serves the call, so the work one call
+    /// asks for is bounded (a thousand devices with a dozen topics each is well under 1 MiB).
+    static let maxTopicBytesPerCall = 32 << 20
 
     func registerDevices(into router: inout Router) {
         let base = Self.prefix + "/projects/{project}/devices"
@@ -176,6 +180,13 @@ extension ControlAPI {
         // Every device gets the same topics. Past the answer's budget they are listed once, at
         // the top, instead of in each device (which then has no `topics`).
         let topics = Array(Set(spec.topics)).sorted()
+        let subscribed = Int(count) * topics.reduce(0) { $0 + $1.utf8.count }
+        guard subscribed <= Self.maxTopicBytesPerCall else {
+            throw FCMError(
+                .invalidArgument,
+                "count × topics names \(subscribed) bytes of topic subscriptions; one call makes at most 32 MiB of them: create the devices in smaller batches",
+                field: "count")
+        }
         let shared = Int(count) * topics.reduce(0) { $0 + $1.utf8.count + 8 } > Self.maxAnswerTopicBytes
         let device = { (info: DeviceInfo) in shared ? ControlJSON.device(info, topics: false) : ControlJSON.device(info) }
         // Validate once before creating any, so a bad field changes nothing.
