@@ -96,7 +96,7 @@ extension HTTPRequestHandler {
         live = nil
         var answer = response
         answer.live = nil
-        if head.version.major < 2, !head.isKeepAlive { answer.closeConnection = true }
+        if head.version.major < 2, !head.keepsConnection { answer.closeConnection = true }
         write(answer, head: head, context: context)
     }
 
