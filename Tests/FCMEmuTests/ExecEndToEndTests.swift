@@ -172,6 +172,6 @@ struct ExecEndToEndTests {
         #expect(!T.isSymbolicLink(key) && T.mode(key) == 0o600)
         #expect(try String(contentsOfFile: key, encoding: .utf8).contains("private_key"))
         let out = T.lines(run.stdout)
-        #expect(out["FCM_EMU_SENDER_ID"] == "'\(out["SENDER"] ?? "-")'" && out["FCM_EMU_SERVER_KEY"]?.contains("demo") == false)
+        #expect(out["FCM_EMU_SENDER_ID"] == "'\(out["SENDER"] ?? "-")'" && out["FCM_EMU_SERVER_KEY"]?.contains("demo") == false, "\(run.stdout)\n\(run.stderr)")
     }
 }

@@ -59,7 +59,8 @@ extension FCMEmu {
                 Self.say("fcm-emu env: the emulator has no proxy (--set proxyPort=…); HTTPS_PROXY is left out")
             }
             var plan = EnvironmentPlan(info: info, project: project, credentials: credentials, keyFile: keyFile, bundle: bundle)
-            if let made = try? await fetch("/emulator/v1/projects/\(project)") {
+            // Only a 404 means the project is missing; any other failure is said, not taken for that.
+            if let made = try await fetch("/emulator/v1/projects/\(project)", missingIsNil: true) {
                 plan.senderId = made["senderId"]?.stringValue
                 plan.serverKey = made["serverKeys"]?.arrayValue?.first?.stringValue
             } else {
@@ -90,7 +91,13 @@ extension FCMEmu {
         static func quoted(_ value: String) -> String { "'" + value.replacingOccurrences(of: "'", with: #"'\''"#) + "'" }
 
         private func fetch(_ path: String) async throws -> JSONValue {
+            guard let json = try await fetch(path, missingIsNil: false) else { throw RuntimeFailure("\(emulator)\(path) answered 404") }
+            return json
+        }
+
+        private func fetch(_ path: String, missingIsNil: Bool) async throws -> JSONValue? {
             let answer = try await ControlClient(base: emulator).get(path)
+            if missingIsNil, answer.status == 404 { return nil }
             guard answer.status == 200, let json = try? JSONParser.parse(answer.body) else {
                 throw RuntimeFailure("\(emulator)\(path) answered \(answer.status): \(answer.text)")
             }
