@@ -19,8 +19,9 @@ extension EmulatorSettings {
     public static let maxProjectsRange: ClosedRange<Int> = 1...100_000
     /// Devices: up to ten times the default (about 20 GiB of idle devices).
     public static let maxDevicesRange: ClosedRange<Int> = 1...20_000_000
-    /// Fault rules: up to a hundred times the default.
-    public static let maxFaultRulesRange: ClosedRange<Int> = 1...100_000
+    /// Fault rules: up to ten times the default. `GET /faults` answers every rule at once, each up
+    /// to about 6 KiB of text, so this bounds that answer near 60 MiB.
+    public static let maxFaultRulesRange: ClosedRange<Int> = 1...10_000
 
     /// Checks every setting against its range; the error names the setting as `--set` spells it.
     public func checkRanges() throws(FCMError) {
