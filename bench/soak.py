@@ -1,6 +1,6 @@
 """The soak driver behind bench/soak (issue 11, item 6); see bench/soak for usage.
 
-    python3 bench/soak.py READY_FILE PID SECONDS
+    python3 bench/soak.py READY_FILE PID SECONDS [STATE_DIR]
 
 Against one running fcm-emu (its ready file and process id): sets up a canary device and records
 its state and inbox, then for SECONDS runs mixed normal load (v1 over HTTP/1.1 keep-alive, legacy,
@@ -23,7 +23,10 @@ import threading
 import time
 import urllib.parse
 
+import soak_trust
+
 READY, PID, SECONDS = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
+STATE_DIR = sys.argv[4] if len(sys.argv) > 4 else None     # named snapshots (issue 23's steps) need one
 SETTLE = float(os.environ.get("SOAK_SETTLE", "5"))          # seconds between the last client closing and the final RSS
 RSS_FACTOR = float(os.environ.get("SOAK_RSS_FACTOR", "3"))   # final RSS must stay under start x FACTOR + SLACK MB
 RSS_SLACK_MB = float(os.environ.get("SOAK_RSS_SLACK_MB", "64"))
@@ -41,6 +44,7 @@ CA = ready["caCertificate"]
 PROJECT = ready["demoProject"]["projectId"]
 SENDER = ready["demoProject"]["senderId"]
 SERVER_KEY = ready["demoProject"]["serverKey"]
+PROXY_PORT = int(ready["proxy"]["url"].rsplit(":", 1)[1]) if "proxy" in ready else None
 SEND_PATH = f"/v1/projects/{PROJECT}/messages:send"
 CONTROL = "/emulator/v1"
 rng = random.Random(11)
@@ -598,6 +602,13 @@ HOSTILE_KINDS = [
     "16 KB of garbage bytes (XMPP)"]
 
 
+TRUST = soak_trust.Soak(HOST, HTTP_PORT, CA, PROJECT, PROXY_PORT, STATE_DIR, control, request, hostile, stop,
+                        SEND_PATH, V1_HEADERS)
+TRUST_QUICK, TRUST_HOLDERS = soak_trust.steps(TRUST)
+HOSTILE_KINDS += [k for k in soak_trust.KINDS
+                  if (STATE_DIR or "snapshot" not in k and "export" not in k) and (PROXY_PORT or "proxy" not in k)]
+
+
 def run_step(owner, name, step):
     running[owner] = name
     began = time.monotonic()
@@ -620,7 +631,7 @@ def hostile_loop(victim):
              ("token assertion", hostile_token_assertion), ("XMPP 20,000 attributes", hostile_xmpp_attributes),
              ("declared Content-Length", hostile_declared_length), ("clock:advance", hostile_clock_advance),
              ("100,000 topics", hostile_many_topics), ("garbage", hostile_garbage),
-             ("pipelining (plain)", lambda: hostile_pipeline_never_read(False))]
+             ("pipelining (plain)", lambda: hostile_pipeline_never_read(False))] + TRUST_QUICK
     for _ in range(1000):
         for name, step in steps:
             if stop.is_set():
@@ -631,7 +642,7 @@ def hostile_loop(victim):
 def concurrent_bursts(token):
     """A second hostile thread, so that attacks overlap: the clients that hold connections."""
     steps = [("XMPP never reads", lambda: hostile_xmpp_never_read(token)), ("slowloris", hostile_slowloris),
-             ("pipelining (TLS)", lambda: hostile_pipeline_never_read(True))]
+             ("pipelining (TLS)", lambda: hostile_pipeline_never_read(True))] + TRUST_HOLDERS
     for _ in range(1000):
         for name, step in steps:
             if stop.is_set():
@@ -704,7 +715,7 @@ def main():
     # Summary
     print(f"\nfcm-emu soak: {SECONDS:g} s, pid {PID}, {os.cpu_count()} cores")
     print(f"\n{'kind':<60} {'sent':>8} {'as expected':>12} {'errors':>8}")
-    for title, tally in (("normal load", normal), ("hostile inputs (issue 11)", hostile)):
+    for title, tally in (("normal load", normal), ("hostile inputs (issues 11 and 23)", hostile)):
         print(f"-- {title}")
         for kind, row in tally.rows.items():
             print(f"{kind:<60} {row['sent']:>8} {row['ok']:>12} {row['bad']:>8}")
