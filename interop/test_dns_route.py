@@ -77,4 +77,4 @@ def test_a_client_that_ignores_proxies_reaches_the_emulator_by_name():
     # The send went to fcm.googleapis.com:443, which was the emulator, over HTTP/2.
     lines = [json.loads(line) for line in open(os.path.join(work, "serve.log")) if line.startswith("{")]
     sends = [line for line in lines if line.get("api") == "v1" and line.get("path", "").endswith("/messages:send")]
-    assert [(line["status"], line["http"]) for line in sends] == [("200", "2")]
+    assert [(line["status"], line["http"]) for line in sends] == [(200, "2")]
