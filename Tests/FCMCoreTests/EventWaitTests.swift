@@ -38,6 +38,23 @@ struct EventWaitTests {
         _ = (watches, watchA)
     }
 
+    /// An import of a snapshot taken earlier puts the log's sequence behind where it was; with a
+    /// watcher open that trapped ("Range requires lowerBound <= upperBound") and took the server
+    /// down. Now every watcher is woken to read the new log.
+    @Test func anImportThatMovesTheLogBackWakesWatchersInsteadOfTrapping() throws {
+        let h = Harness()
+        let a = try h.device(name: "a")
+        let earlier = h.emu.worldImage()
+        for _ in 0..<3 { try h.sendData(a) }
+        let woken = Counter()
+        let watch = h.emu.watchEvents(EventInterest(device: a.id, projectId: h.project)) { woken.bump() }
+        h.emu.restore(earlier, clock: .snapshot)
+        #expect(woken.count == 1)
+        try h.sendData(a)
+        #expect(woken.count == 2)
+        _ = watch
+    }
+
     /// A wait keeps a count and a cursor: a wake-up reads only what was logged since the last,
     /// however long the log (it re-ran the whole query, a million events, for each wait before).
     @Test func aTallyReadsOnlyTheEventsLoggedSinceItsLastLook() throws {

@@ -56,7 +56,9 @@ extension World {
     /// more than it takes in one go (it then wakes everyone).
     func eventNotes(from first: Int) -> [EventNote]? {
         let start = max(first, events.oldestSequence)
-        guard events.nextSequence - start <= EventWatchers.maxNotes else { return nil }
+        // An import can replace the log with one whose sequence is behind `first` (a snapshot
+        // taken earlier): nothing to list, so everyone is woken to read the new log.
+        guard start <= events.nextSequence, events.nextSequence - start <= EventWatchers.maxNotes else { return nil }
         return (start..<events.nextSequence).compactMap { sequence in
             events[sequence: sequence].map { EventNote(kind: $0.kind, device: $0.device, projectId: projectId(of: $0)) }
         }
