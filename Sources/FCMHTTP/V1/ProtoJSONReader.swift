@@ -3,7 +3,7 @@
 import FCMCore
 import FCMJSON
 
-/// Reads JSON into a schema by the proto3 JSON rules (FCM-WIRE.md §1.2): both snake_case and
+/// Reads JSON into a schema by the proto3 JSON rules (https://protobuf.dev/programming-guides/json/): both snake_case and
 /// lowerCamelCase names, case-insensitive enums and enum numbers, Duration and Timestamp strings,
 /// string-only maps, unknown fields refused, `null` meaning "not set". The output keeps the
 /// request's order and uses proto (snake_case) names, so later stages read one spelling.

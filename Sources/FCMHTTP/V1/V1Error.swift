@@ -5,7 +5,8 @@ import FCMJSON
 
 /// An error of the v1 API as FCM writes it: the `google.rpc.Status` envelope with canonical status
 /// names only, an `FcmError` detail where FCM sends one, and `Retry-After` where it applies
-/// (FCM-WIRE.md §1.5). Every SDK builds its exception class from these bytes (§1.6).
+/// (https://cloud.google.com/apis/design/errors, https://firebase.google.com/docs/reference/fcm/rest/v1/ErrorCode).
+/// Every SDK builds its exception class from these bytes.
 struct V1Error: Error, Sendable {
     enum Detail: Sendable {
         case fcmError(String)
@@ -68,7 +69,7 @@ struct V1Error: Error, Sendable {
                 message: "Quota exceeded for quota metric 'Messages per \(subject)' of service 'fcm.googleapis.com'.",
                 details: [.fcmError("QUOTA_EXCEEDED"), .quotaFailure(subject: subject, description: error.message)],
                 // Only when the rule or the rate window names one: urllib3 sleeps a 429's full
-                // Retry-After, so a made-up default stalls Python clients (FCM-WIRE.md §1.8).
+                // Retry-After (urllib3 `Retry.respect_retry_after_status`), so a made-up default stalls Python clients.
                 retryAfterSeconds: error.retryAfterSeconds.map { Int($0) }
             )
         case .unavailable:

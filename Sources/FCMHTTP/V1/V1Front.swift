@@ -3,7 +3,8 @@
 import FCMCore
 import FCMJSON
 
-/// The HTTP v1 API: `POST /v1/projects/{project}/messages:send` (FCM-WIRE.md §1).
+/// The HTTP v1 API: `POST /v1/projects/{project}/messages:send`
+/// (https://firebase.google.com/docs/reference/fcm/rest/v1/projects.messages/send).
 struct V1Front: Sendable {
     let emulator: Emulator
     let auth: Authenticator

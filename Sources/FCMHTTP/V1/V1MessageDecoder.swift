@@ -5,7 +5,8 @@ import FCMCoreJSON
 import FCMJSON
 
 /// Turns a v1 `SendMessageRequest` into the core's `SendRequest`, refusing what FCM refuses
-/// before the message is accepted (FCM-WIRE.md §1.2, §1.3, §1.7).
+/// before the message is accepted (the `Message` resource,
+/// https://firebase.google.com/docs/reference/fcm/rest/v1/projects.messages, read by the proto3 JSON rules).
 enum V1MessageDecoder {
 
     static func decode(_ body: [UInt8]) throws(V1Error) -> SendRequest {

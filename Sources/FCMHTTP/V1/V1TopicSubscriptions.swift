@@ -9,7 +9,7 @@ import FCMJSON
 ///     POST   /v1/projects/{p}/registrations/{token}/topicSubscriptions?topic_name={topic}   body {}
 ///     DELETE /v1/projects/{p}/registrations/{token}/topicSubscriptions/{topic}?allow_missing=true
 ///
-/// Not in FCM-WIRE.md. What the SDK parses is known (any 2xx is success; on subscribe a 409 or an
+/// Not in Google's public reference. What the SDK parses is known (any 2xx is success; on subscribe a 409 or an
 /// `ALREADY_EXISTS` status is success too; errors are read from `FcmError.errorCode`, then
 /// `status`); the success bodies are the emulator's choice: the subscription resource by name.
 struct V1TopicSubscriptions: Sendable {
