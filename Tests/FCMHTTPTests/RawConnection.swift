@@ -113,10 +113,24 @@ final class RawConnection {
         return n
     }
 
-    /// True when the server closed the connection (reads end of stream).
-    func isClosedByPeer() throws -> Bool {
-        while try fill() { buffer.removeAll() }
-        return true
+    /// Whether the server ends the connection within `milliseconds`, discarding what it sends
+    /// first: true at end of stream or a reset, false when it is still open at the deadline, so an
+    /// expectation can see both outcomes. `poll` waits for the close itself; nothing sleeps.
+    func isClosedByPeer(within milliseconds: Int = 5_000) throws -> Bool {
+        let deadline = ContinuousClock.now + .milliseconds(milliseconds)
+        buffer.removeAll()
+        while true {
+            let left = ContinuousClock.now.duration(to: deadline)
+            let waitMillis = max(0, Int32(left.components.seconds * 1_000 + left.components.attoseconds / 1_000_000_000_000_000))
+            var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&entry, 1, waitMillis)
+            if ready < 0 { throw Failure(description: "poll() failed") }
+            if ready == 0 { return false }
+            var chunk = [UInt8](repeating: 0, count: 65_536)
+            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n == 0 { return true }
+            if n < 0 { return errno == ECONNRESET }
+        }
     }
 }
 
