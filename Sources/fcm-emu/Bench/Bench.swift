@@ -17,6 +17,8 @@ extension FCMEmu {
                   .build/release/fcm-emu bench
                   .build/release/fcm-emu bench --devices 100000 --subscribers 100000
                   .build/release/fcm-emu bench --snapshot-only      # export/import of 1M devices × 10 stored messages
+                  .build/release/fcm-emu bench --requests-only --api legacy
+                  bench/instructions                               # instructions per send, v1, legacy, XMPP (callgrind)
                 """
         )
 
@@ -26,10 +28,13 @@ extension FCMEmu {
         @Option(help: "Subscribers of the topic for the fan-out figures.")
         var subscribers = 1_000_000
 
-        @Option(help: "v1 messages:send calls for the in-process request figure (no sockets).")
+        @Option(help: "Sends for the in-process request figure (no sockets).")
         var requests = 200_000
 
-        @Flag(help: "Only the in-process request figure.")
+        @Option(help: "The API of the in-process request figure: v1 (messages:send), legacy (/fcm/send) or xmpp (a CCS stanza).")
+        var api: RequestAPI = .v1
+
+        @Flag(help: "Only the in-process request figure (what bench/instructions counts under callgrind).")
         var requestsOnly = false
 
         @Option(help: "Steps of the scenario for the scenario-runner figure.")
@@ -96,30 +101,6 @@ extension FCMEmu {
                     format: "fan-out: one topic message to %d subscribers (%@) in %.3f s = %.2f M recipients/s",
                     outcome.groupSuccess, label, elapsed.seconds, Double(outcome.groupSuccess) / elapsed.seconds / 1e6))
         }
-    }
-}
-
-extension FCMEmu.Bench {
-    /// v1 sends through the same responder the transport calls: parsing, validation, delivery
-    /// and rendering, one thread, no sockets. The HTTP figures come from `bench/http`.
-    private func inProcessSends() throws {
-        let emulator = Emulator()
-        let device = try emulator.createDevice(DeviceSpec(platform: .android, appId: "com.example.app"), projectId: DemoProject.id)
-        let responder = EmulatorRoutes.responder(emulator: emulator, maxBodyBytes: 1 << 20) { .null }
-        let body =
-            #"{"message":{"token":"\#(device.token)","data":{"score":"3-0","minute":"90"},"android":{"priority":"high","ttl":"3600s"}}}"#
-        let request = HTTPRequest(
-            method: "POST", target: "/v1/projects/demo-fcm-emu/messages:send",
-            headers: [("Content-Type", "application/json"), ("Authorization", "Bearer bench")], body: body
-        )
-        let start = ContinuousClock.now
-        var failures = 0
-        for _ in 0..<requests where responder.respond(request).status != 200 { failures += 1 }
-        let elapsed = ContinuousClock.now - start
-        print(
-            String(
-                format: "send:    %d v1 messages:send in process in %.2f s = %.0f requests/s on one core (%.1f µs each, %d failed)",
-                requests, elapsed.seconds, Double(requests) / elapsed.seconds, elapsed.seconds / Double(requests) * 1e6, failures))
     }
 }
 

@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import ArgumentParser
+import FCMCore
+import FCMHTTP
+import FCMXMPP
+import Foundation
+
+extension FCMEmu.Bench {
+    /// Which front the in-process request figure drives.
+    enum RequestAPI: String, CaseIterable, ExpressibleByArgument {
+        case v1, legacy, xmpp
+    }
+
+    /// Sends to one online Android device through the code a socket's bytes reach: the HTTP
+    /// responder for v1 and legacy (parsing, validation, delivery, rendering the answer), and a
+    /// logged-in `CCSConnection` for XMPP (framing, the stanza, the send, the ack). One thread, no
+    /// sockets, nothing of the client's side measured: `bench/instructions` runs this under
+    /// callgrind at two counts and divides the difference, so start-up cancels out.
+    func inProcessSends() throws {
+        let emulator = Emulator()
+        let device = try emulator.createDevice(DeviceSpec(platform: .android, appId: "com.example.app"), projectId: DemoProject.id)
+        let send: () -> Bool
+        switch api {
+        case .v1, .legacy:
+            let responder = EmulatorRoutes.responder(emulator: emulator, maxBodyBytes: 1 << 20) { .null }
+            let request = api == .v1 ? Self.v1Request(token: device.token) : Self.legacyRequest(token: device.token)
+            send = { responder.respond(request).status == 200 }
+        case .xmpp:
+            var connection = CCSConnection(emulator: emulator, configuration: CCSConnection.Configuration(laxAuth: true))
+            guard Self.logIn(&connection) else { throw ValidationError("the in-process CCS connection was refused") }
+            let stanza = Array(Self.ccsStanza(token: device.token).utf8)
+            // Each stanza draws one write: its ack.
+            send = { connection.receive(stanza).count == 1 }
+        }
+        // A legacy answer is 200 even when its one result is an error: the inbox says the request
+        // is one that delivers before it is repeated.
+        guard send(), (try? emulator.inboxCount(device.token, projectId: DemoProject.id)) == 1 else {
+            throw ValidationError("the \(api.rawValue) bench request was not delivered")
+        }
+        let start = ContinuousClock.now
+        var failures = 0
+        for _ in 0..<requests where !send() { failures += 1 }
+        let elapsed = ContinuousClock.now - start
+        print(
+            String(
+                format: "send:    %d \(api.rawValue) sends in process in %.2f s = %.0f requests/s on one core (%.1f µs each, %d failed)",
+                requests, elapsed.seconds, Double(requests) / elapsed.seconds, elapsed.seconds / Double(requests) * 1e6,
+                failures))
+    }
+
+    private static let data = #""data":{"score":"3-0","minute":"90"}"#
+
+    private static func v1Request(token: String) -> HTTPRequest {
+        HTTPRequest(
+            method: "POST", target: "/v1/projects/\(DemoProject.id)/messages:send",
+            headers: [("Content-Type", "application/json"), ("Authorization", "Bearer bench")],
+            body: #"{"message":{"token":"\#(token)",\#(data),"android":{"priority":"high","ttl":"3600s"}}}"#)
+    }
+
+    private static func legacyRequest(token: String) -> HTTPRequest {
+        HTTPRequest(
+            method: "POST", target: "/fcm/send",
+            headers: [("Content-Type", "application/json"), ("Authorization", "key=\(DemoProject.serverKey)")],
+            body: #"{"to":"\#(token)",\#(data),"priority":"high","time_to_live":3600}"#)
+    }
+
+    private static func ccsStanza(token: String) -> String {
+        let json = #"{"to":"\#(token)","message_id":"m",\#(data),"priority":"high","time_to_live":3600}"#
+        return "<message id=''><gcm xmlns='google:mobile:data'>\(json)</gcm></message>"
+    }
+
+    /// The stream header, SASL PLAIN and the bind, as a client sends them (RFC 6120 §4, §6, §7).
+    private static func logIn(_ connection: inout CCSConnection) -> Bool {
+        let header =
+            "<stream:stream to='gcm.googleapis.com' version='1.0' xmlns='jabber:client' xmlns:stream='http://etherx.jabber.org/streams'>"
+        let credentials = Data("\0\(DemoProject.number)@gcm.googleapis.com\0\(DemoProject.serverKey)".utf8).base64EncodedString()
+        let auth = "<auth xmlns='urn:ietf:params:xml:ns:xmpp-sasl' mechanism='PLAIN'>\(credentials)</auth>"
+        let bind = "<iq type='set' id='b1'><bind xmlns='urn:ietf:params:xml:ns:xmpp-bind'/></iq>"
+        for text in [header, auth, header, bind] { _ = connection.receive(Array(text.utf8)) }
+        return connection.connection != nil
+    }
+}
