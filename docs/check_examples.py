@@ -249,7 +249,7 @@ class Page:
         env.pop("FCM_EMU_CONTROL_API", None)
         return env
 
-    def shell(self, script: str, timeout: int = 120) -> subprocess.CompletedProcess:
+    def shell(self, script: str, timeout: int = 60) -> subprocess.CompletedProcess:
         """Runs script in the session: the page's variables before, its new ones kept after."""
         emulator = self.start()
         (self.work / "statuses").write_text("")
@@ -263,8 +263,7 @@ class Page:
             'mv "$FCM_DOCS_SESSION/env.next" "$FCM_DOCS_SESSION/env.sh"\n')
         script_path = self.work / "example.sh"
         script_path.write_text(wrapped)
-        return subprocess.run(["bash", str(script_path)], cwd=self.work, env=self.env(), capture_output=True,
-                              text=True, timeout=timeout)
+        return run(["bash", str(script_path)], cwd=self.work, env=self.env(), timeout=timeout)
 
     def statuses(self) -> List[int]:
         return [int(s) for s in (self.work / "statuses").read_text().split() if s.isdigit()]
@@ -272,6 +271,24 @@ class Page:
     def close(self) -> None:
         if self.emulator:
             self.emulator.stop()
+
+
+def run(cmd: List[str], cwd: Path, env: Dict[str, str], timeout: int) -> subprocess.CompletedProcess:
+    """Runs cmd in a process group of its own, so that a timeout ends everything it started."""
+    proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        out, err = proc.communicate()
+        raise subprocess.TimeoutExpired(cmd, timeout, output=out, stderr=err)
+    finally:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)  # anything the example left running in the background
+        except ProcessLookupError:
+            pass
+    return subprocess.CompletedProcess(cmd, proc.returncode, out, err)
 
 
 def same_shape(doc, real, where: str = "$") -> List[str]:
@@ -430,8 +447,8 @@ class Checker:
                    "json": self.json, "js": self.mirror, "go": self.mirror, "java": self.mirror}[ex.lang]
         try:
             handler(page, ex)
-        except subprocess.TimeoutExpired:
-            self.fail(ex, "timed out")
+        except subprocess.TimeoutExpired as e:
+            self.fail(ex, f"timed out after {e.timeout} s", (e.output or "") + (e.stderr or ""))
 
     def sh(self, page: Page, ex: Example) -> None:
         done = page.shell(ex.text)
@@ -457,7 +474,7 @@ class Checker:
         else:
             cmd = ["bash", "-c", 'set -a; source "$FCM_DOCS_SESSION/env.sh"; set +a; exec "$0" -W error::DeprecationWarning:__main__ "$1"',
                    self.python, str(target)]
-        done = subprocess.run(cmd, cwd=page.work, env=page.env(), capture_output=True, text=True, timeout=180)
+        done = run(cmd, cwd=page.work, env=page.env(), timeout=180)
         if done.returncode != 0:
             self.fail(ex, f"exited {done.returncode}", done.stdout + done.stderr)
         else:
