@@ -12,7 +12,8 @@ How each fence is checked, by its language:
 - `sh`: run by bash (`set -euo pipefail`) in the page's session (shell variables carry over from
   one example to the next). `curl` is wrapped: an answer of 400 or more fails the example unless a
   comment in the example shows that error (`# {"error": {"code": 404, …` or `# HTTP 404`), in the
-  same order. `fcm-emu serve …` is started on free ports with the example's flags, waited for
+  same order, and an answer shown as JSON in such a comment must have the real answer's fields and
+  types (`…` stands for any value, `, …` for more fields). `fcm-emu serve …` is started on free ports with the example's flags, waited for
   until ready, and stopped with SIGTERM (it must exit 0); `fcm-emu credentials` and `fcm-emu env`
   without `--emulator` are pointed at the page's emulator (the default address is the one rewritten).
 - `python`: a file with `def test_` runs under pytest with fcm-emu's plugin (which starts its own
@@ -164,9 +165,11 @@ class Emulator:
 PRELUDE = r'''
 __fcm_docs_statuses="$FCM_DOCS_SESSION/statuses"
 curl() {
-    local err rc=0
+    local err rc=0 body
     err=$(mktemp)
-    command curl --write-out '%{stderr}FCM-DOCS-STATUS %{http_code}\n' "$@" 2>"$err" || rc=$?
+    body="$FCM_DOCS_SESSION/body.$(wc -l <"$__fcm_docs_statuses" | tr -d ' ')"
+    command curl --write-out '%{stderr}FCM-DOCS-STATUS %{http_code}\n' "$@" 2>"$err" >"$body" || rc=$?
+    cat "$body"
     grep -a '^FCM-DOCS-STATUS ' "$err" | cut -d' ' -f2 >>"$__fcm_docs_statuses" || true
     grep -av '^FCM-DOCS-STATUS ' "$err" >&2 || true
     rm -f "$err"
@@ -253,6 +256,8 @@ class Page:
         """Runs script in the session: the page's variables before, its new ones kept after."""
         emulator = self.start()
         (self.work / "statuses").write_text("")
+        for old_body in self.work.glob("body.*"):
+            old_body.unlink()
         body = emulator.rewrite(script)
         wrapped = (
             "set -euo pipefail\n" + PRELUDE + "__fcm_docs_before=\" $(compgen -v | tr '\\n' ' ') \"\n"
@@ -291,22 +296,69 @@ def run(cmd: List[str], cwd: Path, env: Dict[str, str], timeout: int) -> subproc
     return subprocess.CompletedProcess(cmd, proc.returncode, out, err)
 
 
-def same_shape(doc, real, where: str = "$") -> List[str]:
+def shown_answers(text: str, page: "Page"):
+    """Compares each answer an example shows in a comment (`# {...}` under a curl) with the real one.
+
+    The comment's JSON may leave values out as `…` (any value) and fields as `, …` (the answer may
+    have more). Returns the differences, and how many answers were compared."""
+    calls = 0
+    shown = []  # (index of the curl call it follows, comment text)
+    comment: List[str] = []
+    for line in text.splitlines() + [""]:
+        stripped = line.strip()
+        if stripped.startswith("#"):
+            comment.append(stripped.lstrip("#").strip())
+            continue
+        if comment and calls:
+            shown.append((calls - 1, " ".join(comment)))
+        comment = []
+        calls += len(re.findall(r"(?:^|[;&|(]\s*|\s)curl\s", stripped.split(" #", 1)[0]))
+    statuses = page.statuses()
+    if calls != len(statuses):
+        return [], 0  # a loop or a condition: calls do not line up with the text
+    problems: List[str] = []
+    compared = 0
+    for index, comment_text in shown:
+        candidate = re.sub(r"^HTTP \d{3}\s*(\([^)]*\))?\s*", "", comment_text)
+        if not candidate.startswith("{"):
+            continue
+        open_ended = ", …" in candidate or ",…" in candidate
+        candidate = re.sub(r",\s*…", "", candidate)
+        candidate = re.sub(r"(?<![\w\"])…(?![\w\"])", "null", candidate)
+        try:
+            doc = json.loads(candidate)
+        except ValueError:
+            continue
+        body = page.work / f"body.{index}"
+        try:
+            real = json.loads(body.read_text())
+        except (OSError, ValueError):
+            problems.append(f"the answer of curl call {index + 1} is not JSON, the example shows JSON")
+            continue
+        compared += 1
+        problems += [f"call {index + 1}: {p}" for p in same_shape(doc, real, open_ended=open_ended)]
+    return problems, compared
+
+
+def same_shape(doc, real, where: str = "$", open_ended: bool = False) -> List[str]:
     """Where the documented JSON differs from the real answer in its fields or their JSON types."""
     def kind(v):
         return "number" if isinstance(v, (int, float)) and not isinstance(v, bool) else type(v).__name__
+    if doc is None:
+        return []  # shown as …: any value
     if kind(doc) != kind(real):
         return [f"{where}: documented {kind(doc)}, answered {kind(real)}"]
     problems: List[str] = []
     if isinstance(doc, dict):
         for k in doc.keys() - real.keys():
             problems.append(f"{where}.{k}: documented, not in the answer")
-        for k in real.keys() - doc.keys():
-            problems.append(f"{where}.{k}: in the answer, not documented")
+        if not open_ended:
+            for k in real.keys() - doc.keys():
+                problems.append(f"{where}.{k}: in the answer, not documented")
         for k in doc.keys() & real.keys():
-            problems += same_shape(doc[k], real[k], f"{where}.{k}")
+            problems += same_shape(doc[k], real[k], f"{where}.{k}", open_ended)
     elif isinstance(doc, list) and doc and real:
-        problems += same_shape(doc[0], real[0], f"{where}[0]")
+        problems += same_shape(doc[0], real[0], f"{where}[0]", open_ended)
     return problems
 
 
@@ -461,7 +513,11 @@ class Checker:
         if errors != expected:
             self.fail(ex, f"HTTP errors answered {errors}, the example shows {expected}", output)
             return
-        self.ok(ex, "sh" + (f", errors {errors} as shown" if errors else ""))
+        problems, compared = shown_answers(ex.text, page)
+        if problems:
+            self.fail(ex, "an answer differs from the one shown", "\n".join(problems) + "\n" + output)
+            return
+        self.ok(ex, "sh" + (f", errors {errors} as shown" if errors else "") + (f", {compared} answers as shown" if compared else ""))
 
     def python_example(self, page: Page, ex: Example) -> None:
         emulator = page.start()
