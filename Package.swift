@@ -8,7 +8,8 @@ import PackageDescription
 // The dashboard's files (Sources/FCMHTTP/Dashboard/ui/), each embedded in the binary; `Dashboard.files`
 // names them for the router, and DashboardAPITests checks that the three lists agree.
 let dashboardFiles = [
-    "api.js", "app.js", "dom.js", "examples.js", "feed.js", "icon.svg", "inbox.js", "index.html", "style.css",
+    "activity.js", "api.js", "app.js", "dom.js", "examples.js", "feed.js", "icon.svg", "inbox.js", "index.html", "logview.js",
+    "refusals.js", "style.css", "timeline.js",
 ]
 
 let package = Package(

@@ -6,7 +6,7 @@ clicks, selects, typed text and the keyboard, then checks what the page shows ag
 control API says. Waits are on DOM conditions, never sleeps. Every test ends by checking that the
 browser logged no JavaScript error and that the page's Content-Security-Policy refused nothing.
 Screenshots of each step go to .build/dashboard-screenshots/ (CI keeps the build folder);
-`readme-1280x800.png` there is the README's docs/dashboard.png.
+docs/dashboard.png is test_dashboard_scale.py's 1400 px light shot (UPDATE_DOCS_SCREENSHOT=1 copies it).
 """
 import base64
 import json
@@ -120,6 +120,12 @@ class Page:
     def card(self, device):
         return self.css(f'li[data-testid="device"][data-device-id="{device["id"]}"]')
 
+    def detail(self, device, testid):
+        """Picks the device in the list and returns a control of its detail pane."""
+        self.card(device).find_element(By.CSS_SELECTOR, '[data-testid="device-select"]').click()
+        self.until(lambda d: self.css("#device-detail").get_attribute("data-device-id") == device["id"], f"device {device['id']} in the detail pane")
+        return self.css(f'#device-detail [data-testid="{testid}"]')
+
     def set_state(self, device, state):
         Select(self.card(device).find_element(By.CSS_SELECTOR, '[data-testid="device-state"]')).select_by_value(state)
         self.until(lambda d: self.card(device).get_attribute("data-state") == state, f"device {device['id']} to be {state}")
@@ -230,7 +236,7 @@ def test_send_receive_store_and_deliver_then_a_fault_rule(page):
     page.until(lambda d: page.life(first) == ["accepted", "delivered"], "the message's life line")
     page.until(lambda d: page.card(device).find_element(By.CSS_SELECTOR, '[data-testid="device-delivered"]').get_attribute("data-count") == "1",
                "the delivered count")
-    assert "never" not in page.card(device).find_element(By.CSS_SELECTOR, '[data-testid="device-last-delivery"]').text
+    assert "never" not in page.css('#device-detail [data-testid="device-last-delivery"]').text
     page.shot("delivered")
 
     # 2. Offline: both stored and counted by kind: the notification collapsible (under the app's
@@ -293,15 +299,15 @@ def test_device_actions_topics_log_filters_and_the_clock(page):
     assert page.card(iphone).find_element(By.CSS_SELECTOR, '[data-testid="device-state"]').get_attribute("value") == "background"
 
     # Copy puts the whole token on the clipboard.
-    page.card(pixel).find_element(By.CSS_SELECTOR, '[data-testid="device-copy-token"]').click()
+    page.detail(pixel, "device-copy-token").click()
     page.until(lambda d: "copied" in page.css("#toast").text, "the copy to be confirmed")
     copied = page.d.execute_async_script("navigator.clipboard.readText().then(arguments[0], (e) => arguments[0]('ERR ' + e))")
     assert copied == pixel["token"]
 
     # Refresh token: a new token, shown, and the unedited send example follows it.
-    page.card(pixel).find_element(By.CSS_SELECTOR, '[data-testid="device-inbox"]').click()
+    page.card(pixel).find_element(By.CSS_SELECTOR, '[data-testid="device-select"]').click()
     page.until(lambda d: page.css("#inbox").get_attribute("data-device-id") == pixel["id"], "pixel's inbox")
-    page.card(pixel).find_element(By.CSS_SELECTOR, '[data-testid="device-refresh-token"]').click()
+    page.detail(pixel, "device-refresh-token").click()
     new_token = page.until(lambda d: (t := page.emu.call("GET", f"/projects/{PROJECT}/devices/{pixel['id']}")["token"]) != pixel["token"] and t,
                            "a new token")
     page.until(lambda d: page.card(pixel).find_element(By.CSS_SELECTOR, '[data-testid="device-token"]').get_attribute("title") == new_token,
@@ -310,11 +316,11 @@ def test_device_actions_topics_log_filters_and_the_clock(page):
     page.until(lambda d: "tokenRefreshed" in [li.get_attribute("data-kind") for li in page.all("#log li")], "tokenRefreshed in the log")
 
     # Subscribe (the prompt takes the topic name).
-    page.card(pixel).find_element(By.CSS_SELECTOR, '[data-testid="device-subscribe"]').click()
+    page.detail(pixel, "device-subscribe").click()
     prompt = page.until(lambda d: d.switch_to.alert, "the topic prompt")
     prompt.send_keys("scores")
     prompt.accept()
-    page.until(lambda d: "scores" in page.card(pixel).find_element(By.CSS_SELECTOR, '[data-testid="device-topics"]').text, "the topic on the card")
+    page.until(lambda d: "scores" in page.css('#device-detail [data-testid="device-topics"]').text, "the topic in the detail pane")
     assert page.emu.call("GET", f"/projects/{PROJECT}/devices/{pixel['id']}")["topics"] == ["scores"]
 
     # A topic send reaches it; then the log filtered to deliveries shows only deliveries.
@@ -343,7 +349,7 @@ def test_device_actions_topics_log_filters_and_the_clock(page):
 
     # Uninstall: the next delivery attempt discards the message and invalidates the token, and
     # later sends are refused as UNREGISTERED.
-    page.card(iphone).find_element(By.CSS_SELECTOR, '[data-testid="device-uninstall"]').click()
+    page.detail(iphone, "device-uninstall").click()
     page.until(lambda d: page.card(iphone).get_attribute("data-state") == "uninstalled", "iphone uninstalled")
     page.card(iphone).find_element(By.CSS_SELECTOR, '[data-testid="device-select"]').click()
     Select(page.css("#send-example")).select_by_value("notification")
@@ -359,7 +365,7 @@ def test_device_actions_topics_log_filters_and_the_clock(page):
     page.shot("uninstalled")
 
     # Delete (after a confirmation).
-    page.card(iphone).find_element(By.CSS_SELECTOR, '[data-testid="device-delete"]').click()
+    page.detail(iphone, "device-delete").click()
     page.until(lambda d: d.switch_to.alert, "the confirmation").accept()
     page.until(lambda d: not page.all(f'li[data-testid="device"][data-device-id="{iphone["id"]}"]'), "iphone gone from the list")
     assert [d["id"] for d in page.emu.call("GET", f"/projects/{PROJECT}/devices")["devices"]] == [pixel["id"]]
@@ -538,7 +544,7 @@ def test_light_and_dark_color_schemes_are_readable(page, scheme):
 
 
 def test_readme_screenshot(page):
-    """The README's picture (docs/dashboard.png, copied from .build/dashboard-screenshots/): a few
+    """A still picture (readme-1280x800.png in .build/dashboard-screenshots/): a few
     devices in different states, an Android notification in the inbox, an iOS alert rendered from
     its aps fields, a stored message, and the live log, at 1280×800."""
     page.open()

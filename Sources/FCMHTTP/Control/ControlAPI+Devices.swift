@@ -26,8 +26,10 @@ extension ControlAPI {
                 guard offset >= 0, (1...100_000).contains(limit) else {
                     throw FCMError(.invalidArgument, "offset must be ≥ 0 and limit 1–100000", field: "limit")
                 }
+                // `q`, `platform` and `state` search the list on the server (the dashboard's search box).
                 let (total, page) = try emulator.devices(
-                    projectId: try params.require("project"), offset: offset, limit: limit, maxTopicBytes: Self.maxAnswerTopicBytes)
+                    projectId: try params.require("project"), matching: try Self.deviceQuery(request), offset: offset, limit: limit,
+                    maxTopicBytes: Self.maxAnswerTopicBytes)
                 // A page may end early (by bytes): `nextOffset` is where the next one starts.
                 let next = offset + page.count < total ? JSONValue.int(offset + page.count) : nil
                 return ControlJSON.response(

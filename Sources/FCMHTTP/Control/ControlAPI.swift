@@ -50,6 +50,7 @@ public struct ControlAPI: Sendable {
         registerFaults(into: &router)
         registerProjects(into: &router)
         registerDevices(into: &router)
+        registerInspection(into: &router)
         registerStreams(into: &router)
         registerCertificate(into: &router)
     }

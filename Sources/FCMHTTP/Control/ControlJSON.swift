@@ -62,7 +62,7 @@ enum ControlJSON {
     }
 
     static func event(_ e: Event) -> JSONValue {
-        .object(omittingNils: [
+        let fields: [(String, JSONValue?)] = [
             ("sequence", .int(e.sequence)),
             ("time", .string(e.time.iso8601)),
             ("kind", .string(e.kind.rawValue)),
@@ -71,7 +71,10 @@ enum ControlJSON {
             ("relatedMessageId", e.related.map { .string($0.id) }),
             ("target", e.message.map { .string($0.target.description) }),
             ("detail", e.detail.map(JSONValue.string)),
-        ])
+        ]
+        // What an accepted message says, in one line (the dashboard's messages panel).
+        guard e.kind == .accepted, let message = e.message else { return .object(omittingNils: fields) }
+        return .object(omittingNils: fields + summary(message))
     }
 
     static func connection(_ c: CCSConnectionInfo) -> JSONValue {

@@ -5,20 +5,28 @@ import { h, $, fill, clockTime, short, shortMessageId, pretty } from './dom.js';
 import { Feed } from './feed.js';
 import { renderDelivery } from './inbox.js';
 import { sendExamples, faultTemplates, eventKinds, states } from './examples.js';
+import { createLog } from './logview.js';
+import { createTimeline, clockStamp, since } from './timeline.js';
+import { createChart } from './activity.js';
+import { createRefusals } from './refusals.js';
 
 const state = {
   projects: [],
   project: null,
-  devices: new Map(), // id → device JSON, in list order
-  selected: null, // device id whose inbox is shown
+  devices: new Map(), // id → device JSON: the page of the list shown, in list order
+  names: new Map(), // id → name, for every device seen (labels in the log)
+  selected: null, // device id shown in the detail pane
+  selectedDevice: null, // its JSON
+  page: { offset: 0, limit: 20, total: 0 },
   loadedSendBody: null, // the example text last loaded, to reload it when the device changes
   loadedFaultBody: null, // the same for the fault-rule template
   clock: null,
   clockFetchedAt: 0,
+  timers: [],
 };
 
-const MAX_LOG = 500;
 const MAX_LIVES = 200;
+const number = new Intl.NumberFormat('en');
 
 // ---------------------------------------------------------------- messages to the user
 
@@ -58,6 +66,17 @@ function writeHash() {
   history.replaceState(null, '', '#' + params.toString());
 }
 
+// The section links jump by script: the address's fragment holds the project and device.
+for (const link of document.querySelectorAll('a[data-jump]')) {
+  link.addEventListener('click', (e) => {
+    e.preventDefault();
+    let target = document.getElementById(link.dataset.jump);
+    if (target && target.closest('[hidden]')) target = $('#detail-h');
+    target?.scrollIntoView({ block: 'start' });
+    target?.focus({ preventScroll: true });
+  });
+}
+
 // ---------------------------------------------------------------- projects
 
 async function loadProjects() {
@@ -78,18 +97,21 @@ async function selectProject(id) {
   state.project = id;
   $('#project').value = id;
   state.devices.clear();
+  state.names.clear();
   state.selected = null;
+  state.selectedDevice = null;
+  state.page.offset = 0;
   fill($('#devices'));
-  deviceCards.clear();
-  showInbox(null);
+  deviceRows.clear();
+  showDetail(null);
+  timeline.clear();
   $('#send-endpoint').textContent = `POST /v1/projects/${id}/messages:send`;
   lives.reset();
   await refreshDevices();
   const wanted = readHash().device;
-  if (wanted && state.devices.has(wanted)) selectDevice(wanted);
-  else if (state.devices.size) selectDevice(state.devices.keys().next().value);
+  if (wanted) await selectDevice(wanted, { quiet: true });
+  if (!state.selected && state.devices.size) await selectDevice(state.devices.keys().next().value, { quiet: true });
   writeHash();
-  fillLogDevices();
   loadSendExample();
   loadFaultTemplate();
   worldFeed.start(id, {});
@@ -97,123 +119,120 @@ async function selectProject(id) {
   refreshXMPP();
 }
 
-// ---------------------------------------------------------------- devices
+// ---------------------------------------------------------------- devices: a searchable, paged list
 
-const deviceCards = new Map(); // id → {li, refs}
+const deviceRows = new Map(); // id → {li, update}
+let listGeneration = 0;
 
+function listQuery() {
+  const q = new URLSearchParams({ offset: String(state.page.offset), limit: String(state.page.limit) });
+  const text = $('#device-search').value.trim();
+  if (text) q.set('q', text);
+  if ($('#device-platform-filter').value) q.set('platform', $('#device-platform-filter').value);
+  if ($('#device-state-filter').value) q.set('state', $('#device-state-filter').value);
+  return q;
+}
+
+/** Reads the list page the search and pager ask for, and draws it (a newer request wins). */
 async function refreshDevices() {
   if (!state.project) return;
   const project = state.project;
-  const answer = await call('GET', paths.devices(project) + '?limit=1000');
-  if (project !== state.project) return;
+  const generation = ++listGeneration;
+  const query = listQuery();
+  const answer = await call('GET', `${paths.devices(project)}?${query}`);
+  if (project !== state.project || generation !== listGeneration) return;
   const list = answer.devices ?? [];
+  if (!list.length && answer.total > 0 && state.page.offset > 0) {
+    // The page emptied (devices deleted): back to the last page that has some.
+    state.page.offset = Math.max(0, Math.floor((answer.total - 1) / state.page.limit) * state.page.limit);
+    return refreshDevices();
+  }
+  drawDevices(list, answer.total ?? list.length, query);
+}
+
+function drawDevices(list, total, query) {
   state.devices = new Map(list.map((d) => [d.id, d]));
-  $('#devices-count').textContent = answer.total > list.length ? `(${list.length} of ${answer.total})` : `(${list.length})`;
+  for (const d of list) state.names.set(d.id, d.name ?? '');
+  state.page.total = total;
+  const filtered = query.has('q') || query.has('platform') || query.has('state');
+  $('#devices-count').textContent = `(${number.format(total)}${filtered ? ' match' + (total === 1 ? 'es' : '') : ''})`;
+  const first = total ? state.page.offset + 1 : 0;
+  const last = state.page.offset + list.length;
+  $('#devices-range').textContent = total ? `${number.format(first)}–${number.format(last)} of ${number.format(total)}` : '';
+  $('#devices-prev').disabled = state.page.offset === 0;
+  $('#devices-next').disabled = last >= total;
   const ul = $('#devices');
-  for (const [id, card] of deviceCards) {
-    if (!state.devices.has(id)) { card.li.remove(); deviceCards.delete(id); }
+  for (const [id, row] of deviceRows) {
+    if (!state.devices.has(id)) { row.li.remove(); deviceRows.delete(id); }
   }
   for (const device of list) {
-    let card = deviceCards.get(device.id);
-    if (!card) {
-      card = deviceCard(device);
-      deviceCards.set(device.id, card);
+    let row = deviceRows.get(device.id);
+    if (!row) {
+      row = deviceRow(device);
+      deviceRows.set(device.id, row);
     }
-    ul.append(card.li); // keeps list order; moving a node keeps its focus state in the list
-    card.update(device);
+    ul.append(row.li); // keeps list order; moving a node keeps its focus state in the list
+    row.update(device);
   }
+  $('#devices-empty')?.remove();
   if (!list.length) {
-    if (!$('#devices-empty')) ul.append(h('li', { id: 'devices-empty', class: 'empty' }, 'No devices yet: create one above.'));
-  } else {
-    $('#devices-empty')?.remove();
+    ul.append(h('li', { id: 'devices-empty', class: 'empty' }, filtered ? 'No device matches.' : 'No devices yet: create one below.'));
   }
-  if (state.selected && !state.devices.has(state.selected)) showInbox(null);
-  // An example not edited since it was loaded follows the selected device's token (refreshed, say).
-  const selected = state.devices.get(state.selected);
-  if (selected && $('#send-body').value === state.loadedSendBody && !state.loadedSendBody.includes(selected.token)) loadSendExample();
-  fillLogDevices();
+  ul.dataset.query = query.get('q') ?? '';
+  ul.dataset.total = String(total);
   relabelDevices();
 }
 
-function deviceCard(device) {
+function deviceRow(device) {
   const id = device.id;
   const refs = {};
-  const label = () => state.devices.get(id)?.name || `device ${id}`;
-  refs.name = h('button', { type: 'button', class: 'device-name', dataset: { testid: 'device-select' }, onclick: () => selectDevice(id) });
+  refs.name = h('button', { type: 'button', class: 'device-name', dataset: { testid: 'device-select' }, onclick: () => selectDevice(id, { scroll: true }) });
   refs.platform = h('span', { class: 'platform', dataset: { testid: 'device-platform' } });
   refs.state = h('select', {
     class: 'state-select', dataset: { testid: 'device-state' },
-    onchange: (e) => act(`${label()} → ${e.target.value}`, () => call('PATCH', paths.device(state.project, id), { state: e.target.value })),
+    onchange: (e) => act(`${labelOf(id)} → ${e.target.value}`, () => call('PATCH', paths.device(state.project, id), { state: e.target.value })),
   }, states.map((s) => h('option', { value: s }, s)));
-  refs.stateLabel = h('label', { class: 'inline' }, h('span', { class: 'visually-hidden' }, 'State'), refs.state);
-  refs.token = h('code', { dataset: { testid: 'device-token' } });
+  refs.token = h('code', { class: 'token', dataset: { testid: 'device-token' } });
   refs.invalid = h('span', { class: 'invalid', dataset: { testid: 'device-token-invalid' } });
-  refs.topics = h('span', { dataset: { testid: 'device-topics' } });
   refs.pending = h('span', { dataset: { testid: 'device-pending' } });
   refs.delivered = h('span', { dataset: { testid: 'device-delivered' } });
-  refs.lastDelivery = h('span', { dataset: { testid: 'device-last-delivery' } });
-  refs.copy = h('button', {
-    type: 'button', class: 'small', dataset: { testid: 'device-copy-token' },
-    onclick: () => copyText(state.devices.get(id)?.token ?? '', `Token of ${label()} copied`),
-  }, 'Copy');
   const li = h('li', { class: 'device', dataset: { testid: 'device', deviceId: id } },
-    h('div', { class: 'device-head' }, refs.name, refs.platform, refs.stateLabel),
-    h('div', { class: 'token-row' }, refs.token, refs.copy, refs.invalid),
-    h('div', { class: 'facts-row' }, refs.pending, refs.delivered, refs.lastDelivery, refs.topics),
-    h('div', { class: 'actions' },
-      h('button', { type: 'button', class: 'small', dataset: { testid: 'device-inbox' }, onclick: () => selectDevice(id) }, 'Inbox'),
-      h('button', {
-        type: 'button', class: 'small', dataset: { testid: 'device-refresh-token' },
-        onclick: () => act(`New token for ${label()}`, () => call('POST', paths.device(state.project, id) + ':refreshToken')),
-      }, 'Refresh token'),
-      h('button', {
-        type: 'button', class: 'small', dataset: { testid: 'device-uninstall' },
-        onclick: () => act(`${label()} uninstalled`, () => call('POST', paths.device(state.project, id) + ':uninstall')),
-      }, 'Uninstall'),
-      h('button', {
-        type: 'button', class: 'small', dataset: { testid: 'device-subscribe' },
-        onclick: () => {
-          const topic = prompt(`Subscribe ${label()} to topic:`, 'news');
-          if (topic) act(`${label()} subscribed to ${topic}`, () => call('PUT', paths.device(state.project, id) + '/topics/' + enc(topic)));
-        },
-      }, 'Subscribe…'),
-      h('button', {
-        type: 'button', class: 'small danger', dataset: { testid: 'device-delete' },
-        onclick: () => {
-          if (confirm(`Delete ${label()}? Its token will answer as unregistered.`)) act(`${label()} deleted`, () => call('DELETE', paths.device(state.project, id)));
-        },
-      }, 'Delete')));
+    refs.name, refs.platform, h('span', { class: 'token-cell' }, refs.token, refs.invalid),
+    h('span', { class: 'counts' }, refs.pending, refs.delivered), refs.state);
 
   const update = (d) => {
-    refs.name.textContent = d.name || `device ${d.id}`;
-    refs.name.setAttribute('aria-label', `Show inbox of ${d.name || 'device ' + d.id}`);
+    const label = d.name || `device ${d.id}`;
+    refs.name.textContent = label;
+    refs.name.setAttribute('aria-label', `Show device ${label}`);
     li.dataset.deviceName = d.name ?? '';
     li.dataset.state = d.state;
     li.dataset.platform = d.platform;
     refs.platform.textContent = d.platform;
     refs.state.value = d.state;
     refs.state.className = `state-select state-${d.state}`;
-    refs.state.setAttribute('aria-label', `State of ${d.name || 'device ' + d.id}`);
+    refs.state.setAttribute('aria-label', `State of ${label}`);
     refs.token.textContent = d.token;
     refs.token.title = d.token;
     refs.invalid.textContent = d.tokenValid === false ? 'token invalid' : '';
     const collapsible = d.storedCollapsible ?? 0;
     const nonCollapsible = d.storedNonCollapsible ?? 0;
     const stored = d.storedCount ?? collapsible + nonCollapsible;
-    fill(refs.pending, 'pending ', h('b', {}, String(stored)), ` (${collapsible} collapsible, ${nonCollapsible} non-collapsible)`);
+    fill(refs.pending, h('b', {}, String(stored)), ' held');
+    refs.pending.title = `${stored} stored (${collapsible} collapsible, ${nonCollapsible} non-collapsible)${d.deletedMessagesPending ? '; onDeletedMessages() is pending' : ''}`;
     refs.pending.className = stored ? 'pending-some' : '';
     refs.pending.dataset.count = String(stored);
     refs.pending.dataset.collapsible = String(collapsible);
     refs.pending.dataset.nonCollapsible = String(nonCollapsible);
-    refs.pending.title = d.deletedMessagesPending ? 'onDeletedMessages() is pending' : '';
-    fill(refs.delivered, 'delivered ', h('b', {}, String(d.deliveredCount ?? 0)));
+    fill(refs.delivered, h('b', {}, String(d.deliveredCount ?? 0)), ' received');
     refs.delivered.dataset.count = String(d.deliveredCount ?? 0);
-    refs.lastDelivery.textContent = d.lastDeliveryAt ? `last ${clockTime(d.lastDeliveryAt)}` : 'never delivered';
-    refs.lastDelivery.title = d.lastDeliveryAt ?? '';
-    refs.topics.textContent = d.topics?.length ? `topics: ${d.topics.join(', ')}` : '';
     li.setAttribute('aria-current', String(state.selected === d.id));
   };
   return { li, update };
+}
+
+function labelOf(id) {
+  const name = state.selectedDevice?.id === id ? state.selectedDevice.name : state.names.get(id);
+  return name || `device ${id}`;
 }
 
 async function copyText(text, done) {
@@ -221,16 +240,35 @@ async function copyText(text, done) {
     await navigator.clipboard.writeText(text);
   } catch {
     // Not a secure context (a LAN address): the old way, through a selected text field.
-    const field = h('textarea', { class: 'offscreen', readonly: true });
+    const field = h('textarea', { class: 'offscreen', readonly: true, 'aria-label': 'Copied text' });
     field.value = text;
     document.body.append(field);
     field.select();
     const ok = document.execCommand('copy');
     field.remove();
-    if (!ok) { toast('Copy failed; select the token and copy it by hand', true); return; }
+    if (!ok) { toast('Copy failed; select the text and copy it by hand', true); return; }
   }
   toast(done);
 }
+
+// The search runs on every keystroke: the emulator filters its list (q, platform, state).
+function searchChanged() {
+  state.page.offset = 0;
+  refreshDevices().catch((error) => toast(error.message, true));
+}
+$('#device-search').addEventListener('input', searchChanged);
+$('#device-platform-filter').addEventListener('change', searchChanged);
+$('#device-state-filter').addEventListener('change', searchChanged);
+$('#device-search-form').addEventListener('submit', (e) => { e.preventDefault(); searchChanged(); });
+$('#device-state-filter').append(...states.map((s) => h('option', { value: s }, s)));
+$('#devices-prev').addEventListener('click', () => {
+  state.page.offset = Math.max(0, state.page.offset - state.page.limit);
+  refreshDevices();
+});
+$('#devices-next').addEventListener('click', () => {
+  state.page.offset += state.page.limit;
+  refreshDevices();
+});
 
 $('#new-device-state').append(...states.filter((s) => s !== 'uninstalled').map((s) => h('option', { value: s }, s)));
 $('#new-device-form').addEventListener('submit', async (e) => {
@@ -242,44 +280,128 @@ $('#new-device-form').addEventListener('submit', async (e) => {
   if (!device) return;
   toast(`Created ${device.name || 'device ' + device.id} (${device.platform})`);
   form.name.value = '';
+  // The list is oldest first: show the last page, which ends with the new device, with no
+  // search hiding it.
+  $('#device-search').value = '';
+  $('#device-platform-filter').value = '';
+  $('#device-state-filter').value = '';
+  const total = (await call('GET', `${paths.devices(state.project)}?limit=1`)).total ?? 1;
+  state.page.offset = Math.max(0, total - state.page.limit);
   await refreshDevices();
-  selectDevice(device.id);
+  await selectDevice(device.id);
 });
 $('#devices-refresh').addEventListener('click', () => scheduleRefresh(0));
 
-// ---------------------------------------------------------------- inbox
+// ---------------------------------------------------------------- the detail pane: facts, actions, held messages, inbox
 
 const inboxKeys = new Set();
 
-function selectDevice(id) {
+async function selectDevice(id, { scroll = false, quiet = false } = {}) {
+  let device = state.devices.get(id);
+  if (!device) {
+    try { device = await call('GET', paths.device(state.project, id)); } catch (error) { if (!quiet) toast(error.message, true); return; }
+    id = device.id;
+  }
   state.selected = id;
-  for (const [deviceId, card] of deviceCards) card.li.setAttribute('aria-current', String(deviceId === id));
-  showInbox(id);
+  state.selectedDevice = device;
+  for (const [deviceId, row] of deviceRows) row.li.setAttribute('aria-current', String(deviceId === id));
+  showDetail(device);
   writeHash();
-  const device = state.devices.get(id);
   // An example not edited since it was loaded follows the selected device's token.
-  if (device && $('#send-body').value === state.loadedSendBody) loadSendExample();
+  if ($('#send-body').value === state.loadedSendBody) loadSendExample();
   if ($('#fault-body').value === state.loadedFaultBody) loadFaultTemplate();
+  // One column (a phone): the pane is below the list, so go to it.
+  if (scroll && $('#device-detail').getBoundingClientRect().top > innerHeight * 0.6) {
+    $('#detail-h').scrollIntoView({ block: 'start' });
+  }
+  await refreshDetail();
 }
 
-function showInbox(id) {
+const detailActions = [
+  h('button', {
+    type: 'button', class: 'small', dataset: { testid: 'device-refresh-token' },
+    onclick: () => act(`New token for ${labelOf(state.selected)}`, () => call('POST', paths.device(state.project, state.selected) + ':refreshToken')),
+  }, 'Refresh token'),
+  h('button', {
+    type: 'button', class: 'small', dataset: { testid: 'device-uninstall' },
+    onclick: () => act(`${labelOf(state.selected)} uninstalled`, () => call('POST', paths.device(state.project, state.selected) + ':uninstall')),
+  }, 'Uninstall'),
+  h('button', {
+    type: 'button', class: 'small', dataset: { testid: 'device-subscribe' },
+    onclick: () => {
+      const id = state.selected;
+      const topic = prompt(`Subscribe ${labelOf(id)} to topic:`, 'news');
+      if (topic) act(`${labelOf(id)} subscribed to ${topic}`, () => call('PUT', paths.device(state.project, id) + '/topics/' + enc(topic)));
+    },
+  }, 'Subscribe…'),
+  h('button', {
+    type: 'button', class: 'small danger', dataset: { testid: 'device-delete' },
+    onclick: () => {
+      const id = state.selected;
+      if (confirm(`Delete ${labelOf(id)}? Its token will answer as unregistered.`)) {
+        act(`${labelOf(id)} deleted`, async () => { await call('DELETE', paths.device(state.project, id)); showDetail(null); });
+      }
+    },
+  }, 'Delete'),
+];
+$('#detail-actions').append(...detailActions);
+
+function showDetail(device) {
   inboxKeys.clear();
-  const device = id ? state.devices.get(id) : null;
   $('#inbox-device').textContent = device ? `— ${device.name || 'device ' + device.id} (${device.platform})` : '';
-  $('#inbox').dataset.deviceId = id ?? '';
+  $('#inbox').dataset.deviceId = device?.id ?? '';
+  $('#device-detail').dataset.deviceId = device?.id ?? '';
   $('#inbox-clear').disabled = !device;
-  fill($('#inbox'), h('p', { class: 'empty' }, device ? 'Nothing received yet.' : 'Pick a device to see what its app received.'));
-  if (!device) { state.selected = null; return; }
-  refreshInbox();
+  $('#detail-empty').hidden = !!device;
+  $('#detail-body').hidden = !device;
+  fill($('#inbox'), device ? h('p', { class: 'empty' }, 'Nothing received yet.') : null);
+  fill($('#stored'));
+  if (!device) { state.selected = null; state.selectedDevice = null; return; }
+  drawFacts(device);
 }
 
-async function refreshInbox() {
+function drawFacts(d) {
+  const fact = (name, value, testid) => [h('dt', {}, name), h('dd', { dataset: testid ? { testid } : undefined }, value)];
+  fill($('#detail-facts'),
+    fact('Token', [h('code', { class: 'full-token', dataset: { testid: 'detail-token' } }, d.token), ' ',
+      h('button', { type: 'button', class: 'small', dataset: { testid: 'device-copy-token' }, onclick: () => copyText(state.selectedDevice?.token ?? '', `Token of ${labelOf(d.id)} copied`) }, 'Copy'),
+      d.tokenValid === false ? h('span', { class: 'invalid' }, ' invalid') : null]),
+    fact('Id · FID', [h('code', {}, d.id), ' · ', h('code', {}, d.fid)]),
+    fact('App', [h('code', {}, d.appId), ` on ${d.platform}, `, h('span', { class: `state-${d.state}` }, d.state)]),
+    fact('Topics', d.topics?.length ? `topics: ${d.topics.join(', ')}` : 'none', 'device-topics'),
+    fact('Received', [h('b', {}, String(d.deliveredCount ?? 0)), d.lastDeliveryAt ? `, last ${clockTime(d.lastDeliveryAt)}` : ', never delivered'], 'device-last-delivery'),
+    fact('Connected', d.lastConnectedAt ? clockStamp(d.lastConnectedAt) : '', null),
+    fact('Senders', (d.senders ?? []).join(', '), null));
+}
+
+async function refreshDetail() {
   const id = state.selected;
   if (!id || !state.project) return;
-  const answer = await call('GET', paths.inbox(state.project, id));
-  if (id !== state.selected) return;
-  const deliveries = answer.deliveries ?? [];
-  const device = answer.device ?? state.devices.get(id);
+  const project = state.project;
+  const [stored, inbox] = await Promise.all([
+    call('GET', paths.device(project, id) + '/stored'),
+    call('GET', paths.inbox(project, id)),
+  ]);
+  if (id !== state.selected || project !== state.project) return;
+  state.selectedDevice = inbox.device ?? stored.device;
+  drawFacts(state.selectedDevice);
+  drawStored(stored.stored ?? []);
+  drawInbox(inbox.deliveries ?? [], state.selectedDevice);
+}
+
+function drawStored(list) {
+  $('#stored-count').textContent = `(${list.length})`;
+  fill($('#stored'), list.length ? list.map((s) => h('li', { dataset: { testid: 'stored-message', messageId: s.messageId } },
+    h('button', { type: 'button', class: 'linkish mono', title: `${s.messageId}: show its timeline`, onclick: () => openTimeline(s.messageId) }, shortMessageId(s.messageId)),
+    h('span', { class: 'msg-title' }, s.title ?? (s.dataSummary ? 'data' : '')),
+    h('span', { class: 'sub msg-data', title: s.dataSummary ?? '' }, s.dataSummary ?? ''),
+    h('span', { class: 'chip' }, s.priority),
+    s.collapseKey ? h('span', { class: 'chip', title: 'Collapse key' }, '⇲ ' + short(s.collapseKey, 16)) : null,
+    h('span', { class: 'sub when', title: s.expiresAt ?? '' }, s.expiresAt ? `expires ${clockStamp(s.expiresAt)}` : 'TTL 0')))
+    : h('li', { class: 'empty' }, 'Nothing stored: the device holds no message for later.'));
+}
+
+function drawInbox(deliveries, device) {
   const box = $('#inbox');
   const keys = deliveries.map((d, i) => `${d.messageId ?? 'signal'}|${d.time}|${i}`);
   if (keys.length < inboxKeys.size || [...inboxKeys].some((k) => !keys.includes(k))) {
@@ -316,7 +438,10 @@ async function runRefresh() {
   try {
     await loadProjects();
     await refreshDevices();
-    await refreshInbox();
+    await refreshDetail();
+    // An example not edited since it was loaded follows the selected device's token (refreshed, say).
+    const selected = state.selectedDevice;
+    if (selected && $('#send-body').value === state.loadedSendBody && !state.loadedSendBody.includes(selected.token)) loadSendExample();
     await Promise.all([refreshFaults(), refreshClock(), refreshXMPP()]);
   } catch (error) {
     toast(error.message, true);
@@ -326,9 +451,9 @@ async function runRefresh() {
   }
 }
 
-// ---------------------------------------------------------------- feeds: the world (drives refreshes and message lives) and the log (filtered)
+// ---------------------------------------------------------------- feeds: the world (refreshes, message lives, chart), the log (filtered), refusals (every project)
 
-const feedStates = { world: 'connecting', log: 'connecting' };
+const feedStates = { world: 'connecting', log: 'connecting', refusals: 'connecting' };
 function feedStatus(name) {
   return (s, text) => {
     feedStates[name] = s;
@@ -340,10 +465,13 @@ function feedStatus(name) {
   };
 }
 
+const chart = createChart($('#chart'), $('#chart-legend'));
+
 const worldFeed = new Feed({
   event(event, live) {
     lives.add(event);
-    if (live) scheduleRefresh();
+    timeline.add(event);
+    if (live) { chart.add(event); scheduleRefresh(); }
   },
   lagged(missed) {
     lives.notice(`Fell behind the stream: ${missed} events missed; some lines may be incomplete.`);
@@ -354,62 +482,43 @@ const worldFeed = new Feed({
   status: feedStatus('world'),
 }, 500);
 
+/** A device's name where the event log shows it; relabelled when the device list loads. */
+function deviceLabel(id, project = state.project) {
+  const name = project === state.project ? state.names.get(id) : null;
+  return h('span', { class: 'dev', dataset: { deviceId: id, project: project ?? '' } }, name || `device ${id}`);
+}
+function relabelDevices() {
+  for (const el of document.querySelectorAll('#log .dev, #lives .dev, #timeline .dev, #timers .dev')) {
+    const name = el.dataset.project === state.project ? state.names.get(el.dataset.deviceId) : null;
+    if (name && el.textContent !== name) el.textContent = name;
+  }
+}
+
+const log = createLog({
+  el: $('#log'), label: deviceLabel, openMessage: (id) => openTimeline(id), showProject: () => $('#log-all').checked,
+});
 const logFeed = new Feed({
   event(event, live) { log.add(event, live); },
   lagged(missed) { log.notice(`${missed} events missed: this view fell behind the stream.`); },
   status: feedStatus('log'),
 }, 200);
 
-const TOKEN = /^[\w-]+:APA91/;
-
-/** A device's name where the event log shows it; relabelled when the device list loads. */
-function deviceLabel(id, project = state.project) {
-  const device = project === state.project ? state.devices.get(id) : null;
-  return h('span', { class: 'dev', dataset: { deviceId: id, project: project ?? '' } }, device?.name || `device ${id}`);
-}
-function relabelDevices() {
-  for (const el of document.querySelectorAll('#log .dev, #lives .dev')) {
-    const device = el.dataset.project === state.project ? state.devices.get(el.dataset.deviceId) : null;
-    if (device?.name && el.textContent !== device.name) el.textContent = device.name;
-  }
-}
-
-const log = {
-  seen: new Set(),
-  el: $('#log'),
-  reset() { this.seen.clear(); fill(this.el); },
-  add(event, live) {
-    if (this.seen.has(event.sequence)) return;
-    this.seen.add(event.sequence);
-    const what = [];
-    if ($('#log-all').checked && event.project) what.push(h('span', { class: 'chip' }, event.project));
-    if (event.device) what.push(h('b', {}, deviceLabel(event.device, event.project)));
-    if (event.messageId) what.push(h('code', { title: event.messageId }, shortMessageId(event.messageId)));
-    if (event.relatedMessageId) what.push('by ', h('code', { title: event.relatedMessageId }, shortMessageId(event.relatedMessageId)));
-    // A token target is the device already named; a topic or condition is worth showing.
-    if (event.target && !(event.device && TOKEN.test(event.target))) what.push(h('span', { title: event.target }, '→ ' + short(event.target, 28)));
-    if (event.detail) what.push(h('span', { class: 'sub' }, event.detail));
-    const li = h('li', {
-      class: live ? 'fresh' : '',
-      dataset: { testid: 'log-entry', kind: event.kind, sequence: String(event.sequence), messageId: event.messageId ?? '', device: event.device ?? '' },
-    },
-    h('time', { datetime: event.time, title: event.time }, clockTime(event.time)),
-    h('span', { class: `kind kind-${event.kind}`, title: event.kind }, event.kind),
-    h('span', { class: 'what' }, what.flatMap((part, i) => (i ? [' ', part] : [part]))));
-    this.el.prepend(li);
-    while (this.el.children.length > MAX_LOG) this.el.lastElementChild.remove();
+const refusals = createRefusals({ el: $('#refusals'), count: $('#refusals-count'), api: $('#refusals-api'), faults: $('#refusals-faults') });
+const refusalFeed = new Feed({
+  event(event, live) {
+    refusals.add(event);
+    if (live && event.kind === 'refused') chart.add(event);
   },
-  notice(text) {
-    this.el.prepend(h('li', { class: 'notice', dataset: { testid: 'log-notice' } }, text));
-  },
-};
+  lagged() { /* the next refusals still come */ },
+  status: feedStatus('refusals'),
+}, 300);
 
 function logFilters() {
   const form = $('#log-filters');
   const kind = form.kind.value.split(',').map((k) => k.trim()).filter(Boolean).join(',');
   return {
     scope: form.all.checked ? null : state.project,
-    filters: { kind, device: form.device.value, topic: form.topic.value.trim(), message: form.message.value.trim(), token: form.token.value.trim() },
+    filters: { kind, device: form.device.value.trim(), topic: form.topic.value.trim(), message: form.message.value.trim(), token: form.token.value.trim() },
   };
 }
 
@@ -422,22 +531,34 @@ function startLog() {
   logFeed.start(scope, filters);
 }
 
-function fillLogDevices() {
-  const select = $('#log-device');
-  const current = select.value;
-  fill(select, h('option', { value: '' }, 'any'),
-    [...state.devices.values()].map((d) => h('option', { value: d.id }, d.name || `device ${d.id}`)));
-  select.value = state.devices.has(current) ? current : '';
-  select.disabled = $('#log-all').checked;
-}
-
 $('#log-filters').addEventListener('submit', (e) => { e.preventDefault(); startLog(); });
-$('#log-filters').addEventListener('reset', () => setTimeout(() => { fillLogDevices(); startLog(); }));
+$('#log-filters').addEventListener('reset', () => setTimeout(() => { $('#log-device').disabled = false; startLog(); }));
 $('#log-all').addEventListener('change', () => { $('#log-device').disabled = $('#log-all').checked; });
-$('#log-clear').addEventListener('click', () => fill(log.el));
+$('#log-clear').addEventListener('click', () => log.reset());
 $('#event-kinds').append(...eventKinds.map((k) => h('option', { value: k })));
 
-// ---------------------------------------------------------------- message lives: one line per message
+// Long lists show their newest lines; "Show all" lets the page grow instead of a panel scrolling.
+for (const button of document.querySelectorAll('button[data-more]')) {
+  const list = document.getElementById(button.dataset.more);
+  const sync = () => {
+    const n = list.querySelectorAll(':scope > li:not(.empty)').length;
+    button.hidden = n <= 30 && list.classList.contains('capped');
+    button.textContent = list.classList.contains('capped') ? `Show all ${n}` : 'Show fewer';
+  };
+  button.addEventListener('click', () => { list.classList.toggle('capped'); sync(); });
+  new MutationObserver(sync).observe(list, { childList: true });
+}
+
+// ---------------------------------------------------------------- message lives: one line per message, and its timeline
+
+const timeline = createTimeline({ el: $('#timeline'), head: $('#timeline-head'), label: deviceLabel, copy: copyText });
+function openTimeline(id) {
+  timeline.open(id, state.project);
+  for (const li of document.querySelectorAll('#lives li[aria-current="true"]')) li.setAttribute('aria-current', 'false');
+  document.querySelector(`#lives li[data-message-id="${CSS.escape(id)}"]`)?.setAttribute('aria-current', 'true');
+  const head = $('#timeline-h');
+  if (head.getBoundingClientRect().top > innerHeight || head.getBoundingClientRect().bottom < 0) head.scrollIntoView({ block: 'start' });
+}
 
 const LIFE_KINDS = new Set(['accepted', 'stored', 'collapsed', 'evicted', 'expired', 'delivered', 'discarded']);
 const lives = {
@@ -461,23 +582,26 @@ const lives = {
     life.seen.add(event.sequence);
     life.steps.push(event);
     life.target ??= event.target;
+    if (event.kind === 'accepted') { life.title = event.title; life.data = event.dataSummary; life.time = event.time; }
+    life.time ??= event.time;
     this.draw(life);
   },
   draw(life) {
     const last = life.steps.at(-1);
     life.li.dataset.status = last.kind;
     life.li.dataset.kinds = life.steps.map((s) => s.kind).join(',');
+    // Per kind, how many copies (a topic message reaches many devices).
+    const tally = new Map();
+    for (const s of life.steps) tally.set(s.kind, (tally.get(s.kind) ?? 0) + 1);
+    const steps = [...tally].map(([kind, n]) => `${kind}${n > 1 ? ' ×' + n : ''}`).join(' → ');
     fill(life.li,
-      h('div', { class: 'life-id' },
-        h('code', { title: life.id }, shortMessageId(life.id)),
-        h('small', { title: life.target ?? '' }, life.target ? '→ ' + short(life.target, 30) : '')),
-      h('div', { class: 'steps' }, life.steps.map((step) => {
-        const why = step.kind === 'collapsed' && step.relatedMessageId ? ` by ${shortMessageId(step.relatedMessageId)}`
-          : ['discarded', 'expired', 'stored'].includes(step.kind) && step.detail ? ` (${step.detail})` : '';
-        return h('span', { class: `step kind-${step.kind}`, title: `${step.time} ${step.kind}${step.detail ? ' ' + step.detail : ''}` },
-          clockTime(step.time).slice(0, 8) + ' ', h('b', {}, step.kind),
-          step.device ? [' · ', deviceLabel(step.device, step.project ?? state.project)] : null, why);
-      })));
+      h('time', { datetime: life.time, title: life.time }, clockTime(life.time).slice(0, 8)),
+      h('button', { type: 'button', class: 'linkish mono life-id', title: `${life.id}: show its timeline`, 'aria-label': `Timeline of message ${life.id}`, onclick: () => openTimeline(life.id) },
+        shortMessageId(life.id)),
+      h('span', { class: `status kind-${last.kind}`, title: steps }, steps),
+      h('span', { class: 'msg-title', title: life.title ?? '' }, life.title ?? (life.data ? '(data)' : '')),
+      h('span', { class: 'sub msg-data', title: life.data ?? '' }, life.data ?? ''),
+      h('small', { title: life.target ?? '' }, life.target ? '→ ' + short(life.target, 30) : ''));
   },
   notice(text) { this.el.prepend(h('li', { class: 'notice' }, text)); },
 };
@@ -486,7 +610,7 @@ const lives = {
 
 $('#send-example').append(...sendExamples.map((x) => h('option', { value: x.id }, x.label)));
 function exampleContext() {
-  const device = state.devices.get(state.selected);
+  const device = state.selectedDevice;
   return { token: device?.token, topic: device?.topics?.[0], project: state.project, device: device?.id };
 }
 function loadSendExample() {
@@ -559,7 +683,8 @@ async function refreshFaults() {
   ul.dataset.drawn = drawn;
   const focusedId = document.activeElement?.closest?.('[data-testid="fault"]')?.dataset.faultId;
   fill(ul, faults.length ? faults.map((rule) => h('li', { dataset: { testid: 'fault', faultId: rule.id } },
-    h('span', { class: 'rule' }, h('b', {}, rule.id), ' ', h('code', {}, pairs(rule.match) || 'every call'), ' ⇒ ', h('code', {}, pairs(rule.action))),
+    h('span', { class: 'rule' }, h('b', {}, rule.id), ' ', h('code', {}, pairs(rule.match) || 'every call'), ' ⇒ ', h('code', {}, pairs(rule.action)),
+      rule.fired !== undefined ? h('span', { class: 'sub' }, ` · fired ${rule.fired}×`) : null),
     h('button', {
       type: 'button', class: 'small danger', dataset: { testid: 'fault-remove' }, 'aria-label': `Remove fault rule ${rule.id}`,
       onclick: () => act(`Fault rule ${rule.id} removed`, () => call('DELETE', paths.fault(rule.id))),
@@ -576,13 +701,15 @@ $('#fault-form').addEventListener('submit', async (e) => {
   if (added) toast(`Fault rule ${added.id} added`);
 });
 
-// ---------------------------------------------------------------- clock
+// ---------------------------------------------------------------- clock and its pending timers
 
 async function refreshClock() {
-  const clock = await call('GET', '/clock');
+  const [clock, timers] = await Promise.all([call('GET', '/clock'), call('GET', '/clock/timers?limit=8')]);
   state.clock = clock;
   state.clockFetchedAt = Date.now();
+  state.timers = timers.timers ?? [];
   drawClock();
+  drawTimers(timers.total ?? state.timers.length);
 }
 function clockNowMillis() {
   const c = state.clock;
@@ -606,12 +733,34 @@ function drawClock() {
   $('#clock-summary').dataset.paused = String(!!c.paused);
   $('#clock-pause').disabled = !!c.paused;
   $('#clock-resume').disabled = !c.paused;
+  $('#clock-next').disabled = !c.nextTimer;
+}
+const WHAT = { expiry: 'expiry', dozeMaintenance: 'Doze window', delivery: 'delivery (latency)' };
+function drawTimers(total) {
+  $('#timers-count').textContent = `(${number.format(total)})`;
+  const now = clockNowMillis();
+  fill($('#timers'), state.timers.length ? state.timers.map((t) => h('li', { dataset: { testid: 'timer', what: t.what, at: t.at } },
+    h('time', { datetime: t.at, title: t.at }, clockStamp(t.at).slice(0, 19)),
+    h('span', { class: 'sub' }, since(Date.parse(t.at) - now).replace('+', 'in ')),
+    h('b', {}, WHAT[t.what] ?? t.what),
+    t.project === state.project ? deviceLabel(t.device) : h('span', {}, `${t.project ?? '?'} · device ${t.device}`),
+    t.messageId ? h('button', { type: 'button', class: 'linkish mono', title: `${t.messageId}: show its timeline`, onclick: () => openTimeline(t.messageId) }, shortMessageId(t.messageId)) : null))
+    : h('li', { class: 'empty' }, 'Nothing scheduled.'));
 }
 setInterval(drawClock, 1000);
 setInterval(() => { if (!document.hidden) refreshClock().catch(() => {}); }, 10000);
 
 $('#clock-pause').addEventListener('click', () => act('Clock paused', () => call('POST', '/clock:pause')));
 $('#clock-resume').addEventListener('click', () => act('Clock resumed', () => call('POST', '/clock:resume')));
+$('#clock-next').addEventListener('click', () => act(null, async () => {
+  const { timers } = await call('GET', '/clock/timers?limit=1');
+  const next = timers?.[0];
+  if (!next) { toast('No timer is pending'); return; }
+  const clock = await call('GET', '/clock');
+  // Due already (a running clock passed it): advancing by nothing fires it.
+  await call('POST', '/clock:advance', Date.parse(next.at) > clock.nowMillis ? { to: next.at } : { by: 0 });
+  toast(`Ran to ${clockStamp(next.at)}: ${WHAT[next.what] ?? next.what}`);
+}));
 $('#clock-advance-form').addEventListener('submit', (e) => {
   e.preventDefault();
   const by = $('#clock-advance-by').value.trim();
@@ -660,6 +809,8 @@ async function boot() {
     const project = state.projects.find((p) => p.id === wanted)?.id
       ?? state.projects.find((p) => p.id === 'demo-fcm-emu')?.id ?? state.projects[0]?.id;
     await Promise.all([refreshFaults(), refreshClock()]);
+    refusals.reset();
+    refusalFeed.start(null, {});
     if (project) await selectProject(project);
     document.body.dataset.ready = 'true';
   } catch (error) {

@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import HeapModule
+
+/// Which devices a device list shows: every filter given must match.
+public struct DeviceQuery: Sendable, Equatable {
+    /// A part of the token, FID or id, or of the name without regard to case.
+    public var text: String?
+    public var platform: Platform?
+    public var state: DeviceState?
+
+    public init(text: String? = nil, platform: Platform? = nil, state: DeviceState? = nil) {
+        self.text = text.flatMap { $0.isEmpty ? nil : $0 }
+        self.platform = platform
+        self.state = state
+    }
+
+    var isEmpty: Bool { text == nil && platform == nil && state == nil }
+
+    func matches(_ device: Device) -> Bool {
+        if let platform, device.platform != platform { return false }
+        if let state, device.state != state { return false }
+        guard let text else { return true }
+        // Tokens and FIDs are matched as written (they are case-sensitive); names as people type them.
+        return device.token.contains(text) || device.fid.contains(text) || String(device.id) == text
+            || (device.name?.lowercased().contains(text.lowercased()) ?? false)
+    }
+}
+
+/// A message a device holds now (store and forward), as the control API shows it.
+public struct StoredMessageInfo: Sendable {
+    public let message: Message
+    public let priority: Priority
+    public let collapseKey: String?
+    /// Not deliverable before this instant (the configured delivery latency).
+    public let availableAt: Instant
+    /// Dropped at this instant; nil for a TTL 0 copy that only waits out a latency.
+    public let expiresAt: Instant?
+}
+
+/// A pending timer on the emulator's clock, as the control API shows it.
+public struct PendingTimerInfo: Sendable {
+    public enum What: String, Sendable {
+        /// A stored message reaches the end of its TTL.
+        case expiry
+        /// A dozing device wakes briefly and takes what waits for it.
+        case dozeMaintenance
+        /// A message held back by the configured delivery latency becomes deliverable.
+        case delivery
+    }
+
+    public let at: Instant
+    public let what: What
+    public let device: DeviceID
+    public let projectId: String?
+    /// The stored message an expiry is for, while it is still stored.
+    public let messageId: String?
+}
+
+extension Emulator {
+    /// A project's devices that match `query`, oldest first, `offset`/`limit` paged; `total` counts
+    /// the matches. A page also ends before the topic names it lists pass `maxTopicBytes`.
+    public func devices(
+        projectId: String, matching query: DeviceQuery, offset: Int, limit: Int, maxTopicBytes: Int
+    ) throws(FCMError) -> (total: Int, page: [DeviceInfo]) {
+        if query.isEmpty { return try devices(projectId: projectId, offset: offset, limit: limit, maxTopicBytes: maxTopicBytes) }
+        return try withWorld { (w: inout World) throws(FCMError) -> (total: Int, page: [DeviceInfo]) in
+            let index = try w.projectIndex(id: projectId)
+            guard let ids = w.projects[Int(index)]?.devices else { return (0, []) }
+            var total = 0
+            var page: [DeviceInfo] = []
+            var bytes = 0
+            var full = false
+            // One pass under the lock: comparing a few strings per device keeps 100,000 devices
+            // to a few milliseconds, and only the page's devices are copied out.
+            for id in ids {
+                guard let device = w.devices[Int(id)], query.matches(device) else { continue }
+                total += 1
+                guard total > offset, !full, page.count < limit else { continue }
+                bytes += device.topicBytes
+                if !page.isEmpty, bytes > maxTopicBytes {
+                    full = true
+                    continue
+                }
+                page.append(w.info(device))
+            }
+            return (total, page)
+        }
+    }
+
+    /// What a device holds now, in the order it would be delivered (acceptance order).
+    public func storedMessages(_ reference: String, projectId: String) throws(FCMError) -> (DeviceInfo, [StoredMessageInfo]) {
+        try withWorld { (w: inout World) throws(FCMError) -> (DeviceInfo, [StoredMessageInfo]) in
+            let device = try w.findDevice(reference, projectIndex: w.projectIndex(id: projectId))
+            let stored = (device.store?.items ?? []).map {
+                StoredMessageInfo(
+                    message: $0.message, priority: $0.profile.priority, collapseKey: $0.profile.collapseKey, availableAt: $0.availableAt,
+                    expiresAt: $0.expiresAt)
+            }
+            return (w.info(device), stored)
+        }
+    }
+
+    /// The pending timers in the order they will fire, `offset`/`limit` paged (`limit` at most
+    /// 100,000 + offset entries are kept while the queue is read, never the whole queue sorted).
+    public func pendingTimers(offset: Int, limit: Int) -> (total: Int, page: [PendingTimerInfo]) {
+        withWorld { w in
+            let keep = max(0, offset) + max(0, limit)
+            // The `keep` earliest timers: a max-heap that drops its latest entry once past `keep`.
+            var earliest = Heap<TimerQueue.Entry>()
+            for entry in w.timers.entries {
+                if earliest.count < keep {
+                    earliest.insert(entry)
+                } else if let latest = earliest.max, entry < latest {
+                    _ = earliest.replaceMax(with: entry)
+                }
+            }
+            var ordered: [TimerQueue.Entry] = []
+            ordered.reserveCapacity(earliest.count)
+            while let entry = earliest.popMin() { ordered.append(entry) }
+            let page = ordered.dropFirst(max(0, offset)).map { entry -> PendingTimerInfo in
+                let device: DeviceID
+                let what: PendingTimerInfo.What
+                var messageId: String?
+                switch entry.action {
+                case .expire(let d, let sequence):
+                    device = d
+                    what = .expiry
+                    messageId = w.devices[Int(d)]?.store?.items.first { $0.storeSequence == sequence }?.message.id
+                case .dozeMaintenance(let d, _):
+                    device = d
+                    what = .dozeMaintenance
+                case .retryDelivery(let d):
+                    device = d
+                    what = .delivery
+                }
+                let projectIndex = Int(device) < w.deviceProjects.count ? Int(w.deviceProjects[Int(device)]) : -1
+                let projectId = projectIndex >= 0 && projectIndex < w.projects.count ? w.projects[projectIndex]?.project.id : nil
+                return PendingTimerInfo(at: entry.deadline, what: what, device: device, projectId: projectId, messageId: messageId)
+            }
+            return (w.timers.count, page)
+        }
+    }
+}
