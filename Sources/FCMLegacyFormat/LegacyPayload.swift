@@ -20,6 +20,28 @@ public enum LegacyPayload {
         "title_loc_key": "titleLocKey", "title_loc_args": "titleLocArgs", "image": "imageUrl", "ticker": "ticker",
     ]
 
+    /// The `notification` keys the reference types as strings (tables 2a–2c). `badge` is left out:
+    /// senders write it as a number too, and it reaches `aps` as one.
+    private static let stringKeys = [
+        "title", "body", "android_channel_id", "icon", "sound", "tag", "color", "click_action", "body_loc_key",
+        "title_loc_key", "subtitle", "image", "ticker",
+    ]
+
+    /// Refuses what the reference lists as "Invalid Parameters" (400, table 9: "Check that the
+    /// provided parameters have the right name and type"): a notification key of the wrong type,
+    /// which would otherwise be dropped, and a web URL that is not HTTPS ("For all URL values,
+    /// HTTPS is required", table 2c; https://firebase.google.com/docs/cloud-messaging/http-server-ref).
+    public static func check(notification json: [(String, JSONValue)]) throws(LegacyBadRequest) {
+        for (key, value) in json where stringKeys.contains(key) && value != .null && value.stringValue == nil {
+            throw LegacyBadRequest(text: "InvalidParameters: \"notification.\(key)\" must be a JSON string: \(value.encoded())")
+        }
+        for (key, value) in json where WebNotificationURL.legacyKeys.contains(key) {
+            if let url = value.stringValue, !WebNotificationURL.isAllowed(url) {
+                throw LegacyBadRequest(text: "InvalidParameters: \"notification.\(key)\" must be an HTTPS URL")
+            }
+        }
+    }
+
     public static func apply(notification json: [(String, JSONValue)], to content: inout MessageContent) {
         let notification = json.payloadPairs
         func text(_ key: String) -> String? { notification.first { $0.0 == key }?.1.stringValue }

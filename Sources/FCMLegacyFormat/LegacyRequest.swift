@@ -89,7 +89,10 @@ public enum LegacyJSONReader {
                 throw LegacyBadRequest(text: "\"data\" key \"\(reserved.0)\" is a reserved keyword")
             }
         }
-        if let notification = try f.object("notification") { LegacyPayload.apply(notification: notification, to: &content) }
+        if let notification = try f.object("notification") {
+            try LegacyPayload.check(notification: notification)
+            LegacyPayload.apply(notification: notification, to: &content)
+        }
         // FCM counts what was sent, once: data and notification keys and values (issue 12, item 14).
         let notificationSize = try f.object("notification").map { PayloadValue(.object($0)).measuredSize } ?? 0
         content.measuredPayloadSize = content.data.reduce(notificationSize) { $0 + $1.0.utf8.count + $1.1.utf8.count }
@@ -124,7 +127,9 @@ public enum LegacyJSONReader {
             return .condition(parsed)
         }
         if let key = try f.string("notification_key") { return .notificationKey(key) }
-        throw LegacyBadRequest(text: "Missing \"registration_ids\" field")
+        // CCS has no `registration_ids`: its refusal names the field it reads (XMPP reference,
+        // "Missing Registration Token": the token goes in `to`).
+        throw LegacyBadRequest(text: allowMulticast ? "Missing \"registration_ids\" field" : "Missing \"to\" field")
     }
 }
 

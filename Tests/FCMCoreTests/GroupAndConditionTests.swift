@@ -46,7 +46,31 @@ struct GroupAndConditionTests {
         #expect(p.topics == ["a", "b", "c"])
     }
 
-    @Test(arguments: ["", "'a' in topic", "\"a\" in topics", "'a' in topics &&", "('a' in topics", "'a b' in topics", "'a' in topics 'b'"])
+    /// "This value is case-insensitive" (legacy reference, `condition`): the keywords read in any
+    /// case, while topic names match exactly, as subscriptions do.
+    @Test(arguments: ["'news' IN TOPICS", "'news' In Topics", "'news' in TOPICS && !('x' IN topics)"])
+    func keywordsReadInAnyCase(_ text: String) throws {
+        let c = try TopicCondition.parse(text)
+        #expect(c.matches { $0 == "news" })
+        #expect(c.matches { $0 == "NEWS" } == false)
+    }
+
+    @Test func topicNamesInAConditionMatchExactly() throws {
+        let w = Harness()
+        let lower = try w.device(topics: ["news"])
+        let upper = try w.device(topics: ["News"])
+        _ = try w.emu.send(
+            SendRequest(
+                target: .condition(try TopicCondition.parse("'news' IN TOPICS")), content: MessageContent(data: [("k", "v")]), api: .v1),
+            from: w.project)
+        #expect(try w.inbox(lower).count == 1)
+        #expect(try w.inbox(upper).isEmpty)
+    }
+
+    @Test(arguments: [
+        "", "'a' in topic", "'a' in topics \\\\ 'b' in topics", "'a' ib topics", "\"a\" in topics", "'a' in topics &&", "('a' in topics",
+        "'a b' in topics", "'a' in topics 'b'",
+    ])
     func malformedConditionsAreRefused(_ text: String) {
         #expect(throws: FCMError.self) { try TopicCondition.parse(text) }
     }

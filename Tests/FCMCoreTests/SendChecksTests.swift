@@ -74,6 +74,48 @@ struct SendChecksTests {
         #expect(code { try topic(2048) } == .messageTooBig)
     }
 
+    /// Every data map and the web notification count toward the 4096 bytes, and a condition send
+    /// is a topic message held to 2048 (issue 22, item 3).
+    @Test func everyPlatformBlockCountsTowardTheLimit() throws {
+        let w = Harness()
+        let d = try w.device(topics: ["news"])
+        let big = String(repeating: "a", count: 6000)
+        let half = String(repeating: "a", count: 2100)
+        let blocks: [MessageContent] = [
+            MessageContent(android: AndroidOptions(data: [("k", big)])),
+            MessageContent(webpush: WebpushOptions(data: [("k", big)])),
+            MessageContent(webpush: WebpushOptions(notification: [("body", .string(big))])),
+            MessageContent(data: [("k", half)], webpush: WebpushOptions(data: [("j", half)])),
+        ]
+        for content in blocks {
+            let request = SendRequest(target: .token(d.token), content: content, api: .v1)
+            #expect(code { _ = try w.emu.send(request, from: w.project) } == .messageTooBig)
+        }
+        let condition = { (n: Int) in
+            _ = try w.emu.send(
+                SendRequest(
+                    target: .condition(try TopicCondition.parse("'news' in topics")),
+                    content: MessageContent(data: [("k", String(repeating: "a", count: n))]), api: .v1),
+                from: w.project)
+        }
+        #expect(code { try condition(2047) } == nil)
+        #expect(code { try condition(2048) } == .messageTooBig)
+    }
+
+    /// "Some words (such as collapse_key) are also used by FCM but are allowed in the payload, in
+    /// which case the payload value will be overridden by the FCM value": the app's `data` leaves
+    /// the key out (RemoteMessage.getData) and its collapse key is FCM's.
+    @Test func aDataKeyNamedCollapseKeyGivesWayToFCMs() throws {
+        let w = Harness()
+        let d = try w.device()
+        try w.sendData(d, [("collapse_key", "mine"), ("k", "v")], collapseKey: "fcm")
+        try w.sendData(d, [("collapse_key", "mine")])
+        let payloads = try w.inbox(d).map { $0.payload(on: .android) }
+        #expect(payloads.map { $0.objectValue?.first { $0.0 == "collapseKey" }?.1 } == [.string("fcm"), .string("do_not_collapse")])
+        let data = payloads.map { $0.objectValue?.first { $0.0 == "data" }?.1.objectValue?.map(\.0) }
+        #expect(data == [["k"], []])
+    }
+
     @Test func ttlOutsideRangeIsRefused() throws {
         let w = Harness()
         let d = try w.device()

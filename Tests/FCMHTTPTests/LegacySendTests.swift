@@ -134,6 +134,39 @@ struct LegacySendTests {
         #expect(try api.emulator.events(EventQuery(kinds: [.accepted])).isEmpty)
     }
 
+    /// Issue 22, items 4 and 7: "Invalid Parameters" (400, table 9) for a notification key of the
+    /// wrong type and for a web URL that is not HTTPS ("For all URL values, HTTPS is required").
+    @Test(arguments: [
+        (#"{"to":"a","notification":{"title":7}}"#, "InvalidParameters: \"notification.title\" must be a JSON string: 7\n"),
+        (#"{"to":"a","notification":{"body":{"x":1}}}"#, "InvalidParameters: \"notification.body\" must be a JSON string: {\"x\":1}\n"),
+        (#"{"to":"a","notification":{"icon":"http://e.com/i.png"}}"#, "InvalidParameters: \"notification.icon\" must be an HTTPS URL\n"),
+        (
+            #"{"to":"a","notification":{"click_action":"javascript:x()"}}"#,
+            "InvalidParameters: \"notification.click_action\" must be an HTTPS URL\n"
+        ),
+    ])
+    func invalidParametersAre400(body: String, expected: String) throws {
+        let api = InProcess()
+        let response = send(api, body)
+        #expect(response.status == 400)
+        #expect(response.bodyText == expected)
+        #expect(try api.emulator.events(EventQuery(kinds: [.accepted])).isEmpty)
+    }
+
+    /// Android's `icon` (a drawable) and `click_action` (an intent action) have no scheme and pass;
+    /// so do HTTPS and origin-relative web URLs.
+    @Test func notificationNamesAndHTTPSURLsAreAccepted() throws {
+        let api = InProcess()
+        let d = try device(api)
+        for notification in [
+            #"{"icon":"ic_stat_news","click_action":"FLUTTER_NOTIFICATION_CLICK","badge":3}"#,
+            #"{"icon":"https://e.com/i.png","click_action":"/inbox"}"#,
+        ] {
+            let body = try JSONParser.parse(send(api, #"{"to":"\#(d.token)","notification":\#(notification)}"#).body)
+            #expect(body["success"] == .int(1), "\(body)")
+        }
+    }
+
     @Test func plainTextVariant() throws {
         let api = InProcess()
         let d = try device(api)

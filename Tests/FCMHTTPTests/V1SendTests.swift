@@ -198,6 +198,24 @@ struct V1SendTests {
         #expect(try api.emulator.events(EventQuery(kinds: [.accepted])).isEmpty)
     }
 
+    /// "For all URL values, HTTPS is required" (web notification keys): each URL of
+    /// `webpush.notification` is refused by name unless it is HTTPS or relative to the page's origin.
+    @Test(arguments: WebNotificationURL.v1Keys)
+    func webNotificationURLsMustBeHTTPS(key: String) throws {
+        let api = InProcess()
+        let d = try device(api, .web)
+        for url in ["http://example.com/a.png", "data:image/png;base64,AAAA", "javascript:alert(1)"] {
+            let e = try error(api, #"{"message":{"token":"\#(d.token)","webpush":{"notification":{"\#(key)":"\#(url)"}}}}"#, status: 400)
+            #expect(e.string("error.status") == "INVALID_ARGUMENT")
+            let fields = (e["error"]?["details"]?.arrayValue ?? []).compactMap { $0["fieldViolations"]?.arrayValue?.first?["field"] }
+            #expect(fields == [.string("message.webpush.notification.\(key)")])
+        }
+        for url in ["https://example.com/a.png", "HTTPS://example.com/a.png", "/icons/a.png"] {
+            let response = api.call("POST", send, #"{"message":{"token":"\#(d.token)","webpush":{"notification":{"\#(key)":"\#(url)"}}}}"#)
+            #expect(response.status == 200, "\(url): \(response.bodyText)")
+        }
+    }
+
     @Test func unknownProjectIs404InLaxMode() throws {
         let api = InProcess(fronts: FrontConfiguration(authMode: .lax))
         let wrong = api.call("POST", "/v1/projects/nope/messages:send", #"{"message":{"topic":"x"}}"#)

@@ -44,8 +44,9 @@ struct LegacyRequestTests {
             return
         }
         #expect(tokens == ["a", "b"])
-        // CCS sends to one recipient per stanza: registration_ids is not read there.
-        #expect(refusal(#"{"registration_ids":["a"]}"#, multicast: false) == "Missing \"registration_ids\" field")
+        // CCS sends to one recipient per stanza: registration_ids is not read there, and the
+        // refusal names the field CCS does read (issue 22, item 7).
+        #expect(refusal(#"{"registration_ids":["a"]}"#, multicast: false) == "Missing \"to\" field")
     }
 
     @Test func conditionsTakeDoubleQuotesAndAtMostTwoOperators() throws {

@@ -39,7 +39,12 @@ extension Delivery {
             notification.removeAll { $0.0 == key }
             notification.append((key, value))
         }
-        let data = content.android?.data ?? content.data
+        // A data key named `collapse_key` is allowed, but "the payload value will be overridden
+        // by the FCM value" (https://firebase.google.com/docs/cloud-messaging/http-server-ref,
+        // table 9): the intent's bundle holds FCM's key, which RemoteMessage.getData() leaves out
+        // and getCollapseKey() returns (firebase-android-sdk, firebase-messaging/src/main/java/
+        // com/google/firebase/messaging/RemoteMessage.java).
+        let data = (content.android?.data ?? content.data).filter { $0.0 != "collapse_key" }
         return .object(omittingNils: [
             ("from", .string(message.from)),
             ("messageId", .string(message.id)),

@@ -75,7 +75,12 @@ struct DeliveryProfile: Sendable {
 /// The checks every API runs when it accepts a message (DEVICE-RULES.md, "checks when a message
 /// is accepted"). Fronts check their own syntax first; these are the service's rules.
 enum AcceptanceChecks {
+    /// "Maximum payload for both message types is 4096 bytes" (notification and data messages
+    /// alike: https://firebase.google.com/docs/cloud-messaging/customize-messages/set-message-type;
+    /// an older "2KB limit" for notification messages is no longer on Google's page).
     static let payloadLimit = 4096
+    /// "4096 bytes for most messages, or 2048 bytes in the case of messages to topics", and a
+    /// condition send is a topic message (https://firebase.google.com/docs/cloud-messaging/http-server-ref, table 9).
     static let topicPayloadLimit = 2048
 
     static func check(_ content: MessageContent, toTopic: Bool) throws(FCMError) {
@@ -108,15 +113,18 @@ enum AcceptanceChecks {
         key == "from" || key == "message_type" || key.hasPrefix("google") || key.hasPrefix("gcm")
     }
 
-    /// Bytes counted against the limit: data keys and values, and the notification's text fields.
+    /// Bytes counted against the limit: every data map's keys and values (`data`, `android.data`,
+    /// `webpush.data`), the notification's text fields, and the platform blocks' notification and
+    /// payload objects, each byte of the request's payload once.
     static func payloadSize(_ content: MessageContent) -> Int {
         if let measured = content.measuredPayloadSize { return measured }
         var size = 0
-        for (k, v) in content.data { size += k.utf8.count + v.utf8.count }
+        for (k, v) in content.data + (content.android?.data ?? []) + (content.webpush?.data ?? []) { size += k.utf8.count + v.utf8.count }
         if let n = content.notification {
             for field in [n.title, n.body, n.image] { size += field?.utf8.count ?? 0 }
         }
-        for (k, v) in (content.android?.notification ?? []) + (content.apns?.payload ?? []) { size += k.utf8.count + v.measuredSize }
+        let objects = (content.android?.notification ?? []) + (content.apns?.payload ?? []) + (content.webpush?.notification ?? [])
+        for (k, v) in objects { size += k.utf8.count + v.measuredSize }
         return size
     }
 }

@@ -3,8 +3,9 @@
 /// A topic condition such as `'a' in topics && ('b' in topics || !('c' in topics))`, parsed once
 /// by the front that received it and carried into the core as this value.
 ///
-/// Grammar (FCM-WIRE.md §1.3): terms are `'name' in topics` with single quotes; `!` negates a
-/// term or a parenthesised group; `&&` and `||` combine. "FCM first evaluates any conditions in
+/// Grammar (https://firebase.google.com/docs/cloud-messaging/send-topic-messages): terms are
+/// `'name' in topics` with single quotes, keywords in any case; `!` negates a term or a
+/// parenthesised group; `&&` and `||` combine. "FCM first evaluates any conditions in
 /// parentheses, and then evaluates the expression from left to right", so `&&` and `||` have the
 /// same precedence here and associate to the left: `A || B && C` is `(A || B) && C`.
 ///
@@ -88,12 +89,22 @@ private struct ConditionParser {
         while index < bytes.count, bytes[index] == 32 || bytes[index] == 9 { index += 1 }
     }
 
+    /// Matches `literal` ignoring ASCII case: FCM's reference says of `condition` "this value is
+    /// case-insensitive", so `'news' IN TOPICS` reads as `'news' in topics` (legacy reference,
+    /// https://firebase.google.com/docs/cloud-messaging/http-server-ref, table 1). Topic names
+    /// are not read here: they match exactly, as subscriptions do ('topiC' and 'Topic' are
+    /// different topics, https://github.com/firebase/firebase-admin-java/issues/104).
     mutating func consume(_ literal: StaticString) -> Bool {
         let matched = literal.withUTF8Buffer { lit in
-            index + lit.count <= bytes.count && (0..<lit.count).allSatisfy { bytes[index + $0] == lit[$0] }
+            index + lit.count <= bytes.count && (0..<lit.count).allSatisfy { Self.sameIgnoringCase(bytes[index + $0], lit[$0]) }
         }
         if matched { index += literal.utf8CodeUnitCount }
         return matched
+    }
+
+    /// Whether `byte` is `literal`, or its upper case when `literal` is a lower-case ASCII letter.
+    private static func sameIgnoringCase(_ byte: UInt8, _ literal: UInt8) -> Bool {
+        byte == literal || ((97...122).contains(literal) && byte == literal - 32)
     }
 
     mutating func parseExpression(depth: Int) throws(FCMError) -> TopicCondition.Expression {

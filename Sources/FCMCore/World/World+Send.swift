@@ -7,7 +7,10 @@ extension World {
         let state = try projectState(projectIndex)
         let project = state.project
         let toTopic: Bool
-        if case .topic = request.target { toTopic = true } else { toTopic = false }
+        switch request.target {
+        case .topic, .condition: toTopic = true  // a condition send is a topic message (2048 bytes)
+        default: toTopic = false
+        }
         try injectFault(for: request, project: project)
         try AcceptanceChecks.check(request.content, toTopic: toTopic)
         let ttlZero = request.content.ttlSeconds == 0 || request.content.android?.ttlSeconds == 0

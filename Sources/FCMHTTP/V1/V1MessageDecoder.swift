@@ -40,6 +40,12 @@ enum V1MessageDecoder {
                 throw V1Error.invalidArgument(field: "message.webpush.fcm_options.link")
             }
             try checkLabel(options?.string("analytics_label"), field: "message.webpush.fcm_options.analytics_label")
+            let notification = w.object("notification").map(Fields.init)
+            for key in WebNotificationURL.v1Keys {
+                if let url = notification?.string(key), !WebNotificationURL.isAllowed(url) {
+                    throw V1Error.invalidArgument(field: "message.webpush.notification.\(key)")
+                }
+            }
             content.webpush = WebpushOptions(
                 headers: w.stringMap("headers") ?? [], data: w.stringMap("data"), notification: w.object("notification")?.payloadPairs,
                 link: options?.string("link"))

@@ -61,6 +61,13 @@ struct CCSHandler: Sendable {
         switch request.recipients {
         case .tokens(let tokens, _):
             let token = tokens.first ?? ""
+            // An empty `to` is a missing registration token, which CCS answers INVALID_JSON ("Check
+            // that the request contains a registration token (in the to field)", XMPP reference,
+            // https://firebase.google.com/docs/cloud-messaging/xmpp-server-ref), as legacy HTTP
+            // answers it MissingRegistration, not a malformed token (BAD_REGISTRATION).
+            guard !token.isEmpty else {
+                return [nack(messageId: messageId, from: to, error: "INVALID_JSON", description: "Missing registration token in \"to\"")]
+            }
             target = emulator.isDeviceGroup(token, projectIdOrNumber: sender) ? .notificationKey(token) : .token(token)
         case .topic(let name): target = .topic(name)
         case .condition(let condition): target = .condition(condition)
