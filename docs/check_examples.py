@@ -13,7 +13,7 @@ How each fence is checked, by its language:
   one example to the next). `curl` is wrapped: an answer of 400 or more fails the example unless a
   comment in the example shows that error (`# {"error": {"code": 404, …` or `# HTTP 404`), in the
   same order, and an answer shown as JSON in such a comment must have the real answer's fields and
-  types (`…` stands for any value, `, …` for more fields). `fcm-emu serve …` is started on free ports with the example's flags, waited for
+  types (`…`, `{…}` and `[…]` stand for any value, `, …` for more fields). `fcm-emu serve …` is started on free ports with the example's flags, waited for
   until ready, and stopped with SIGTERM (it must exit 0); `fcm-emu credentials` and `fcm-emu env`
   without `--emulator` are pointed at the page's emulator (the default address is the one rewritten).
 - `python`: a file with `def test_` runs under pytest with fcm-emu's plugin (which starts its own
@@ -324,6 +324,7 @@ def shown_answers(text: str, page: "Page"):
             continue
         open_ended = ", …" in candidate or ",…" in candidate
         candidate = re.sub(r",\s*…", "", candidate)
+        candidate = re.sub(r"\{\s*…\s*\}|\[\s*…\s*\]", "null", candidate)
         candidate = re.sub(r"(?<![\w\"])…(?![\w\"])", "null", candidate)
         try:
             doc = json.loads(candidate)
