@@ -57,6 +57,38 @@ extension EmulatorSettings {
             s, v throws(FCMError) in
             s.topicRateLimit = try rateLimit(v)
         },
+        Key(name: "quotas", example: "off", help: "fcm: enforce FCM's per-project quotas (messages a minute, subscriptions, fan-outs)") {
+            s, v throws(FCMError) in
+            switch v {
+            case "fcm": s.fcmQuotas = true
+            case "off": s.fcmQuotas = false
+            default: throw bad(v, "fcm or off")
+            }
+        },
+        Key(name: "quotaMessagesPerMinute", example: "600000", help: "With quotas=fcm: messages per project in any rolling minute") {
+            s, v throws(FCMError) in
+            s.quotaMessagesPerMinute = try count(v)
+        },
+        Key(name: "quotaSubscriptionsPerSecond", example: "3000", help: "With quotas=fcm: topic subscription calls per project per second") {
+            s, v throws(FCMError) in
+            s.quotaSubscriptionsPerSecond = try count(v)
+        },
+        Key(name: "quotaFanOutsInFlight", example: "1000", help: "With quotas=fcm: topic/condition fan-outs in progress per project") {
+            s, v throws(FCMError) in
+            s.quotaFanOutsInFlight = try count(v)
+        },
+        Key(name: "staleTokenDays", example: "270", help: "Android tokens not connected for this many days are expired; 0 = off") {
+            s, v throws(FCMError) in
+            guard let n = Int(v), n >= 0 else { throw bad(v, "a whole number of days, or 0 for off") }
+            s.staleTokenDays = n
+        },
+        Key(
+            name: "deprioritizeAfter", example: "10",
+            help: "High-priority Android data messages showing no notification before later ones are delivered at normal priority; 0 = off"
+        ) { s, v throws(FCMError) in
+            guard let n = Int(v), n >= 0 else { throw bad(v, "a whole number, or 0 for off") }
+            s.deprioritizeAfter = n
+        },
         Key(name: "maxGroupsPerProject", example: "10000", help: "Device groups one project may hold") { s, v throws(FCMError) in
             guard let n = Int(v), n >= 1 else { throw bad(v, "a positive number") }
             s.maxGroupsPerProject = n

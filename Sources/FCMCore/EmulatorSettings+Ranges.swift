@@ -22,6 +22,14 @@ extension EmulatorSettings {
     /// Fault rules: up to ten times the default. `GET /faults` answers every rule at once, each up
     /// to about 6 KiB of text, so this bounds that answer near 60 MiB.
     public static let maxFaultRulesRange: ClosedRange<Int> = 1...10_000
+    /// Quotas: from 1 (a test's small quota) to a thousand times FCM's defaults.
+    public static let quotaMessagesPerMinuteRange: ClosedRange<Int> = 1...600_000_000
+    public static let quotaSubscriptionsPerSecondRange: ClosedRange<Int> = 1...3_000_000
+    public static let quotaFanOutsInFlightRange: ClosedRange<Int> = 1...1_000_000
+    /// Token expiry: off (0) or up to a century, so the threshold in milliseconds fits an `Int64`.
+    public static let staleTokenDaysRange: ClosedRange<Int> = 0...36_500
+    /// Unshown high-priority messages before demotion: off (0) or up to a million.
+    public static let deprioritizeAfterRange: ClosedRange<Int> = 0...1_000_000
 
     /// Checks every setting against its range; the error names the setting as `--set` spells it.
     public func checkRanges() throws(FCMError) {
@@ -39,6 +47,11 @@ extension EmulatorSettings {
         try Self.check("maxProjects", maxProjects, Self.maxProjectsRange)
         try Self.check("maxDevices", maxDevices, Self.maxDevicesRange)
         try Self.check("maxFaultRules", maxFaultRules, Self.maxFaultRulesRange)
+        try Self.check("quotaMessagesPerMinute", quotaMessagesPerMinute, Self.quotaMessagesPerMinuteRange)
+        try Self.check("quotaSubscriptionsPerSecond", quotaSubscriptionsPerSecond, Self.quotaSubscriptionsPerSecondRange)
+        try Self.check("quotaFanOutsInFlight", quotaFanOutsInFlight, Self.quotaFanOutsInFlightRange)
+        try Self.check("staleTokenDays", staleTokenDays, Self.staleTokenDaysRange)
+        try Self.check("deprioritizeAfter", deprioritizeAfter, Self.deprioritizeAfterRange)
         // FCM's own limits, which no flag changes: a world may hold lower ones (tests), never higher.
         try Self.check("maxStoredMessages", maxStoredMessages, 1...fixed.maxStoredMessages)
         try Self.check("maxCollapseKeys", maxCollapseKeys, 1...fixed.maxCollapseKeys)

@@ -46,6 +46,25 @@ public struct EmulatorSettings: Sendable, Equatable {
     public var deviceRateLimit: RateLimit?
     /// Messages per topic per window; nil turns the limit off (the default).
     public var topicRateLimit: RateLimit?
+    /// FCM's per-project quotas (`quotas=fcm`): off by default, so nothing is refused for volume
+    /// unless a user asks (https://firebase.google.com/docs/cloud-messaging/throttling-and-quotas).
+    public var fcmQuotas = false
+    /// Messages per project in any rolling minute (FCM's default quota is 600k).
+    public var quotaMessagesPerMinute = 600_000
+    /// Topic subscription changes (IID batchAdd/batchRemove calls) per project per rolling second.
+    public var quotaSubscriptionsPerSecond = 3000
+    /// Topic and condition fan-outs one project may have in progress at once.
+    public var quotaFanOutsInFlight = 1000
+    /// Android tokens of apps not connected for this many days are expired (refused as
+    /// UNREGISTERED); 0 turns expiry off (https://firebase.google.com/docs/cloud-messaging/manage-tokens).
+    public var staleTokenDays = 270
+    /// High-priority Android data messages in a row, delivered to an app in the background with no
+    /// notification shown, after which later ones arrive at normal priority. Google says FCM
+    /// deprioritizes high-priority messages that do not lead to user-facing notifications, judged
+    /// on 7 days of behaviour, without publishing a count
+    /// (https://firebase.google.com/docs/cloud-messaging/android/message-priority); 10 is the
+    /// emulator's choice. 0 turns it off.
+    public var deprioritizeAfter = 10
     /// Events kept in the log; the oldest go first.
     public var maxEvents = 1_000_000
     /// Bytes the event log may hold, counted as `EventLog.approximateBytes`; the oldest go first.

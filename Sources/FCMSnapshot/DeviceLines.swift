@@ -47,6 +47,11 @@ enum DeviceLines {
             w.int(d.createdAt.millis)
             w.key("lastConnectedAt")
             w.int(d.lastConnectedAt.millis)
+            // Only when it differs: a device last seen when it last connected needs no more.
+            if let seen = d.lastSeenAt, seen != d.lastConnectedAt {
+                w.key("lastSeenAt")
+                w.int(seen.millis)
+            }
             if let at = d.lastInactiveDiscardAt {
                 w.key("lastInactiveDiscardAt")
                 w.int(at.millis)
@@ -87,6 +92,20 @@ enum DeviceLines {
                 for i in 0..<stored.count {
                     if i > 0 { w.byte(UInt8(ascii: ",")) }
                     writeStored(stored[i], refs: &refs, &w)
+                }
+                w.byte(UInt8(ascii: "]"))
+            }
+            if d.unshownHighPriority != 0 {
+                w.key("unshownHighPriority")
+                w.int(d.unshownHighPriority)
+            }
+            if !d.tray.isEmpty {
+                // Always kept (at most 50 a device): what the user sees, and what a tag replaces.
+                w.key("tray")
+                w.byte(UInt8(ascii: "["))
+                for (i, entry) in d.tray.enumerated() {
+                    if i > 0 { w.byte(UInt8(ascii: ",")) }
+                    w.raw(DeliveryCodec.encode(entry, refs: &refs).encoded())
                 }
                 w.byte(UInt8(ascii: "]"))
             }
@@ -146,6 +165,7 @@ enum DeviceLines {
         let createdAt = try f.instant("createdAt")
         let lastConnectedAt = try f.instant("lastConnectedAt")
         let lastInactiveDiscardAt = try f.optionalInstant("lastInactiveDiscardAt")
+        let lastSeenAt = try f.optionalInstant("lastSeenAt")
         let deletedSignalOwed = try f.bool("deletedSignalOwed")
         let generation = try f.optionalInt("stateGeneration").map { v throws(SnapshotProblem) -> UInt32 in
             guard let g = UInt32(exactly: v) else { throw SnapshotProblem("device.stateGeneration is out of range") }
@@ -172,13 +192,21 @@ enum DeviceLines {
             for item in list { deliveries.append(try DeliveryCodec.decode(item, messages: messages)) }
             inbox = deliveries
         }
+        let unshown = try f.optionalInt("unshownHighPriority").map { v throws(SnapshotProblem) -> Int32 in
+            guard let n = Int32(exactly: v), n >= 0 else { throw SnapshotProblem("device.unshownHighPriority is out of range") }
+            return n
+        }
+        var tray: [TrayEntry] = []
+        for item in try f.array("tray") { tray.append(try DeliveryCodec.decodeTrayEntry(item, messages: messages)) }
         try f.finish()
-        return .live(
-            SnapshotRecord.Device(
-                id: id, projectIndex: project, platform: platform, name: name, appId: appId, token: token, tokenValid: tokenValid, fid: fid,
-                state: state, extraSenders: senders, topics: topics, createdAt: createdAt, lastConnectedAt: lastConnectedAt,
-                lastInactiveDiscardAt: lastInactiveDiscardAt, deletedSignalOwed: deletedSignalOwed, stateGeneration: generation ?? 0,
-                stored: stored, inbox: inbox))
+        var record = SnapshotRecord.Device(
+            id: id, projectIndex: project, platform: platform, name: name, appId: appId, token: token, tokenValid: tokenValid, fid: fid,
+            state: state, extraSenders: senders, topics: topics, createdAt: createdAt, lastConnectedAt: lastConnectedAt,
+            lastInactiveDiscardAt: lastInactiveDiscardAt, deletedSignalOwed: deletedSignalOwed, stateGeneration: generation ?? 0,
+            stored: stored, inbox: inbox, lastSeenAt: lastSeenAt)
+        record.tray = tray
+        record.unshownHighPriority = unshown ?? 0
+        return .live(record)
     }
 
     private static func readStored(_ json: JSONValue, messages: [Message]) throws(SnapshotProblem) -> SnapshotRecord.Stored {
@@ -220,6 +248,24 @@ enum DeliveryCodec {
             ("originalPriority", .string(d.originalPriority.rawValue)), ("ttlSeconds", .int(d.ttlSeconds)),
             ("collapseKey", d.collapseKey.map(JSONValue.string)),
         ])
+    }
+
+    /// A tray entry: the delivery shown, and its tag.
+    static func encode(_ entry: TrayEntry, refs: inout MessageRefs) -> JSONValue {
+        var fields = encode(entry.delivery, refs: &refs).objectValue ?? []
+        if let tag = entry.tag { fields.append(("tag", .string(tag))) }
+        return .object(fields)
+    }
+
+    static func decodeTrayEntry(_ json: JSONValue, messages: [Message]) throws(SnapshotProblem) -> TrayEntry {
+        var tag: String?
+        var fields = json.objectValue ?? []
+        if let index = fields.firstIndex(where: { $0.0 == "tag" }) {
+            guard let text = fields[index].1.stringValue else { throw SnapshotProblem("device.tray tag must be a string") }
+            tag = text
+            fields.remove(at: index)
+        }
+        return TrayEntry(delivery: try decode(.object(fields), messages: messages), tag: tag)
     }
 
     static func decode(_ json: JSONValue, messages: [Message]) throws(SnapshotProblem) -> Delivery {

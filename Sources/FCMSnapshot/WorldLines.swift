@@ -68,6 +68,10 @@ enum WorldLines {
             ("deviceRateLimit", limit(s.deviceRateLimit)), ("topicRateLimit", limit(s.topicRateLimit)), ("maxEvents", .int(s.maxEvents)),
             ("maxEventBytes", .int(s.maxEventBytes)), ("maxInboxPerDevice", .int(s.maxInboxPerDevice)),
             ("maxProjects", .int(s.maxProjects)), ("maxDevices", .int(s.maxDevices)), ("maxFaultRules", .int(s.maxFaultRules)),
+            ("quotas", .string(s.fcmQuotas ? "fcm" : "off")), ("quotaMessagesPerMinute", .int(s.quotaMessagesPerMinute)),
+            ("quotaSubscriptionsPerSecond", .int(s.quotaSubscriptionsPerSecond)), ("quotaFanOutsInFlight", .int(s.quotaFanOutsInFlight)),
+            ("staleTokenDays", .int(s.staleTokenDays)),
+            ("deprioritizeAfter", .int(s.deprioritizeAfter)),
         ])
     }
 
@@ -100,6 +104,20 @@ enum WorldLines {
         try optionalCount(&f, "maxProjects", into: &s.maxProjects)
         try optionalCount(&f, "maxDevices", into: &s.maxDevices)
         try optionalCount(&f, "maxFaultRules", into: &s.maxFaultRules)
+        // Issue 22, items 9 and 13: quotas and token expiry, at their defaults when absent.
+        if let quotas = try f.optionalString("quotas") {
+            guard quotas == "fcm" || quotas == "off" else { throw SnapshotProblem("settings.quotas must be fcm or off") }
+            s.fcmQuotas = quotas == "fcm"
+        }
+        try optionalCount(&f, "quotaMessagesPerMinute", into: &s.quotaMessagesPerMinute)
+        try optionalCount(&f, "quotaSubscriptionsPerSecond", into: &s.quotaSubscriptionsPerSecond)
+        try optionalCount(&f, "quotaFanOutsInFlight", into: &s.quotaFanOutsInFlight)
+        try optionalCount(&f, "staleTokenDays", into: &s.staleTokenDays)
+        // Issue 22, item 14; a snapshot without it keeps the default.
+        if let n = try f.optionalInt("deprioritizeAfter") {
+            guard let value = Int(exactly: n) else { throw SnapshotProblem("settings.deprioritizeAfter is out of range") }
+            s.deprioritizeAfter = value
+        }
         try f.finish()
         // The ranges `--set` takes, so a snapshot plants no value a later request overflows on.
         do throws(FCMError) {

@@ -27,6 +27,21 @@ struct LegacySendTests {
         try api.emulator.inbox(String(d.id), projectId: DemoProject.id).1
     }
 
+    /// Issue 22, item 8: a legacy notification is measured once, as sent, though the neutral form
+    /// repeats it for Android, iOS and the web. 3,000 bytes of body pass the 4096-byte limit;
+    /// counted once per platform it would not.
+    @Test func aNotificationIsMeasuredOnceAgainstTheLimit() throws {
+        let api = InProcess()
+        let d = try device(api, .ios)
+        let text = String(repeating: "b", count: 3000)
+        let body = try JSONParser.parse(send(api, #"{"to":"\#(d.token)","notification":{"title":"T","body":"\#(text)"}}"#).body)
+        #expect(body["success"] == .int(1), "\(body)")
+        #expect(try inbox(api, d).count == 1)
+        let over = String(repeating: "b", count: 4090)
+        let refused = try JSONParser.parse(send(api, #"{"to":"\#(d.token)","notification":{"title":"T","body":"\#(over)"}}"#).body)
+        #expect(refused.string("results.0.error") == "MessageTooBig")
+    }
+
     @Test func singleTokenGetsTheMulticastShape() throws {
         let api = InProcess()
         let d = try device(api)

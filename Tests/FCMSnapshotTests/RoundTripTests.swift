@@ -58,6 +58,37 @@ import Testing
         #expect(!(try copy.events(EventQuery(kinds: [.expired]))).isEmpty)
     }
 
+    /// Issue 22, items 6 and 14: the tray (with its tags) and the count toward deprioritization
+    /// are world state, kept without `include`, and behave the same after an import.
+    @Test func theTrayAndDeprioritizationSurviveASnapshot() throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.cleanup() }
+        var settings = EmulatorSettings()
+        settings.deprioritizeAfter = 2
+        let original = Emulator(settings: settings, clock: .virtual(start: .virtualEpoch))
+        let d = try original.createDevice(DeviceSpec(platform: .android, appId: "com.example.app", state: .background), projectId: DemoProject.id)
+        func send(_ emu: Emulator, _ content: MessageContent) throws {
+            _ = try emu.send(SendRequest(target: .token(d.token), content: content, api: .v1), from: DemoProject.id)
+        }
+        let tagged = MessageContent(
+            notification: NotificationContent(title: "1-0"), android: AndroidOptions(notification: [("tag", .string("match"))]))
+        let high = MessageContent(data: [("k", "v")], priority: .high)
+        try send(original, tagged)
+        try send(original, MessageContent(notification: NotificationContent(title: "news")))
+        try send(original, high)
+        try send(original, high)
+        try original.exportSnapshot(to: scratch.sub("a"), options: SnapshotOptions(emulatorVersion: "test"))
+        let copy = Emulator(clock: .virtual(start: Instant(millis: 0)))
+        try copy.importSnapshot(from: scratch.sub("a"), clock: .snapshot)
+        #expect(copy.settings.deprioritizeAfter == 2)
+        let tray = try copy.tray(String(d.id), projectId: DemoProject.id)
+        #expect(tray.entries.map(\.tag) == ["match", nil] && tray.unshownHighPriority == 2)
+        try send(copy, high)
+        #expect(try copy.inbox(String(d.id), projectId: DemoProject.id).1.last?.priority == .normal)
+        try send(copy, tagged)
+        #expect(try copy.tray(String(d.id), projectId: DemoProject.id).entries.map(\.tag) == [nil, "match"])
+    }
+
     /// The fixture world, exported to `a` and imported into a fresh emulator whose clock starts elsewhere.
     static func exportAndImport(_ scratch: ScratchDirectory, options: SnapshotOptions) throws -> (Emulator, Emulator) {
         let original = try WorldFixture.make()

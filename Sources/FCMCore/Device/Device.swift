@@ -26,12 +26,20 @@ struct Device: Sendable {
     let createdAt: Instant
     /// When the device last had a connection; "now" while it is connected.
     var lastConnectedAt: Instant
+    /// When FCM last saw the app instance: connected, or refreshing its token (which the app does
+    /// over its connection). An Android token unseen for `staleTokenDays` is expired (World+Send).
+    var lastSeenAt: Instant
     /// When the last data message was discarded because the device had been away too long (rule 5).
     var lastInactiveDiscardAt: Instant?
     /// A deleted-messages signal is owed on the next connection (rules 4 and 5).
     var deletedSignalOwed = false
     var store: PendingStore?
     var inbox: [Delivery] = []
+    /// What the user sees in the notification tray (`NotificationTray`, at most 50).
+    var tray: [TrayEntry] = []
+    /// High-priority data messages delivered in the background since a notification was last
+    /// shown (`EmulatorSettings.deprioritizeAfter`).
+    var unshownHighPriority: Int32 = 0
     /// Incremented on every state change, so that timers of an earlier Doze stretch are ignored.
     var stateGeneration: UInt32 = 0
 }

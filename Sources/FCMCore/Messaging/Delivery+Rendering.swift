@@ -17,6 +17,14 @@ extension Delivery {
         }
     }
 
+    /// The `apns-priority` the message went to APNs with, for iOS: the v1 header when it names
+    /// one, else 10 for high priority and 5 for normal ("On Apple platforms, these correspond to
+    /// APNs priorities 5 and 10", https://firebase.google.com/docs/cloud-messaging/http-server-ref).
+    public var apnsPriority: Int? {
+        guard let message else { return nil }
+        return DeliveryProfile.apnsPriorityHeader(message.content) ?? (priority == .high ? 10 : 5)
+    }
+
     /// The payload as the platform hands it to the app: Android `RemoteMessage`, the iOS
     /// `userInfo` dictionary, or the web `MessagePayload`.
     public func payload(on platform: Platform) -> PayloadValue {

@@ -32,9 +32,9 @@ struct DeliveryProfile: Sendable {
             contentAvailable =
                 content.contentAvailable
                 || aps.contains { $0.0 == "content-available" && $0.1.int64Value == 1 }
-            switch apns?.header("apns-priority") {
-            case "10": originalPriority = .high
-            case "5", "1": originalPriority = .normal
+            switch Self.apnsPriorityHeader(content) {
+            case 10: originalPriority = .high
+            case 5, 1: originalPriority = .normal
             default: originalPriority = content.priority ?? (isNotification ? .high : .normal)
             }
             // apns-expiration is an epoch time in seconds; 0 means "now or never" (APNs docs).
@@ -59,10 +59,35 @@ struct DeliveryProfile: Sendable {
             collapseKey = webpush?.header("topic") ?? content.collapseKey
         }
         priority = originalPriority
+        if platform == .ios, Self.isBackgroundUpdate(content), Self.apnsPriorityHeader(content) == nil {
+            // A background update (content-available and nothing to show) goes with apns-priority
+            // 5, as Apple asks of background notifications, which "the system treats as low
+            // priority" (https://developer.apple.com/documentation/usernotifications/pushing-background-updates-to-your-app).
+            priority = .normal
+        }
         // Notification messages are always collapsible; without a key they share one per app
         // (DEVICE-RULES.md, store and forward, rule 3).
         if collapseKey == nil, isNotification { collapseKey = "\u{1}app:" + appId }
         ttlSeconds = min(max(ttlSeconds, 0), EmulatorSettings.maxTTLSeconds)
+    }
+
+    /// The `apns-priority` header when it is one APNs defines: 10 immediately, 5 and 1 as the
+    /// device's power allows (https://developer.apple.com/documentation/usernotifications/sending-notification-requests-to-apns).
+    static func apnsPriorityHeader(_ content: MessageContent) -> Int? {
+        switch content.apns?.header("apns-priority") {
+        case "10": return 10
+        case "5": return 5
+        case "1": return 1
+        default: return nil
+        }
+    }
+
+    /// An iOS message with content-available and no alert, sound or badge: a background update.
+    static func isBackgroundUpdate(_ content: MessageContent) -> Bool {
+        let aps = content.apns?.aps ?? []
+        let contentAvailable = content.contentAvailable || aps.contains { $0.0 == "content-available" && $0.1.int64Value == 1 }
+        let shows = content.notification != nil || aps.contains { ["alert", "sound", "badge"].contains($0.0) }
+        return contentAvailable && !shows
     }
 
     /// The collapse key as the app sees it (the implicit per-app key reads as the app id).

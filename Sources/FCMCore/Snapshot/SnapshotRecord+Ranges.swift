@@ -50,6 +50,7 @@ extension SnapshotRecord.Device {
         try SnapshotRecord.checkInstant(createdAt, "device \(id) createdAt")
         try SnapshotRecord.checkInstant(lastConnectedAt, "device \(id) lastConnectedAt")
         try SnapshotRecord.checkInstant(lastInactiveDiscardAt, "device \(id) lastInactiveDiscardAt")
+        try SnapshotRecord.checkInstant(lastSeenAt, "device \(id) lastSeenAt")
         for (_, since) in topics { try SnapshotRecord.checkInstant(since, "device \(id) topic subscription time") }
         for s in stored.store.items {
             try SnapshotRecord.checkInstant(s.availableAt, "device \(id) stored availableAt")
@@ -59,5 +60,10 @@ extension SnapshotRecord.Device {
             }
         }
         for d in inbox ?? [] { try SnapshotRecord.checkInstant(d.time, "device \(id) inbox time") }
+        guard tray.count <= NotificationTray.capacity else {
+            throw SnapshotProblem("device \(id) shows more than \(NotificationTray.capacity) notifications")
+        }
+        for entry in tray { try SnapshotRecord.checkInstant(entry.delivery.time, "device \(id) tray time") }
+        guard unshownHighPriority >= 0 else { throw SnapshotProblem("device \(id) unshownHighPriority must not be negative") }
     }
 }

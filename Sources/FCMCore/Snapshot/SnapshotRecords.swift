@@ -128,18 +128,25 @@ public enum SnapshotRecord {
         public var createdAt: Instant
         public var lastConnectedAt: Instant
         public var lastInactiveDiscardAt: Instant?
+        /// When FCM last saw the app (token expiry); nil in snapshots older than the field.
+        public var lastSeenAt: Instant?
         public var deletedSignalOwed: Bool
         public var stateGeneration: UInt32
         public var stored: StoredList
         /// What the app received; nil when inboxes are not part of the snapshot.
         public var inbox: [Delivery]?
+        /// What the user sees in the notification tray (at most `NotificationTray.capacity`).
+        public var tray: [TrayEntry] = []
+        /// High-priority data messages since a notification was last shown (deprioritization).
+        public var unshownHighPriority: Int32 = 0
 
         public init(
             id: DeviceID, projectIndex: Int32, platform: Platform, name: String?, appId: String, token: String, tokenValid: Bool,
             fid: String, state: DeviceState, extraSenders: [String], topics: [(String, Instant)], createdAt: Instant,
             lastConnectedAt: Instant, lastInactiveDiscardAt: Instant?, deletedSignalOwed: Bool, stateGeneration: UInt32,
-            stored: StoredList, inbox: [Delivery]?
+            stored: StoredList, inbox: [Delivery]?, lastSeenAt: Instant? = nil
         ) {
+            self.lastSeenAt = lastSeenAt
             self.id = id
             self.projectIndex = projectIndex
             self.platform = platform
@@ -305,9 +312,11 @@ extension Message {
 extension Event {
     /// An event as a snapshot recorded it.
     public init(
-        restoring sequence: Int, time: Instant, kind: Kind, device: DeviceID?, message: Message?, related: Message?, detail: String?
+        restoring sequence: Int, time: Instant, kind: Kind, device: DeviceID?, message: Message?, related: Message?, detail: String?,
+        call: EventCall? = nil
     ) {
-        self.init(sequence: sequence, time: time, kind: kind, device: device, message: message, related: related, detail: detail)
+        self.init(
+            sequence: sequence, time: time, kind: kind, device: device, message: message, related: related, detail: detail, call: call)
     }
 }
 

@@ -155,7 +155,9 @@ public struct WorldBuilder: Sendable {
         }
         var device = Device(
             id: r.id, projectIndex: r.projectIndex, platform: r.platform, name: r.name, appId: r.appId, token: r.token, fid: r.fid,
-            state: r.state, createdAt: r.createdAt, lastConnectedAt: r.lastConnectedAt)
+            state: r.state, createdAt: r.createdAt, lastConnectedAt: r.lastConnectedAt,
+            // Snapshots older than the field: last seen when last connected.
+            lastSeenAt: r.lastSeenAt ?? r.lastConnectedAt)
         device.extraSenders = r.extraSenders
         device.topics = topics
         device.tokenValid = r.tokenValid
@@ -163,6 +165,8 @@ public struct WorldBuilder: Sendable {
         device.deletedSignalOwed = r.deletedSignalOwed
         device.store = r.stored.isEmpty ? nil : r.stored.store
         device.inbox = r.inbox ?? []
+        device.tray = r.tray
+        device.unshownHighPriority = r.unshownHighPriority
         device.stateGeneration = r.stateGeneration
         subscribedTopics += topics.count
         liveDevices += 1

@@ -31,14 +31,17 @@ public struct WorldImage: Sendable {
     public func device(_ slot: Int, inbox: Bool) -> SnapshotRecord.Device? {
         guard let d = world.devices[slot] else { return nil }
         let stored = SnapshotRecord.StoredList(store: d.store ?? PendingStore())
-        return SnapshotRecord.Device(
+        var record = SnapshotRecord.Device(
             id: d.id, projectIndex: d.projectIndex, platform: d.platform, name: d.name, appId: d.appId, token: d.token,
             tokenValid: d.tokenValid, fid: d.fid, state: d.state, extraSenders: d.extraSenders,
             topics: d.topics.count <= 1
                 ? d.topics.map { ($0.key, $0.value) } : d.topics.sorted { $0.key < $1.key }.map { ($0.key, $0.value) },
             createdAt: d.createdAt,
             lastConnectedAt: d.lastConnectedAt, lastInactiveDiscardAt: d.lastInactiveDiscardAt, deletedSignalOwed: d.deletedSignalOwed,
-            stateGeneration: d.stateGeneration, stored: stored, inbox: inbox ? d.inbox : nil)
+            stateGeneration: d.stateGeneration, stored: stored, inbox: inbox ? d.inbox : nil, lastSeenAt: d.lastSeenAt)
+        record.tray = d.tray
+        record.unshownHighPriority = d.unshownHighPriority
+        return record
     }
 
     /// Retired tokens, sorted by token (dictionary order differs between runs).

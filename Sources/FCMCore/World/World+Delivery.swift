@@ -33,7 +33,16 @@ extension World {
         guard
             let (platform, appId, state, lastConnectedAt) = devices[Int(id)].map({ ($0.platform, $0.appId, $0.state, $0.lastConnectedAt) })
         else { return }
-        let profile = DeliveryProfile(message.content, platform: platform, appId: appId, now: now)
+        var profile = DeliveryProfile(message.content, platform: platform, appId: appId, now: now)
+        if platform == .android, profile.priority == .high, !profile.isNotification, settings.deprioritizeAfter > 0,
+            let unshown = devices[Int(id)]?.unshownHighPriority, unshown >= settings.deprioritizeAfter
+        {
+            // "If FCM detects a pattern in which messages do not result in user-facing
+            // notifications, your messages may be deprioritized to normal priority"
+            // (https://firebase.google.com/docs/cloud-messaging/android/message-priority). The app
+            // sees it: RemoteMessage.getPriority() is normal, getOriginalPriority() high.
+            profile.priority = .normal
+        }
         if state == .uninstalled {
             // Rule 6: the delivery attempt finds the app gone.
             log(.discarded, device: id, message: message, detail: "uninstalled")
@@ -136,6 +145,15 @@ extension World {
         )
         record(delivery, for: id)
         log(.delivered, device: id, message: message, detail: handling.rawValue)
+        if handling == .tray, let platform = devices[Int(id)]?.platform {
+            showInTray(TrayEntry(delivery: delivery, tag: NotificationTray.tag(of: message.content, platform: platform)), on: id)
+        } else if profile.priority == .high, !profile.isNotification, state == .background || state == .doze,
+            devices[Int(id)]?.platform == .android
+        {
+            // A high-priority data message handed to an app the user is not looking at, with no
+            // notification shown (yet): one more toward deprioritization.
+            if let unshown = devices[Int(id)]?.unshownHighPriority, unshown < Int32.max { devices[Int(id)]?.unshownHighPriority = unshown + 1 }
+        }
         if message.api == .xmpp, let device = devices[Int(id)] { queueReceipt(for: message, device: device) }
     }
 
@@ -147,6 +165,19 @@ extension World {
         if device.inbox.count >= 2 * settings.maxInboxPerDevice {
             device.inbox.removeFirst(device.inbox.count - settings.maxInboxPerDevice)
         }
+        devices[Int(id)] = device
+    }
+
+    /// Shows a notification in the device's tray (`NotificationTray`); a shown notification
+    /// also clears the count of high-priority messages that showed none.
+    mutating func showInTray(_ entry: TrayEntry, on id: DeviceID) {
+        guard var device = devices[Int(id)] else { return }
+        devices[Int(id)] = nil  // keep the tray uniquely referenced while it changes
+        if case .refused = NotificationTray.post(entry, into: &device.tray, platform: device.platform) {
+            devices[Int(id)] = device
+            return
+        }
+        device.unshownHighPriority = 0
         devices[Int(id)] = device
     }
 

@@ -71,7 +71,7 @@ extension World {
         let id = DeviceID(devices.count)
         var device = Device(
             id: id, projectIndex: projectIndex, platform: spec.platform, name: spec.name, appId: spec.appId,
-            token: token, fid: fid, state: spec.state, createdAt: now, lastConnectedAt: now
+            token: token, fid: fid, state: spec.state, createdAt: now, lastConnectedAt: now, lastSeenAt: now
         )
         device.extraSenders = senders
         devices.append(device)
@@ -112,10 +112,16 @@ extension World {
         if old == .uninstalled {
             throw FCMError(.conflict, "The app is uninstalled; refresh the device's token to reinstall it", field: "state")
         }
-        if old.isConnected, !newState.isConnected { device.lastConnectedAt = now }
+        // An Android app back after its token expired gets a new one (manage-tokens guide).
+        let expired = isExpired(device)
+        if old.isConnected, !newState.isConnected {
+            device.lastConnectedAt = now
+            device.lastSeenAt = now
+        }
         let connecting = !old.isConnected && newState.isConnected
         if connecting {
             device.lastConnectedAt = now
+            device.lastSeenAt = now
             // Rule 5: back within four weeks of a message discarded for inactivity.
             if let discarded = device.lastInactiveDiscardAt,
                 now.millis(since: discarded) <= settings.deletedSignalWindowSeconds * 1000
@@ -124,10 +130,16 @@ extension World {
             }
             device.lastInactiveDiscardAt = nil
         }
+        // Removing an app removes its notifications from the tray.
+        if newState == .uninstalled { device.tray = [] }
         device.state = newState
         device.stateGeneration &+= 1
         devices[Int(id)] = device
         log(.stateChanged, device: id, detail: "\(old.rawValue)→\(newState.rawValue)")
+        if connecting, expired {
+            invalidateToken(id)
+            try refreshToken(id, newToken: nil)
+        }
         switch newState {
         case .doze:
             scheduleMaintenance(id)
@@ -155,6 +167,7 @@ extension World {
         retiredTokens[old] = RetiredToken(device: id, canonicalUntil: device.tokenValid && grace > 0 ? now.adding(seconds: grace) : nil)
         device.token = token
         device.tokenValid = true
+        device.lastSeenAt = now
         deviceByToken[token] = id
         devices[Int(id)] = device
         log(.tokenRefreshed, device: id)

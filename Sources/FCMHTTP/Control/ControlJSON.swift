@@ -54,6 +54,7 @@ enum ControlJSON {
             ("appState", .string(d.appState.rawValue)),
             ("priority", d.message == nil ? nil : .string(d.priority.rawValue)),
             ("originalPriority", d.message == nil ? nil : .string(d.originalPriority.rawValue)),
+            ("apnsPriority", platform == .ios ? d.apnsPriority.map { JSONValue.int($0) } : nil),
             ("collapseKey", d.collapseKey.map(JSONValue.string)),
             ("ttl", d.message == nil ? nil : .string("\(d.ttlSeconds)s")),
             ("api", d.message.map { .string($0.api.rawValue) }),
@@ -61,15 +62,21 @@ enum ControlJSON {
         ])
     }
 
-    static func event(_ e: Event) -> JSONValue {
+    /// An event; `project` when the caller resolved it (a device's), else the one the event names.
+    /// `refused` events add `api`, `status` (HTTP only) and `code`, as the client saw them.
+    static func event(_ e: Event, project: String? = nil) -> JSONValue {
         let fields: [(String, JSONValue?)] = [
             ("sequence", .int(e.sequence)),
+            ("project", (project ?? e.call?.project ?? e.message?.projectId).map(JSONValue.string)),
             ("time", .string(e.time.iso8601)),
             ("kind", .string(e.kind.rawValue)),
+            ("api", e.call?.api.map(JSONValue.string)),
+            ("status", e.call?.status.map(JSONValue.int)),
+            ("code", e.call?.code.map(JSONValue.string)),
             ("device", e.device.map { .string(String($0)) }),
             ("messageId", e.message.map { .string($0.id) }),
             ("relatedMessageId", e.related.map { .string($0.id) }),
-            ("target", e.message.map { .string($0.target.description) }),
+            ("target", (e.message?.target.description ?? e.call?.target).map(JSONValue.string)),
             ("detail", e.detail.map(JSONValue.string)),
         ]
         // What an accepted message says, in one line (the dashboard's messages panel).

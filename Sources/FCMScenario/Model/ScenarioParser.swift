@@ -168,7 +168,7 @@ public enum ScenarioParser {
             parsed = .upstream(device: try field("device"), data: json["data"], messageId: json["messageId"]?.stringValue)
         case "drain": parsed = .drain(project: value.scalar?.string ?? DemoProject.id)
         default:
-            try only(value, ["device", "inbox", "events", "stored", "state", "tokenValid", "topics", "xmpp"], fail)
+            try only(value, ["device", "inbox", "tray", "events", "stored", "state", "tokenValid", "topics", "xmpp"], fail)
             parsed = .check(json)
         }
         return Step(line: line, keyword: keyword, action: parsed, expect: expect, save: save, times: times)

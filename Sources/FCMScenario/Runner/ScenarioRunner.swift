@@ -248,15 +248,21 @@ public struct ScenarioRunner {
         for (key, info_key) in [("state", "state"), ("tokenValid", "tokenValid"), ("stored", "storedCount"), ("topics", "topics")] {
             if let value = expected[key] { out += Matcher.differences(expected: value, actual: info?[info_key], path: key) }
         }
-        if let inbox = expected["inbox"] {
-            let deliveries = (try? JSONParser.parse(control("GET", base + "/inbox", nil).body))?["deliveries"] ?? .array([])
-            let items = deliveries.arrayValue ?? []
-            if let count = inbox["count"] { out += Matcher.differences(expected: count, actual: .int(items.count), path: "inbox.count") }
-            if let expectedItems = inbox["items"] {
-                out += Matcher.differences(expected: expectedItems, actual: deliveries, path: "inbox.items")
+        // The inbox is what the app received; the tray what the user sees (issue 22, item 6).
+        for (name, listKey) in [("inbox", "deliveries"), ("tray", "notifications")] {
+            guard let list = expected[name] else { continue }
+            let answer = try? JSONParser.parse(control("GET", base + "/" + name, nil).body)
+            let entries = answer?[listKey] ?? .array([])
+            let items = entries.arrayValue ?? []
+            if let count = list["count"] { out += Matcher.differences(expected: count, actual: .int(items.count), path: name + ".count") }
+            if let expectedItems = list["items"] {
+                out += Matcher.differences(expected: expectedItems, actual: entries, path: name + ".items")
             }
-            if let first = inbox["first"] { out += Matcher.differences(expected: first, actual: items.first, path: "inbox.first") }
-            if let last = inbox["last"] { out += Matcher.differences(expected: last, actual: items.last, path: "inbox.last") }
+            if let first = list["first"] { out += Matcher.differences(expected: first, actual: items.first, path: name + ".first") }
+            if let last = list["last"] { out += Matcher.differences(expected: last, actual: items.last, path: name + ".last") }
+            if let unshown = list["unshownHighPriority"] {
+                out += Matcher.differences(expected: unshown, actual: answer?["unshownHighPriority"], path: name + ".unshownHighPriority")
+            }
         }
         if let events = expected["events"] { out += checkEvents(events, path: base + "/events") }
         return out

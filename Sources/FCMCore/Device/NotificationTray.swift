@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: Apache-2.0
+
+/// One notification the user sees: in Android's notification drawer, iOS's Notification Center or
+/// the browser's notifications.
+public struct TrayEntry: Sendable {
+    /// The delivery the system showed.
+    public let delivery: Delivery
+    /// A shown notification with the same tag is replaced; nil replaces nothing.
+    public let tag: String?
+
+    public init(delivery: Delivery, tag: String?) {
+        self.delivery = delivery
+        self.tag = tag
+    }
+}
+
+/// The notifications shown for one app instance, oldest first, at most `capacity`.
+enum NotificationTray {
+    /// Android's `NotificationManagerService.MAX_PACKAGE_NOTIFICATIONS` (AOSP,
+    /// frameworks/base/services/core/java/com/android/server/notification/NotificationManagerService.java):
+    /// a package shows at most 50 notifications. Apple and the browsers publish no number; the
+    /// emulator keeps the same bound for them so that the list stays small.
+    static let capacity = 50
+
+    /// The tag under which a notification message replaces an earlier one, per platform:
+    /// - Android: `android.notification.tag` (legacy `notification.tag`). Without one the FCM SDK
+    ///   posts under `"FCM-Notification:" + uptime`, a new tag each time, so nothing is replaced
+    ///   (firebase-android-sdk, firebase-messaging/.../CommonNotificationBuilder.java).
+    /// - iOS: the `apns-collapse-id` header: "Multiple notifications with the same collapse
+    ///   identifier are displayed to the user as a single notification"
+    ///   (https://developer.apple.com/documentation/usernotifications/sending-notification-requests-to-apns).
+    /// - Web: the notification's `tag`, which replaces a shown notification with the same tag
+    ///   (https://notifications.spec.whatwg.org/#tag).
+    static func tag(of content: MessageContent, platform: Platform) -> String? {
+        switch platform {
+        case .android:
+            return content.android?.notification.first { $0.0 == "tag" }?.1.stringValue
+        case .ios:
+            return content.apns?.header("apns-collapse-id")
+        case .web:
+            return content.webpush?.notification?.first { $0.0 == "tag" }?.1.stringValue
+        }
+    }
+
+    enum PostResult {
+        case shown
+        /// Shown in place of the entry with the same tag.
+        case replaced(TrayEntry)
+        /// Shown, and the oldest entry left to keep within `capacity` (iOS, web).
+        case pushedOut(TrayEntry)
+        /// Not shown: Android refuses a package's notification past `capacity`, unless it
+        /// updates one already shown (NotificationManagerService, "Not showing more").
+        case refused
+    }
+
+    static func post(_ entry: TrayEntry, into tray: inout [TrayEntry], platform: Platform) -> PostResult {
+        if let tag = entry.tag, let index = tray.firstIndex(where: { $0.tag == tag }) {
+            let replaced = tray.remove(at: index)
+            tray.append(entry)
+            return .replaced(replaced)
+        }
+        guard tray.count >= capacity else {
+            tray.append(entry)
+            return .shown
+        }
+        if platform == .android { return .refused }
+        let oldest = tray.removeFirst()
+        tray.append(entry)
+        return .pushedOut(oldest)
+    }
+}
