@@ -10,7 +10,8 @@ import FCMJSON
 ///
 /// Actions: `{"error": "UNREGISTERED"}` (FCM v1, legacy or emulator names), `{"status": 503,
 /// "retryAfter": 10}`, `{"latency": "2s"}`, `{"reset": true}`, `{"html502": true}`, `{"drain": true}`
-/// (XMPP: CONNECTION_DRAINING).
+/// (XMPP: CONNECTION_DRAINING), `{"deliverThenFail": true, "status": 503}` (or `"reset": true`:
+/// the message is delivered, then the answer fails).
 public enum FaultRuleCodec {
     /// Error names users write, from every API's vocabulary, to the core's codes.
     static let errorNames: [String: FCMError.Code] = [
@@ -66,10 +67,12 @@ public enum FaultRuleCodec {
             match.until = try instant(m, "until")
         }
         guard let a = json["action"] else { throw FCMError(.invalidArgument, "A fault rule needs an action", field: "action") }
-        try only(a, ["error", "status", "retryAfter", "latency", "reset", "html502", "drain"], at: "action")
+        try only(a, ["error", "status", "retryAfter", "latency", "reset", "html502", "drain", "deliverThenFail"], at: "action")
         let retryAfter = try seconds(a, "retryAfter")
         let action: FaultRule.Action
-        if let name = try string(a, "error", at: "action") {
+        if a["deliverThenFail"]?.boolValue == true {
+            action = .deliverThenFail(status: try deliverThenFailStatus(a), retryAfterSeconds: retryAfter)
+        } else if let name = try string(a, "error", at: "action") {
             guard let code = errorNames[name] ?? FCMError.Code(rawValue: name) else {
                 throw FCMError(
                     .invalidArgument, "Unknown error '\(name)'; use an FCM error code such as UNAVAILABLE, UNREGISTERED, QUOTA_EXCEEDED",
@@ -93,9 +96,29 @@ public enum FaultRuleCodec {
         } else if a["drain"]?.boolValue == true {
             action = .drain
         } else {
-            throw FCMError(.invalidArgument, "action must give one of: error, status, latency, reset, html502, drain", field: "action")
+            throw FCMError(
+                .invalidArgument, "action must give one of: error, status, latency, reset, html502, drain, deliverThenFail",
+                field: "action")
         }
+        try checkMatch(match, for: action)
         return FaultRule(id: id, match: match, action: action)
+    }
+
+    /// `"status": 503` (the default) or `"reset": true` beside `"deliverThenFail": true`.
+    private static func deliverThenFailStatus(_ a: JSONValue) throws(FCMError) -> Int? {
+        if a["reset"]?.boolValue == true { return nil }
+        guard let status = a["status"] else { return 503 }
+        guard let code = status.int64Value, (400...599).contains(code) else {
+            throw FCMError(.invalidArgument, "action.status must be an HTTP status from 400 to 599", field: "action.status")
+        }
+        return Int(code)
+    }
+
+    /// A failed delivery's answer is HTTP's: XMPP acks every message it accepts.
+    private static func checkMatch(_ match: FaultRule.Match, for action: FaultRule.Action) throws(FCMError) {
+        if case .deliverThenFail = action, match.api == .xmpp {
+            throw FCMError(.invalidArgument, "deliverThenFail applies to HTTP calls, not XMPP", field: "match.api")
+        }
     }
 
     public static func encode(_ rule: FaultRule) -> JSONValue {
@@ -117,6 +140,11 @@ public enum FaultRuleCodec {
         case .reset: action = .object([("reset", .bool(true))])
         case .html502: action = .object([("html502", .bool(true))])
         case .drain: action = .object([("drain", .bool(true))])
+        case .deliverThenFail(let status, let retry):
+            action = .object(omittingNils: [
+                ("deliverThenFail", .bool(true)), ("status", status.map(JSONValue.int)), ("reset", status == nil ? .bool(true) : nil),
+                ("retryAfter", retry.map(JSONValue.int)),
+            ])
         }
         return .object([("id", .string(rule.id)), ("match", match), ("action", action)])
     }

@@ -74,6 +74,10 @@ public struct FaultRule: Sendable, Equatable {
         case html502
         /// An XMPP connection gets CONNECTION_DRAINING (and the message that matched is nacked so).
         case drain
+        /// The call is served as usual (the message is accepted and delivered), then the answer is
+        /// replaced by this status, or by a dropped connection when `status` is nil: a sender that
+        /// retries such an answer blindly notifies its user twice.
+        case deliverThenFail(status: Int?, retryAfterSeconds: Int64?)
 
         /// Whether the transport applies it (the rest are the core's).
         public var isTransport: Bool {

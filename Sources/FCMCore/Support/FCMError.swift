@@ -66,6 +66,25 @@ public struct FCMError: Error, Sendable, Equatable, CustomStringConvertible {
     public let field: String?
     /// When retrying could succeed, in seconds of the emulator's clock (rate limits).
     public var retryAfterSeconds: Int64?
+    /// What APNs answered when the failure is an iOS delivery's (v1 relays it as an `ApnsError`).
+    public var apnsError: APNsAnswer?
+
+    /// An APNs error answer: its HTTP status and `reason` (Apple's "Handling notification
+    /// responses from APNs": 400 `BadDeviceToken`, 403 `InvalidProviderToken`, 410 `Unregistered`).
+    public struct APNsAnswer: Sendable, Equatable {
+        public let statusCode: Int
+        public let reason: String
+
+        public init(statusCode: Int, reason: String) {
+            self.statusCode = statusCode
+            self.reason = reason
+        }
+
+        /// The app was uninstalled: APNs no longer knows the device token for the topic.
+        public static let unregistered = APNsAnswer(statusCode: 410, reason: "Unregistered")
+        public static let badDeviceToken = APNsAnswer(statusCode: 400, reason: "BadDeviceToken")
+        public static let invalidProviderToken = APNsAnswer(statusCode: 403, reason: "InvalidProviderToken")
+    }
 
     public init(_ code: Code, _ message: String, field: String? = nil, reason: Reason? = nil, retryAfterSeconds: Int64? = nil) {
         self.code = code

@@ -21,7 +21,9 @@ extension World {
             return try sendToDevice(id, request: request, project: project, canonical: canonical, ttlZero: ttlZero)
         case .fid(let fid):
             guard let id = state.devicesByFid[fid], devices[Int(id)]?.tokenValid == true else {
-                throw FCMError(.unregistered, "Requested entity was not found.", field: "message.fid")
+                var error = FCMError(.unregistered, "Requested entity was not found.", field: "message.fid")
+                error.apnsError = state.devicesByFid[fid].flatMap(apnsAnswerForInvalidToken)
+                throw error
             }
             return try sendToDevice(id, request: request, project: project, canonical: nil, ttlZero: ttlZero)
         case .topic(let name):
@@ -53,12 +55,22 @@ extension World {
             if let until = retired.canonicalUntil, now < until, let device = devices[Int(retired.device)], device.tokenValid {
                 return (retired.device, device.token)
             }
-            throw FCMError(.unregistered, "Requested entity was not found.", field: "message.token")
+            var error = FCMError(.unregistered, "Requested entity was not found.", field: "message.token")
+            error.apnsError = apnsAnswerForInvalidToken(retired.device)
+            throw error
         }
         if IdentifierShape.isWellFormedToken(token) {
             throw FCMError(.unregistered, "Requested entity was not found.", field: "message.token")
         }
         throw FCMError(.invalidRegistration, "The registration token is not a valid FCM registration token", field: "message.token")
+    }
+
+    /// An iOS app FCM found uninstalled: APNs answered 410 `Unregistered` for its device token, and
+    /// FCM passes that on beside UNREGISTERED (https://firebase.google.com/docs/reference/fcm/rest/v1/ApnsError).
+    /// A token retired by a refresh was never refused by APNs, and other platforms have no such detail.
+    private func apnsAnswerForInvalidToken(_ id: DeviceID) -> FCMError.APNsAnswer? {
+        guard let device = devices[Int(id)], device.platform == .ios, !device.tokenValid else { return nil }
+        return .unregistered
     }
 
     private mutating func sendToDevice(
@@ -186,7 +198,18 @@ extension World {
             case (.thirdPartyAuthError, .web): .webPushCredentials
             default: nil
             }
-        throw FCMError(code, "Injected by fault rule '\(rule.id)'", field: "message", reason: reason, retryAfterSeconds: retryAfter)
+        var error = FCMError(code, "Injected by fault rule '\(rule.id)'", field: "message", reason: reason, retryAfterSeconds: retryAfter)
+        // What APNs would have answered an iOS delivery refused so (the v1 ApnsError detail).
+        if platform == .ios {
+            error.apnsError =
+                switch code {
+                case .invalidRegistration: .badDeviceToken
+                case .thirdPartyAuthError: .invalidProviderToken
+                case .unregistered: .unregistered
+                default: nil
+                }
+        }
+        throw error
     }
 
     /// The first rule of the kind that fires for this call, logged as an event.

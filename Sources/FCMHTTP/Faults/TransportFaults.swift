@@ -44,16 +44,29 @@ struct TransportFaults: Sendable {
                     + " your request.<p>Please try again in 30 seconds.  <ins>That’s all we know.</ins>"
             )
         case .reset:
-            var response = HTTPResponse(status: 500)
-            response.resetConnection = true
-            return response
+            return Self.dropped
         case .latency(let millis):
             var response = next(request)
             response.delayMillis = millis
             return response
+        case .deliverThenFail(let status, let retryAfter):
+            // Served for real first: the message is accepted and delivered, events and all.
+            let served = next(request)
+            guard (200..<300).contains(served.status) else { return served }  // nothing was delivered to deny
+            guard let status else { return Self.dropped }
+            var response = Self.statusResponse(status, api: api)
+            if let retryAfter { response.headers.append(("Retry-After", String(retryAfter))) }
+            return response
         case .error, .drain:
             return next(request)  // the core applies errors in the API's dialect; drains are XMPP's
         }
+    }
+
+    /// No answer: the connection is dropped.
+    static var dropped: HTTPResponse {
+        var response = HTTPResponse(status: 500)
+        response.resetConnection = true
+        return response
     }
 
     /// An injected status as each API writes it.

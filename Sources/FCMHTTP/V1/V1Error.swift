@@ -12,12 +12,15 @@ struct V1Error: Error, Sendable {
         case fcmError(String)
         case badRequest(field: String, description: String)
         case quotaFailure(subject: String, description: String)
+        /// `google.firebase.fcm.v1.ApnsError`: what APNs answered an iOS delivery
+        /// (https://firebase.google.com/docs/reference/fcm/rest/v1/ApnsError).
+        case apnsError(statusCode: Int, reason: String)
     }
 
     let status: Int
     let statusName: String
     let message: String
-    let details: [Detail]
+    var details: [Detail]
     var retryAfterSeconds: Int?
 
     /// What Google's JSON transcoder refuses, worded as it words it: 400 with a `BadRequest`
@@ -43,8 +46,15 @@ struct V1Error: Error, Sendable {
     /// A route read a parameter its pattern does not capture: the emulator's mistake, not the client's.
     static let routeMismatch = V1Error(FCMError(.internalError, "The route captures no such parameter"))
 
-    /// The body bytes FCM answers with for each core error (§1.5 canonical examples).
+    /// The core's error as FCM writes it, with what APNs answered beside `FcmError` when the error
+    /// is an iOS delivery's (proto3 JSON names the fields `statusCode` and `reason`).
     init(_ error: FCMError) {
+        self.init(core: error)
+        if let apns = error.apnsError { details.append(.apnsError(statusCode: apns.statusCode, reason: apns.reason)) }
+    }
+
+    /// The body bytes FCM answers with for each core error (§1.5 canonical examples).
+    private init(core error: FCMError) {
         switch error.code {
         case .invalidRegistration:
             self = .invalidArgument("The registration token is not a valid FCM registration token")
@@ -101,6 +111,11 @@ struct V1Error: Error, Sendable {
                 return .object([
                     ("@type", .string("type.googleapis.com/google.rpc.BadRequest")),
                     ("fieldViolations", .array([.object([("field", .string(field)), ("description", .string(description))])])),
+                ])
+            case .apnsError(let statusCode, let reason):
+                return .object([
+                    ("@type", .string("type.googleapis.com/google.firebase.fcm.v1.ApnsError")), ("statusCode", .int(statusCode)),
+                    ("reason", .string(reason)),
                 ])
             case .quotaFailure(let subject, let description):
                 return .object([
