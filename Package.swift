@@ -121,7 +121,8 @@ let package = Package(
         .testTarget(
             name: "FCMHTTPTests",
             dependencies: [
-                "FCMHTTP", "FCMCore", "FCMJSON", "FCMSnapshot",
+                // FCMXMPP: one test refuses a message on each front, CCS included (RefusalEventTests).
+                "FCMHTTP", "FCMCore", "FCMJSON", "FCMSnapshot", "FCMXMPP",
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),

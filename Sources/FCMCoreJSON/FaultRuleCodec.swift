@@ -67,7 +67,9 @@ public enum FaultRuleCodec {
             match.until = try instant(m, "until")
         }
         guard let a = json["action"] else { throw FCMError(.invalidArgument, "A fault rule needs an action", field: "action") }
-        try only(a, ["error", "status", "retryAfter", "latency", "reset", "html502", "drain", "deliverThenFail"], at: "action")
+        try only(
+            a, ["error", "status", "retryAfter", "latency", "reset", "html502", "drain", "deliverThenFail"],
+            at: "action")
         let retryAfter = try seconds(a, "retryAfter")
         let action: FaultRule.Action
         if a["deliverThenFail"]?.boolValue == true {
@@ -101,7 +103,7 @@ public enum FaultRuleCodec {
                 field: "action")
         }
         try checkMatch(match, for: action)
-        return FaultRule(id: id, match: match, action: action)
+        return FaultRule(id: id, match: match, action: action, posted: posted(json))
     }
 
     /// `"status": 503` (the default) or `"reset": true` beside `"deliverThenFail": true`.
@@ -122,6 +124,7 @@ public enum FaultRuleCodec {
     }
 
     public static func encode(_ rule: FaultRule) -> JSONValue {
+        if let posted = encodePosted(rule) { return posted }
         let m = rule.match
         let match = JSONValue.object(omittingNils: [
             ("api", m.api.map { .string($0.rawValue) }), ("route", m.route.map(JSONValue.string)),

@@ -69,6 +69,7 @@ enum EventLines {
                     ("sequence", .int(e.sequence)), ("time", .int(e.time.millis)), ("kind", .string(e.kind.rawValue)),
                     ("device", e.device.map(JSONValue.int)), ("message", e.message.map { .int(refs.ref($0)) }),
                     ("related", e.related.map { .int(refs.ref($0)) }), ("detail", e.detail.map(JSONValue.string)),
+                    ("call", e.call.map(encodeCall)),
                 ]))
         }
     }
@@ -83,8 +84,35 @@ enum EventLines {
             restoring: Int(try f.number("sequence", as: Int.self)), time: try f.instant("time"),
             kind: try f.enumValue("kind", as: Event.Kind.self), device: device,
             message: try messageRef(f.optionalInt("message"), messages), related: try messageRef(f.optionalInt("related"), messages),
-            detail: try f.optionalString("detail"))
+            detail: try f.optionalString("detail"), call: try f.optional("call").map(decodeCall))
         try f.finish()
         return event
+    }
+
+    /// A `refused` or `faultInjected` event's request: `{"project", "api", "status", "code", "target"}`.
+    private static func encodeCall(_ c: EventCall) -> JSONValue {
+        .object(omittingNils: [
+            ("project", c.project.map(JSONValue.string)), ("api", c.api.map(JSONValue.string)), ("status", c.status.map(JSONValue.int)),
+            ("code", c.code.map(JSONValue.string)), ("target", c.target.map(JSONValue.string)),
+        ])
+    }
+
+    private static func decodeCall(_ json: JSONValue) throws(SnapshotProblem) -> EventCall {
+        var f = try JSONFields(json, "event.call")
+        // The same caps as a live refusal's texts: an imported log costs what a live one does.
+        func text(_ key: String) throws(SnapshotProblem) -> String? {
+            guard let value = try f.optionalString(key) else { return nil }
+            guard value.utf8.count <= Refusal.maxTextBytes + 3 else {
+                throw SnapshotProblem("event.call.\(key) is longer than \(Refusal.maxTextBytes) bytes")
+            }
+            return value
+        }
+        let status = try f.optionalInt("status")
+        if let status, !(100...599).contains(status) { throw SnapshotProblem("event.call.status must be an HTTP status") }
+        let call = EventCall(
+            project: try text("project"), api: try text("api"), status: status.map { Int($0) }, code: try text("code"),
+            target: try text("target"))
+        try f.finish()
+        return call
     }
 }

@@ -25,7 +25,7 @@ struct XMPPSessionTests {
                 switch effect {
                 case .write(let text): written += text
                 case .close: closed = true
-                case .joined, .drainStarted, .ended: break
+                case .joined, .drainStarted, .ended, .refused: break
                 }
             }
         }

@@ -40,6 +40,9 @@ public struct Event: Sendable {
         /// A client asked the proxy for a host: `detail` says which, and whether the emulator
         /// answered for it, tunnelled it to the real host, or refused it.
         case proxyConnect
+        /// A front refused a request (validation, credentials, quota, fault, unknown token, size):
+        /// `call` says which API, project, status and error code the client got; `detail` why.
+        case refused
     }
 
     public let sequence: Int
@@ -51,4 +54,85 @@ public struct Event: Sendable {
     public let related: Message?
     /// A short machine-readable reason or value (`ttl-zero`, `offline→foreground`, a topic…).
     public let detail: String?
+    /// The API call a `refused` or `faultInjected` event is about.
+    public let call: EventCall?
+
+    init(
+        sequence: Int, time: Instant, kind: Kind, device: DeviceID?, message: Message?, related: Message?, detail: String?,
+        call: EventCall? = nil
+    ) {
+        self.sequence = sequence
+        self.time = time
+        self.kind = kind
+        self.device = device
+        self.message = message
+        self.related = related
+        self.detail = detail
+        self.call = call
+    }
+}
+
+/// Who asked what, for events about a request rather than a device or message. A class, so an
+/// event that has none costs one word.
+public final class EventCall: Sendable {
+    /// The project id (or the id or number the request named, when no such project exists).
+    public let project: String?
+    /// `v1`, `legacy`, `iid`, `xmpp`, `batch`.
+    public let api: String?
+    /// The HTTP status the client got; nil on XMPP.
+    public let status: Int?
+    /// The error code in the API's own words (`INVALID_ARGUMENT`, `InvalidRegistration`, `BAD_REGISTRATION`).
+    public let code: String?
+    /// The token, topic or condition the request named.
+    public let target: String?
+
+    public init(project: String?, api: String?, status: Int? = nil, code: String? = nil, target: String? = nil) {
+        self.project = project
+        self.api = api
+        self.status = status
+        self.code = code
+        self.target = target
+    }
+
+    /// What it adds to the event log's byte count.
+    var approximateBytes: Int {
+        64 + [project, api, code, target].reduce(0) { $0 + ($1.map(EventLog.stringBytes) ?? 0) }
+    }
+}
+
+/// A request a front refused, as the client saw it: recorded as a `refused` event and logged.
+public struct Refusal: Sendable, Equatable {
+    /// Longest `detail` and `target` kept, in UTF-8 bytes: a flood of refusals of huge bodies must
+    /// not fill the event log's byte budget with their echoes.
+    public static let maxTextBytes = 512
+
+    public var api: String
+    public var project: String?
+    public var status: Int?
+    public var code: String
+    public var target: String?
+    public var detail: String
+
+    public init(api: String, project: String? = nil, status: Int?, code: String, target: String? = nil, detail: String) {
+        self.api = api
+        self.project = project
+        self.status = status
+        self.code = code
+        self.target = target
+        self.detail = detail
+    }
+
+    /// `text` cut to at most `maxBytes` UTF-8 bytes on a character boundary, with `…` when cut.
+    public static func truncated(_ text: String, maxBytes: Int = maxTextBytes) -> String {
+        guard text.utf8.count > maxBytes else { return text }
+        var out = ""
+        var bytes = 0
+        for character in text {
+            let size = character.utf8.count
+            if bytes + size > maxBytes - 3 { break }
+            out.append(character)
+            bytes += size
+        }
+        return out + "…"
+    }
 }

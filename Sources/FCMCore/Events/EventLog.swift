@@ -48,16 +48,20 @@ struct EventLog: Sendable {
     var count: Int { ring.count }
 
     mutating func append(
-        time: Instant, kind: Event.Kind, device: DeviceID?, message: Message?, related: Message? = nil, detail: String? = nil
+        time: Instant, kind: Event.Kind, device: DeviceID?, message: Message?, related: Message? = nil, detail: String? = nil,
+        call: EventCall? = nil
     ) {
         let event = Event(
-            sequence: nextSequence, time: time, kind: kind, device: device, message: message, related: related, detail: detail)
+            sequence: nextSequence, time: time, kind: kind, device: device, message: message, related: related, detail: detail,
+            call: call)
         nextSequence += 1
         keep(event)
     }
 
     private mutating func keep(_ event: Event) {
-        let size = Self.fixedBytes + (event.detail.map(Self.stringBytes) ?? 0) + bytes(of: event.message) + bytes(of: event.related)
+        let size =
+            Self.fixedBytes + (event.detail.map(Self.stringBytes) ?? 0) + bytes(of: event.message) + bytes(of: event.related)
+            + (event.call?.approximateBytes ?? 0)
         ring.append(event)
         sizes.append(Int32(clamping: size))
         bytes += size

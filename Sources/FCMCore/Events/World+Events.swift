@@ -10,6 +10,7 @@ extension World {
     func projectId(of event: Event) -> String? {
         if let id = event.device { return projectId(ofDevice: id) }
         if let message = event.message { return message.projectId }
+        if let project = event.call?.project { return project }
         switch event.kind {
         case .projectCreated, .projectDeleted: return event.detail
         default: return nil
@@ -121,6 +122,7 @@ struct EventFilter {
         if let id = event.device { return Int(id) < world.deviceProjects.count && world.deviceProjects[Int(id)] == projectIndex }
         if let message = event.message { return world.projectIndexById[message.projectId] == projectIndex }
         guard let project = world.projects[Int(projectIndex)]?.project else { return false }
+        if let call = event.call { return call.project == project.id }
         return event.detail == project.id || event.kind == .clockAdvanced
     }
 }

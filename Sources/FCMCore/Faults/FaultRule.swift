@@ -11,12 +11,37 @@ public struct FaultRule: Sendable, Equatable {
     public var id: String
     public var match: Match
     public var action: Action
+    /// The rule in the words its author posted, so `GET /faults` and the `faultInjected` event
+    /// answer in them (`QUOTA_EXCEEDED`, `"retryAfter": "10s"`) rather than in the core's (issue
+    /// 21, item 2); nil for rules made in code.
+    public var posted: Posted?
 
-    public init(id: String, match: Match = Match(), action: Action) {
+    /// A posted rule: its `match` and `action` as JSON text (the fields' sizes are capped by the
+    /// codec) and the action in words (`status 503, retryAfter 10s`).
+    public struct Posted: Sendable {
+        public var json: String
+        public var summary: String
+
+        public init(json: String, summary: String) {
+            self.json = json
+            self.summary = summary
+        }
+    }
+
+    public init(id: String, match: Match = Match(), action: Action, posted: Posted? = nil) {
         self.id = id
         self.match = match
         self.action = action
+        self.posted = posted
     }
+
+    /// Rules are the same when they match and act the same, however they were spelt.
+    public static func == (a: FaultRule, b: FaultRule) -> Bool {
+        a.id == b.id && a.match == b.match && a.action == b.action
+    }
+
+    /// What the rule does, in words: the author's when posted.
+    public var summary: String { posted?.summary ?? action.summary }
 
     /// Every set field must hold. Counting fields (`nth`, `every`, `count`) count the calls that
     /// matched everything else.
@@ -78,6 +103,20 @@ public struct FaultRule: Sendable, Equatable {
         /// replaced by this status, or by a dropped connection when `status` is nil: a sender that
         /// retries such an answer blindly notifies its user twice.
         case deliverThenFail(status: Int?, retryAfterSeconds: Int64?)
+
+        /// The action in words, for rules made in code (`error unavailable, retryAfter 10s`).
+        public var summary: String {
+            func retry(_ seconds: Int64?) -> String { seconds.map { ", retryAfter \($0)s" } ?? "" }
+            switch self {
+            case .error(let code, let seconds): return "error \(code.rawValue)\(retry(seconds))"
+            case .status(let status, let seconds): return "status \(status)\(retry(seconds))"
+            case .latency(let millis): return "latency \(millis)ms"
+            default:
+                // The other actions carry no more than their name (or a few words the codec knows).
+                let text = String(describing: self)
+                return String(text.prefix { $0 != "(" })
+            }
+        }
 
         /// Whether the transport applies it (the rest are the core's).
         public var isTransport: Bool {

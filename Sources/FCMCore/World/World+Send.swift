@@ -217,7 +217,7 @@ extension World {
         var random = ids.random
         let rule = faults.decide(context, transport: transport, now: now, deviceTokens: tokensOfDevice, random: &random)
         ids.random = random
-        if let rule { log(.faultInjected, detail: "\(rule.id): \(rule.action)") }
+        if let rule { logFaultInjected(rule, context: context) }
         return rule
     }
 

@@ -63,9 +63,10 @@ struct World: Sendable {
     }
 
     mutating func log(
-        _ kind: Event.Kind, device: DeviceID? = nil, message: Message? = nil, related: Message? = nil, detail: String? = nil
+        _ kind: Event.Kind, device: DeviceID? = nil, message: Message? = nil, related: Message? = nil, detail: String? = nil,
+        call: EventCall? = nil
     ) {
-        events.append(time: now, kind: kind, device: device, message: message, related: related, detail: detail)
+        events.append(time: now, kind: kind, device: device, message: message, related: related, detail: detail, call: call)
     }
 
     mutating func nextSequence() -> UInt64 {

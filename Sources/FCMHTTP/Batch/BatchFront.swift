@@ -32,6 +32,7 @@ struct BatchFront: Sendable {
         let outer = request.header("Authorization")
         let responseBoundary = nextBoundary()
         var body = ""
+        var refusals: [Refusal] = []
         for part in parts {
             var inner = part.request
             // The part's own Authorization wins; otherwise the outer one applies (§2.1).
@@ -40,6 +41,13 @@ struct BatchFront: Sendable {
                 inner.path.hasPrefix("/v1/")
                 ? respond(inner)
                 : V1Error(status: 404, statusName: "NOT_FOUND", message: "Requested entity was not found.", details: []).response
+            // Each refused part is a `refused` event of the batch, recorded with the batch's answer.
+            refusals += answer.refusals.map { refusal in
+                var refusal = refusal
+                refusal.api = "batch"
+                refusal.project = refusal.project ?? AccessLog.project(inner.path).map(String.init)
+                return refusal
+            }
             body += "--\(responseBoundary)\r\n"
             body += "Content-Type: application/http\r\n"
             body += "Content-ID: \(Self.responseID(part.contentID))\r\n\r\n"
@@ -49,7 +57,9 @@ struct BatchFront: Sendable {
         }
         body += "--\(responseBoundary)--\r\n"
         // Unquoted: Node splits `boundary=` on '=' and uses the raw value (§2.2).
-        return HTTPResponse(status: 200, contentType: "multipart/mixed; boundary=\(responseBoundary)", body: body)
+        var response = HTTPResponse(status: 200, contentType: "multipart/mixed; boundary=\(responseBoundary)", body: body)
+        response.refusals = refusals
+        return response
     }
 
     /// `response-<id>`, or `<response-<id>>` when the request's id was bracketed: googleapiclient

@@ -11,16 +11,21 @@ extension ControlAPI {
     func registerFaults(into router: inout Router) {
         let p = Self.prefix
         let list: @Sendable () -> HTTPResponse = {
-            ControlJSON.response(.object([("faults", .array(emulator.faultRules().map(FaultRuleCodec.encode)))]))
+            ControlJSON.response(.object([("faults", .array(emulator.faultRuleStates().map(Self.fault)))]))
         }
         router.add("GET", "\(p)/faults") { _, _ in list() }
+        router.add(
+            "GET", "\(p)/faults/{id}",
+            handle { _, params throws(FCMError) in
+                ControlJSON.response(Self.fault(try emulator.faultRuleState(id: try params.require("id"))))
+            })
         router.add(
             "POST", "\(p)/faults",
             handle { request, _ throws(FCMError) in
                 let rule = try FaultRuleCodec.decode(try Self.json(request), defaultId: "rule-\(emulator.faultRuleCount + 1)")
                 try Self.checkFaultId(rule.id)
                 try emulator.addFaultRule(rule)
-                return ControlJSON.response(status: 201, FaultRuleCodec.encode(rule))
+                return ControlJSON.response(status: 201, Self.fault(FaultRuleState(rule: rule, fired: 0)))
             })
         router.add(
             "PUT", "\(p)/faults",
@@ -51,6 +56,12 @@ extension ControlAPI {
                 try emulator.removeFaultRule(id: try params.require("id"))
                 return list()
             })
+    }
+
+    /// A rule as its author posted it, with its id and how often it has fired.
+    static func fault(_ state: FaultRuleState) -> JSONValue {
+        guard case .object(let pairs) = FaultRuleCodec.encode(state.rule) else { return FaultRuleCodec.encode(state.rule) }
+        return .object(pairs + [("fired", .int(state.fired))])
     }
 
     /// A rule's id is a path segment (`DELETE …/faults/{id}`): empty, `.` and `..` cannot be one,

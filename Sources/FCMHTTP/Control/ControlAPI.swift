@@ -50,6 +50,7 @@ public struct ControlAPI: Sendable {
         registerFaults(into: &router)
         registerProjects(into: &router)
         registerDevices(into: &router)
+        registerTray(into: &router)
         registerInspection(into: &router)
         registerStreams(into: &router)
         registerCertificate(into: &router)
@@ -141,7 +142,7 @@ public struct ControlAPI: Sendable {
         let query = try eventQuery(request, projectId: projectId, device: device, extra: ["since", "until", "limit"] + Self.waitParameters)
         let read = { @Sendable () throws(FCMError) -> [Event] in try emulator.events(query) }
         let answer = { @Sendable (events: [Event]) in
-            ControlJSON.response(.object([("events", .array(events.map(ControlJSON.event)))]))
+            ControlJSON.response(.object([("events", .array(events.map { ControlJSON.event($0) }))]))
         }
         guard let wait = try waitRequest(request, limit: query.limit) else { return answer(try read()) }
         return try waitingForEvents(wait, query: query, answer: answer)

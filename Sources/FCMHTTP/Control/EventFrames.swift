@@ -49,11 +49,7 @@ final class EventFrames: Sendable {
     }
 
     private static func encode(_ item: EventPage.Item) -> [UInt8] {
-        var json = ControlJSON.event(item.event)
-        if case .object(var pairs) = json, let project = item.projectId {
-            pairs.insert(("project", .string(project)), at: 1)
-            json = .object(pairs)
-        }
+        let json = ControlJSON.event(item.event, project: item.projectId)
         // The encoder escapes line breaks inside strings, so one event is one data line.
         return Array("id: \(item.event.sequence)\ndata: \(json.encoded())\n\n".utf8)
     }

@@ -69,7 +69,12 @@ struct IIDFront: Sendable {
             guard let error else { return .object([]) }
             return .object([("error", .string(Self.code(error)))])
         }
-        return Self.ok(.object([("results", .array(rendered))]))
+        var response = Self.ok(.object([("results", .array(rendered))]))
+        // Each token's error is a refusal of its own (the answer is 200 whatever they say).
+        response.refusals = zip(tokens, results).compactMap { token, error in
+            error.map { Refusal(api: "iid", project: project, status: 200, code: Self.code($0), target: token, detail: $0.message) }
+        }
+        return response
     }
 
     /// Per-token error strings (§4.1).

@@ -33,8 +33,14 @@ struct LegacyFront: Sendable {
         if let form {
             switch form {
             case .success(let parsed):
-                return plainTextResponse(sendToTokens(parsed, sender: sender).results.first ?? .failure("InternalServerError"))
-            case .failure(let refusal): return plainTextResponse(.failure(refusal.error))
+                let outcome = sendToTokens(parsed, sender: sender)
+                var response = plainTextResponse(outcome.results.first ?? .failure("InternalServerError"))
+                response.refusals = Array(outcome.refusals.prefix(1))
+                return response
+            case .failure(let refusal):
+                var response = plainTextResponse(.failure(refusal.error))
+                response.refusals = [Refusal(api: "legacy", project: sender, status: 200, code: refusal.error, detail: refusal.error)]
+                return response
             }
         }
         let parsed: LegacyRequest
@@ -48,12 +54,14 @@ struct LegacyFront: Sendable {
             // A single `to` token that names a device group is a group send.
             if !multicast, let token = tokens.first, let group = groupSend(key: token, request: parsed, sender: sender) { return group }
             let outcome = sendToTokens(parsed, sender: sender)
-            return Self.json(
+            var response = Self.json(
                 .object([
                     ("multicast_id", .number(String(emulator.randomInt64()))), ("success", .int(outcome.success)),
                     ("failure", .int(outcome.failure)), ("canonical_ids", .int(outcome.canonical)),
                     ("results", .array(outcome.results.map(\.json))),
                 ]))
+            response.refusals = outcome.refusals
+            return response
         case .topic(let name):
             return sendToTopics(.topic(name), request: parsed, sender: sender)
         case .condition(let condition):
@@ -84,7 +92,7 @@ struct LegacyFront: Sendable {
             let id: JSONValue = Int64(outcome.messageId).map { .int($0) } ?? .string(outcome.messageId)
             return Self.json(.object([("message_id", id)]))
         } catch {
-            return Self.json(.object([("error", .string(Self.errorName(error)))]))
+            return Self.refused(error, project: project, target: target.description)
         }
     }
 
@@ -105,11 +113,14 @@ struct LegacyFront: Sendable {
 
     private func sendToTokens(
         _ request: LegacyRequest, sender: String?
-    ) -> (results: [Result], success: Int, failure: Int, canonical: Int) {
+    ) -> (results: [Result], success: Int, failure: Int, canonical: Int, refusals: [Refusal]) {
         var results: [Result] = []
+        var refusals: [Refusal] = []
         for token in request.tokensOrEmpty {
             guard !token.isEmpty else {
                 results.append(.failure("MissingRegistration"))
+                refusals.append(
+                    Refusal(api: "legacy", project: sender, status: 200, code: "MissingRegistration", detail: "The registration token is empty"))
                 continue
             }
             // Lax senders act as the token's own project.
@@ -120,11 +131,12 @@ struct LegacyFront: Sendable {
                 results.append(.success(messageId: outcome.messageId, canonical: outcome.canonicalToken))
             } catch {
                 results.append(.failure(Self.errorName(error)))
+                refusals.append(Self.refusal(error, project: project, target: token))
             }
         }
         let success = results.filter { if case .success = $0 { return true } else { return false } }.count
         let canonical = results.filter { if case .success(_, let c) = $0 { return c != nil } else { return false } }.count
-        return (results, success, results.count - success, canonical)
+        return (results, success, results.count - success, canonical, refusals)
     }
 
     private func groupSend(key: String, request: LegacyRequest, sender: String?) -> HTTPResponse? {
@@ -143,8 +155,21 @@ struct LegacyFront: Sendable {
                     ),
                 ]))
         } catch {
-            return Self.json(.object([("error", .string(Self.errorName(error)))]))
+            return Self.refused(error, project: project, target: key)
         }
+    }
+
+    /// A topic, condition or group send refused: `{"error": "<name>"}`, noted for the event log.
+    private static func refused(_ error: FCMError, project: String, target: String) -> HTTPResponse {
+        var response = json(.object([("error", .string(errorName(error)))]))
+        response.refusals = [refusal(error, project: project, target: target)]
+        return response
+    }
+
+    /// A per-result error as a refusal: the client reads only the name (200 `results[i].error`),
+    /// so the reason in words is the emulator's own.
+    static func refusal(_ error: FCMError, project: String, target: String) -> Refusal {
+        Refusal(api: "legacy", project: project, status: 200, code: errorName(error), target: target, detail: error.message)
     }
 
     /// The legacy reference's per-result error names (table 9).

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
+import FCMCore
+
 /// A complete HTTP request as the fronts see it: no NIO types, so the same handlers serve
 /// HTTP/1.1, HTTP/2 and in-process calls from tests and scenarios (ARCHITECTURE.md, fronts).
 public struct HTTPRequest: Sendable {
@@ -84,6 +86,10 @@ public struct HTTPResponse: Sendable {
     public var resetConnection = false
     /// The rest of the answer comes later: a wait or an event stream (transports only).
     public var live: LiveAnswer?
+    /// What an FCM front refused in this answer, as the client sees it (`RefusalRecorder` records
+    /// them as `refused` events; the access log says why). A front notes those it answers with a
+    /// success status (legacy per-result errors); error statuses are noted even when it does not.
+    public var refusals: [Refusal] = []
 
     public init(status: Int, headers: [(String, String)] = [], body: [UInt8] = []) {
         self.status = status

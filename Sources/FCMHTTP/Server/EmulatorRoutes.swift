@@ -68,6 +68,7 @@ public enum EmulatorRoutes {
         BatchFront(respond: { inner.respond(to: $0) }, nextBoundary: boundaries.next).register(into: &router)
         // Transport faults sit between the transport and the fronts (ARCHITECTURE.md).
         let faults = TransportFaults(emulator: emulator)
+        let recorder = RefusalRecorder(emulator: emulator)
         let routes = router
         let access = fronts.access
         return HTTPResponder(
@@ -77,19 +78,29 @@ public enum EmulatorRoutes {
                 var request = request
                 if let refusal = access?.admit(&request) { return refused(refusal, request) }
                 if let refusal = ControlContentType.refusal(request) { return refusal }
-                return faults.respond(request) { routes.respond(to: $0) }
+                // The fronts' refusals become events here, whatever refused them (issue 21, item 1).
+                var response = faults.respond(request) { routes.respond(to: $0) }
+                recorder.record(&response, for: request)
+                return response
             },
             clockSpeed: { emulator.clockStatus.paused ? 0 : emulator.clockStatus.speed }, live: live
         ) { request in
-            if request.path.hasPrefix("/fcm/") || request.path.hasPrefix("/gcm/") { return LegacyPages.tooLarge() }
-            if request.path.hasPrefix("/v1/") {
-                return V1Error(
-                    status: 413, statusName: "INVALID_ARGUMENT", message: "Request payload size exceeds the limit: \(maxBodyBytes) bytes.",
-                    details: []
-                ).response
-            }
-            return ControlAPI.tooLarge(request, limit: maxBodyBytes)
+            var response = tooLarge(request, maxBodyBytes: maxBodyBytes)
+            recorder.record(&response, for: request)
+            return response
         }
+    }
+
+    /// A body over the limit, in the dialect of the API it was sent to.
+    static func tooLarge(_ request: HTTPRequest, maxBodyBytes: Int) -> HTTPResponse {
+        if request.path.hasPrefix("/fcm/") || request.path.hasPrefix("/gcm/") { return LegacyPages.tooLarge() }
+        if request.path.hasPrefix("/v1/") {
+            return V1Error(
+                status: 413, statusName: "INVALID_ARGUMENT", message: "Request payload size exceeds the limit: \(maxBodyBytes) bytes.",
+                details: []
+            ).response
+        }
+        return ControlAPI.tooLarge(request, limit: maxBodyBytes)
     }
 
     /// A request the access policy refused, in the dialect of the API it called.

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
+import FCMCore
 import Logging
 import NIOCore
 import NIOHTTP1
@@ -10,7 +11,10 @@ import NIOHTTP1
 struct AccessLog: Sendable {
     let logger: Logger
 
-    func answered(method: String, target: String, status: Int, version: HTTPVersion, since start: NIODeadline) {
+    /// `refusals`: what an FCM front refused in the answer; the line then says why (issue 21, item 1).
+    func answered(
+        method: String, target: String, status: Int, version: HTTPVersion, since start: NIODeadline, refusals: [Refusal] = []
+    ) {
         guard logger.logLevel <= .info else { return }
         let path = target.split(separator: "?", maxSplits: 1).first.map(String.init) ?? target
         let millis = Double((NIODeadline.now() - start).nanoseconds) / 1_000_000
@@ -21,7 +25,19 @@ struct AccessLog: Sendable {
             "ms": .stringConvertible((millis * 100).rounded() / 100),
         ]
         if let project = Self.project(path) { metadata["project"] = "\(project)" }
-        logger.info("\(method) \(path) \(status)", metadata: metadata)
+        guard let refusal = refusals.first else {
+            logger.info("\(method) \(path) \(status)", metadata: metadata)
+            return
+        }
+        // The first refusal of the answer, and how many there were (a multicast's results).
+        let reason = Refusal.truncated(refusal.detail)
+        metadata["api"] = "\(refusal.api)"
+        if let project = refusal.project { metadata["project"] = "\(project)" }
+        metadata["code"] = "\(refusal.code)"
+        metadata["reason"] = "\(reason)"
+        if let target = refusal.target { metadata["target"] = "\(Refusal.truncated(target))" }
+        if refusals.count > 1 { metadata["refused"] = .stringConvertible(refusals.count) }
+        logger.info("\(method) \(path) \(status) refused: \(refusal.code): \(reason)", metadata: metadata)
     }
 
     func refused(_ reason: String, metadata: Logger.Metadata = [:]) {

@@ -143,7 +143,8 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     func write(_ response: HTTPResponse, head request: HTTPRequestHead, context: ChannelHandlerContext) {
         log.answered(
-            method: request.method.rawValue, target: request.uri, status: response.status, version: request.version, since: started)
+            method: request.method.rawValue, target: request.uri, status: response.status, version: request.version, since: started,
+            refusals: response.refusals)
         let version = request.version
         var headers = HTTPHeaders(response.headers)
         // A HEAD answer keeps the length the router gave it: the GET's, not its own empty body's.

@@ -132,6 +132,7 @@ struct V1Error: Error, Sendable {
     var response: HTTPResponse {
         var response = V1Response.json(status: status, body)
         if let retryAfterSeconds { response.headers.append(("Retry-After", String(retryAfterSeconds))) }
+        response.refusals = [refusal]
         return response
     }
 }

@@ -19,8 +19,10 @@ struct V1Front: Sendable {
     func send(_ request: HTTPRequest, project: String) -> HTTPResponse {
         // Credentials are checked before the body is read, as Google's front end does.
         if let failure = auth.authenticateV1(request, project: project) { return failure.v1.response }
+        var target: String?
         do throws(V1Error) {
             let send = try V1MessageDecoder.decode(request.body)
+            target = send.target.description
             let outcome: SendOutcome
             do {
                 outcome = try emulator.send(send, from: project)
@@ -30,8 +32,20 @@ struct V1Front: Sendable {
             // `{project}` is echoed as given: id or number (§1.4).
             return V1Response.json(.object([("name", .string("projects/\(project)/messages/\(outcome.messageId)"))]))
         } catch {
-            return error.response
+            var response = error.response
+            // The refused event names what the request named, even when the message did not decode.
+            let named = target ?? Self.namedTarget(request.body)
+            for i in response.refusals.indices { response.refusals[i].target = named }
+            return response
         }
+    }
+
+    /// The token, topic or condition of a message that did not decode, read leniently.
+    static func namedTarget(_ body: [UInt8]) -> String? {
+        guard let message = (try? JSONParser.parse(body))?["message"] else { return nil }
+        if let token = message["token"]?.stringValue { return token }
+        if let topic = message["topic"]?.stringValue { return "/topics/" + topic }
+        return message["condition"]?.stringValue
     }
 
     /// Unknown paths and methods under `/v1/`, as Google's front end answers them.

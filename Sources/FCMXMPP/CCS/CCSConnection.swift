@@ -32,6 +32,9 @@ public struct CCSConnection: Sendable {
         /// Why the session ends, for the transport's log.
         case ended(reason: String)
         case close
+        /// A downstream message was nacked or answered with a stanza error (already recorded as a
+        /// `refused` event), for the transport's log.
+        case refused(Refusal)
     }
 
     /// The core's handle for this connection once bound, and the drain requests it has honoured.
@@ -151,14 +154,18 @@ public struct CCSConnection: Sendable {
         // A drain fault fires on the message that matches it, which is then nacked as draining.
         let drained = handler.drainFault(stanza, sender: established.sender) ? drain() : []
         let outputs: [XMPPOutput]
+        var refusals: [Refusal] = []
         switch CCSHandler.payload(of: stanza, jid: established.jid) {
-        case .refused(let output): outputs = [output]
+        case .refused(let output):
+            outputs = [output]
+            if case .stanzaError(_, _, let text) = output { refusals.append(CCSHandler.parsingRefusal(text, sender: established.sender)) }
         case .json(let json):
             outputs = handler.handle(
                 json, stanza: stanza, sender: established.sender, jid: established.jid, connection: binding?.connection,
-                draining: session.isDraining
+                draining: session.isDraining, refusals: &refusals
             )
         }
-        return drained + outputs.map { .write($0.text) }
+        emulator.recordRefusals(refusals)
+        return drained + outputs.map { .write($0.text) } + refusals.map { .refused($0) }
     }
 }

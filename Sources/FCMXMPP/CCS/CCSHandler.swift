@@ -21,25 +21,57 @@ struct CCSHandler: Sendable {
 
     static func payload(of stanza: XMLElement, jid: String) -> Payload {
         guard let gcm = stanza.child("gcm") else {
-            return .refused(.stanzaError(stanza, to: jid, text: "InvalidJson: JSON_PARSING_ERROR : the message has no gcm payload\n"))
+            return .refused(.stanzaError(stanza, to: jid, text: Self.parsingError("the message has no gcm payload")))
         }
         guard let json = try? JSONParser.parse(Array(gcm.text.utf8)), case .object = json else {
-            return .refused(.stanzaError(stanza, to: jid, text: "InvalidJson: JSON_PARSING_ERROR : Unexpected character in the payload\n"))
+            return .refused(.stanzaError(stanza, to: jid, text: Self.parsingError("Unexpected character in the payload")))
         }
         return .json(json)
     }
 
-    /// Answers one CCS message from the app server on connection `connection` of `sender`.
-    func handle(_ json: JSONValue, stanza: XMLElement, sender: String, jid: String, connection: Int?, draining: Bool) -> [XMPPOutput] {
+    /// A stanza error's text (§5.5): `InvalidJson: JSON_PARSING_ERROR : <why>`.
+    static func parsingError(_ why: String) -> String { "InvalidJson: JSON_PARSING_ERROR : \(why)\n" }
+
+    /// A stanza error as a refusal: the app server sees `JSON_PARSING_ERROR` and why.
+    static func parsingRefusal(_ text: String, sender: String) -> Refusal {
+        var why = text.split(separator: " : ", maxSplits: 1).last.map(String.init) ?? text
+        while why.hasSuffix("\n") { why.removeLast() }
+        return Refusal(api: "xmpp", project: sender, status: nil, code: "JSON_PARSING_ERROR", detail: why)
+    }
+
+    /// Answers one CCS message from the app server on connection `connection` of `sender`; each
+    /// nack and stanza error is also added to `refusals`, for the event log and the transport's log.
+    func handle(
+        _ json: JSONValue, stanza: XMLElement, sender: String, jid: String, connection: Int?, draining: Bool,
+        refusals: inout [Refusal]
+    ) -> [XMPPOutput] {
+        let outputs = handle(json, stanza: stanza, sender: sender, jid: jid, connection: connection, draining: draining)
+        for output in outputs {
+            switch output {
+            case .ccs(let payload, _) where payload["message_type"]?.stringValue == "nack":
+                refusals.append(
+                    Refusal(
+                        api: "xmpp", project: sender, status: nil, code: payload["error"]?.stringValue ?? "",
+                        target: payload["from"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 },
+                        detail: payload["error_description"]?.stringValue ?? ""))
+            case .stanzaError(_, _, let text):
+                refusals.append(Self.parsingRefusal(text, sender: sender))
+            default: break
+            }
+        }
+        return outputs
+    }
+
+    private func handle(_ json: JSONValue, stanza: XMLElement, sender: String, jid: String, connection: Int?, draining: Bool) -> [XMPPOutput] {
         if let type = json["message_type"]?.stringValue {
             return acknowledgement(json, type: type, connection: connection)
         }
         guard let messageId = json["message_id"]?.stringValue, !messageId.isEmpty else {
-            return [.stanzaError(stanza, to: jid, text: "InvalidJson: JSON_PARSING_ERROR : Missing Required Field: message_id\n")]
+            return [.stanzaError(stanza, to: jid, text: Self.parsingError("Missing Required Field: message_id"))]
         }
         guard messageId.utf8.count <= EmulatorSettings.maxClientMessageIdBytes else {
             let limit = EmulatorSettings.maxClientMessageIdBytes
-            return [.stanzaError(stanza, to: jid, text: "InvalidJson: JSON_PARSING_ERROR : message_id is longer than \(limit) bytes\n")]
+            return [.stanzaError(stanza, to: jid, text: Self.parsingError("message_id is longer than \(limit) bytes"))]
         }
         let to = json["to"]?.stringValue ?? json["condition"]?.stringValue ?? ""
         if draining {

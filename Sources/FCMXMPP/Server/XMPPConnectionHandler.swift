@@ -63,6 +63,14 @@ final class XMPPConnectionHandler: ChannelInboundHandler {
             case .ended(let reason):
                 logger.info(
                     "XMPP session ended: \(reason)", metadata: ["project": "\(connection.projectId ?? "-")", "peer": "\(peer(context))"])
+            case .refused(let refusal):
+                // Info, with the reason: a nack's error code alone does not say why (issue 21, item 1).
+                logger.info(
+                    "XMPP message refused: \(refusal.code): \(Refusal.truncated(refusal.detail))",
+                    metadata: [
+                        "api": "xmpp", "project": "\(refusal.project ?? "-")", "code": "\(refusal.code)",
+                        "target": "\(refusal.target ?? "-")", "reason": "\(Refusal.truncated(refusal.detail))",
+                    ])
             case .drainStarted:
                 schedule(in: .milliseconds(configuration.drainGraceMillis), context: context) { $0.finishDraining() }
             case .close:
