@@ -41,16 +41,15 @@ class Emulator:
         return self.call("GET", (f"/projects/{project}" if project else "") + f"/events?{qs}")["events"]
 
 
-@pytest.fixture(scope="session")
-def emulator():
+def start_emulator(*settings):
+    """Starts fcm-emu on free ports with `--set` settings; returns (Emulator, process)."""
     workdir = tempfile.mkdtemp(prefix="fcm-emu-interop-")
     ready = os.path.join(workdir, "ready.json")
     log = open(os.path.join(workdir, "serve.log"), "w")
-    # A paused clock makes the rate-limit window (and so Retry-After) deterministic.
+    extra = [arg for setting in settings for arg in ("--set", setting)]
     process = subprocess.Popen(
         [BINARY, "serve", "--port", "0", "--set", "tlsPort=0", "--set", "xmppPort=0", "--set", "xmppTestPort=off", "--ready-file", ready, "--set", "stateDir=none",
-         "--set", "deviceRateLimit=3/1s", "--set", "clockPaused=true", "--log-level", "warning",
-         "--set", f"metadataProject={PROJECT}", "--set", "proxyPort=0"],
+         "--log-level", "warning", "--set", f"metadataProject={PROJECT}", "--set", "proxyPort=0", *extra],
         stdout=log, stderr=subprocess.STDOUT)
     deadline = time.time() + 30
     while not os.path.exists(ready):
@@ -64,6 +63,13 @@ def emulator():
     emu.xmpp_port = info["xmpp"]["ports"][0]
     emu.proxy = info["proxy"]["url"]
     emu.call("POST", "/projects", {"id": PROJECT, "number": "424242424242"})
+    return emu, process
+
+
+@pytest.fixture(scope="session")
+def emulator():
+    # A paused clock makes the rate-limit window (and so Retry-After) deterministic.
+    emu, process = start_emulator("deviceRateLimit=3/1s", "clockPaused=true")
     emu.call("POST", "/projects", {"id": "other-app", "number": "777"})
     yield emu
     process.terminate()

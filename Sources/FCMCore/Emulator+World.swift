@@ -147,7 +147,20 @@ extension Emulator {
     public func manageTopic(_ topic: String, tokens: [String], subscribe: Bool, senderProjectId: String?) throws(FCMError) -> [FCMError?] {
         try withWorld { (w: inout World) throws(FCMError) -> [FCMError?] in
             var project: Project?
-            if let senderProjectId { project = try w.projectState(w.projectIndex(idOrNumber: senderProjectId)).project }
+            var projectIndex: Int32?
+            if let senderProjectId {
+                projectIndex = try w.projectIndex(idOrNumber: senderProjectId)
+                project = try w.projectState(projectIndex ?? 0).project
+            } else {
+                // Lax authentication acts as each token's own project: the first known one pays.
+                for token in tokens {
+                    if let id = w.deviceByToken[token], let device = w.devices[Int(id)] {
+                        projectIndex = device.projectIndex
+                        break
+                    }
+                }
+            }
+            if let projectIndex { try w.chargeSubscriptionCall(projectIndex: projectIndex) }
             return tokens.map { token in
                 switch w.deviceForTopicManagement(token: token, project: project) {
                 case .failure(let error): return error

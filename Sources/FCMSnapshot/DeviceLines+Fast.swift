@@ -40,7 +40,7 @@ extension DeviceLines {
         guard s.take(UInt8(ascii: "{")) else { return nil }
         var id: Int64?, project: Int64?, deleted = false
         var platform: Platform?, name: String?, appId: String?, token: String?, tokenValid = true, fid: String?
-        var state: DeviceState?, createdAt: Int64?, lastConnectedAt: Int64?, lastInactiveDiscardAt: Int64?
+        var state: DeviceState?, createdAt: Int64?, lastConnectedAt: Int64?, lastInactiveDiscardAt: Int64?, lastSeenAt: Int64?
         var deletedSignalOwed = false, generation: Int64 = 0
         var senders: [String] = [], topics: [(String, Instant)] = [], stored = SnapshotRecord.StoredList()
         var seen: UInt32 = 0
@@ -121,6 +121,10 @@ extension DeviceLines {
                     guard s.take(UInt8(ascii: "]")) else { return nil }
                     topics = shared.topics(topics)
                 }
+            } else if key.equals("lastSeenAt") {
+                bit = 262144
+                guard let v = s.int() else { return nil }
+                lastSeenAt = v
             } else if key.equals("deleted") {
                 bit = 131072
                 guard s.literal("true") else { return nil }
@@ -143,7 +147,8 @@ extension DeviceLines {
                 id: id, projectIndex: project, platform: platform, name: name, appId: appId, token: token, tokenValid: tokenValid, fid: fid,
                 state: state, extraSenders: senders, topics: topics, createdAt: Instant(millis: createdAt),
                 lastConnectedAt: Instant(millis: lastConnectedAt), lastInactiveDiscardAt: lastInactiveDiscardAt.map(Instant.init),
-                deletedSignalOwed: deletedSignalOwed, stateGeneration: generation, stored: stored, inbox: nil))
+                deletedSignalOwed: deletedSignalOwed, stateGeneration: generation, stored: stored, inbox: nil,
+                lastSeenAt: lastSeenAt.map(Instant.init)))
     }
 
     /// `[[ref,seq,available,expires|null,flags,ttl,key|null],…]`

@@ -62,3 +62,15 @@ extension Delivery {
         message?.content.data.first { $0.0 == "k" }?.1
     }
 }
+
+/// The `FCMError` a call throws, or nil when it succeeds.
+func thrownFCMError(_ body: () throws -> Void) -> FCMError? {
+    do {
+        try body()
+        return nil
+    } catch let error as FCMError {
+        return error
+    } catch {
+        return nil
+    }
+}

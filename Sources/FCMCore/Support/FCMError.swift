@@ -56,6 +56,12 @@ public struct FCMError: Error, Sendable, Equatable, CustomStringConvertible {
         /// `maxFaultRules`): the control API answers 429 `RESOURCE_EXHAUSTED`, as Google's APIs
         /// answer a quota (AIP-193).
         case limitReached
+        /// FCM's per-project message quota (`quotas=fcm`): `limit` messages a rolling minute.
+        case projectQuota(limit: Int, projectNumber: String)
+        /// FCM's limit of fan-outs (topic and condition sends) in progress per project.
+        case fanOutQuota(limit: Int)
+        /// FCM's per-project rate of topic subscription calls: `limit` a second.
+        case subscriptionQuota(limit: Int)
     }
 
     public let code: Code

@@ -2,7 +2,7 @@
 
 extension World {
     /// Accepts a message for `projectIndex` and routes it (DEVICE-RULES.md, checks when a message
-    /// is accepted). Throws before changing anything when a check fails.
+    /// is accepted). Throws before changing anything but the quota's count when a check fails.
     mutating func send(_ request: SendRequest, projectIndex: Int32) throws(FCMError) -> SendOutcome {
         let state = try projectState(projectIndex)
         let project = state.project
@@ -12,6 +12,25 @@ extension World {
         default: toTopic = false
         }
         try injectFault(for: request, project: project)
+        let toFanOut: Bool
+        switch request.target {
+        case .topic, .condition: toFanOut = true
+        default: toFanOut = false
+        }
+        try checkMessageQuota(projectIndex: projectIndex, project: project, toTopic: toFanOut)
+        do {
+            let outcome = try route(request, state: state, toTopic: toTopic)
+            chargeMessage(projectIndex: projectIndex)
+            return outcome
+        } catch {
+            if !error.isRateRefusal { chargeMessage(projectIndex: projectIndex) }
+            throw error
+        }
+    }
+
+    /// The checks and routing of an accepted request, after the fault injector and the quota.
+    private mutating func route(_ request: SendRequest, state: ProjectState, toTopic: Bool) throws(FCMError) -> SendOutcome {
+        let project = state.project
         try AcceptanceChecks.check(request.content, toTopic: toTopic)
         let ttlZero = request.content.ttlSeconds == 0 || request.content.android?.ttlSeconds == 0
 
@@ -31,10 +50,12 @@ extension World {
                 throw FCMError(.invalidArgument, "Invalid topic name '\(name)'", field: "message.topic")
             }
             if !ttlZero { try checkRate(settings.topicRateLimit, key: "t:\(project.id):\(name)", code: .topicsMessageRateExceeded) }
+            try checkFanOutQuota(project: project)
             guard !request.validateOnly else { return Self.validated }
             let recipients = Array(state.topics[name] ?? [])
             return fanOut(request, project: project, recipients: recipients)
         case .condition(let condition):
+            try checkFanOutQuota(project: project)
             guard !request.validateOnly else { return Self.validated }
             return fanOut(request, project: project, recipients: matching(condition, in: state))
         case .notificationKey(let key):
@@ -78,6 +99,7 @@ extension World {
     ) throws(FCMError) -> SendOutcome {
         let device = try device(id)
         try checkSender(device, project: project)
+        if isExpired(device) { throw FCMError(.unregistered, "Requested entity was not found.", field: "message.token") }
         if let restricted = request.content.android?.restrictedPackageName ?? request.content.restrictedPackageName,
             device.platform == .android, restricted != device.appId
         {
@@ -144,7 +166,9 @@ extension World {
         var resolved: [(DeviceID, String)] = []
         var failed: [String] = []
         for token in group.tokens {
-            if let (id, _) = try? resolveToken(token), let device = devices[Int(id)], (try? checkSender(device, project: project)) != nil {
+            if let (id, _) = try? resolveToken(token), let device = devices[Int(id)], (try? checkSender(device, project: project)) != nil,
+                !isExpired(device)
+            {
                 resolved.append((id, token))
             } else {
                 failed.append(token)
@@ -164,22 +188,6 @@ extension World {
             if wasUninstalled { failed.append(token) } else { success += 1 }
         }
         return SendOutcome(message: message, messageId: message.id, canonicalToken: nil, groupSuccess: success, groupFailedTokens: failed)
-    }
-
-    /// Counts a message against an optional fixed-window limit (off by default).
-    private mutating func checkRate(_ limit: EmulatorSettings.RateLimit?, key: String, code: FCMError.Code) throws(FCMError) {
-        guard let limit else { return }
-        var window = rateWindows[key] ?? RateWindow(start: now, count: 0)
-        if now.millis(since: window.start) >= limit.windowSeconds * 1000 { window = RateWindow(start: now, count: 0) }
-        guard window.count < limit.messages else {
-            let remaining = window.start.adding(seconds: limit.windowSeconds).millis(since: now)
-            throw FCMError(
-                code, "Message rate exceeded: at most \(limit.messages) per \(limit.windowSeconds) s", field: "message",
-                retryAfterSeconds: max(1, (remaining + 999) / 1000)
-            )
-        }
-        window.count += 1
-        rateWindows[key] = window
     }
 
     /// Fires a matching error rule: the service refuses the message as scripted.

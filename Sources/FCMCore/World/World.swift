@@ -29,6 +29,8 @@ struct World: Sendable {
 
     var nextStoreSequence: UInt64 = 0
     var rateWindows: [String: RateWindow] = [:]
+    /// FCM's per-project quota windows (`quotas=fcm`), by project index; transient (World+Quotas).
+    var quotas: [Int32: ProjectQuotas] = [:]
     var faults = FaultInjector()
     var ccs = CCSOutbox()
     /// Projects whose CCS connections have work, to be told once the lock is released.

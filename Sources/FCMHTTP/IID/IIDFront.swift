@@ -63,7 +63,7 @@ struct IIDFront: Sendable {
         do {
             results = try emulator.manageTopic(topic, tokens: tokens, subscribe: subscribe, senderProjectId: project)
         } catch {
-            return Self.error(404, "Requested entity was not found.")
+            return Self.failure(error)
         }
         let rendered: [JSONValue] = results.map { error in
             guard let error else { return .object([]) }
@@ -74,6 +74,16 @@ struct IIDFront: Sendable {
         response.refusals = zip(tokens, results).compactMap { token, error in
             error.map { Refusal(api: "iid", project: project, status: 200, code: Self.code($0), target: token, detail: $0.message) }
         }
+        return response
+    }
+
+    /// A whole call refused: the subscription quota (`quotas=fcm`) as 429 with IID's own error
+    /// string and the delay, which firebase-admin-node maps to `topics-subscription-rate-exceeded`
+    /// (`TOPIC_MGT_SERVER_TO_CLIENT_CODE`, src/utils/error.ts); anything else as an unknown project.
+    private static func failure(_ error: FCMError) -> HTTPResponse {
+        guard error.isRateRefusal else { return Self.error(404, "Requested entity was not found.") }
+        var response = Self.error(429, "RESOURCE_EXHAUSTED")
+        if let seconds = error.retryAfterSeconds { response.headers.append(("Retry-After", String(seconds))) }
         return response
     }
 
@@ -127,9 +137,13 @@ struct IIDFront: Sendable {
         case .success(let p): project = p
         }
         guard let topic = ManagedTopicName.bare(topic) else { return Self.error(400, "Topic name format is invalid") }
-        guard let results = try? emulator.manageTopic(topic, tokens: [token], subscribe: true, senderProjectId: project),
-            let result = results.first
-        else { return Self.error(404, "Requested entity was not found.") }
+        let results: [FCMError?]
+        do {
+            results = try emulator.manageTopic(topic, tokens: [token], subscribe: true, senderProjectId: project)
+        } catch {
+            return Self.failure(error)
+        }
+        guard let result = results.first else { return Self.error(404, "Requested entity was not found.") }
         if let error = result {
             let code = Self.code(error)
             return Self.error(code == "NOT_FOUND" ? 404 : 400, code)

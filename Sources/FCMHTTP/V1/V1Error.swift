@@ -15,6 +15,8 @@ struct V1Error: Error, Sendable {
         /// `google.firebase.fcm.v1.ApnsError`: what APNs answered an iOS delivery
         /// (https://firebase.google.com/docs/reference/fcm/rest/v1/ApnsError).
         case apnsError(statusCode: Int, reason: String)
+        /// `google.rpc.ErrorInfo`: why, in Google's machine-readable terms (V1Error+Quota).
+        case errorInfo(reason: String, domain: String, metadata: [(String, String)])
     }
 
     let status: Int
@@ -73,6 +75,10 @@ struct V1Error: Error, Sendable {
         case .invalidTTL, .invalidPackageName, .invalidArgument, .tooManyTopics:
             self = .invalidArgument(field: error.field)
         case .deviceMessageRateExceeded, .topicsMessageRateExceeded:
+            if let quota = V1Error.projectQuota(error) {
+                self = quota
+                return
+            }
             let subject = error.code == .deviceMessageRateExceeded ? "device" : "topic"
             self.init(
                 status: 429, statusName: "RESOURCE_EXHAUSTED",
@@ -121,6 +127,11 @@ struct V1Error: Error, Sendable {
                 return .object([
                     ("@type", .string("type.googleapis.com/google.rpc.QuotaFailure")),
                     ("violations", .array([.object([("subject", .string(subject)), ("description", .string(description))])])),
+                ])
+            case .errorInfo(let reason, let domain, let metadata):
+                return .object([
+                    ("@type", .string("type.googleapis.com/google.rpc.ErrorInfo")), ("reason", .string(reason)),
+                    ("domain", .string(domain)), ("metadata", .object(metadata.map { ($0.0, .string($0.1)) })),
                 ])
             }
         }

@@ -65,7 +65,10 @@ struct V1TopicSubscriptions: Sendable {
     /// `unknown-error`, while a plain `NOT_FOUND` or `INVALID_ARGUMENT` maps to its own class.
     private static func plain(_ error: V1Error) -> HTTPResponse {
         let details = error.details.filter { if case .fcmError = $0 { false } else { true } }
-        return V1Error(status: error.status, statusName: error.statusName, message: error.message, details: details).response
+        return V1Error(
+            status: error.status, statusName: error.statusName, message: error.message, details: details,
+            retryAfterSeconds: error.retryAfterSeconds
+        ).response
     }
 
     /// Per-token failures as status and message (`plain` drops the `FcmError` detail).

@@ -1,0 +1,15 @@
+// SPDX-License-Identifier: Apache-2.0
+
+extension World {
+    /// Whether an app instance's token has expired for inactivity: "For Android, when stale tokens
+    /// reach 270 days of inactivity, FCM considers them expired ... marks it as invalid and rejects
+    /// sends to it", answered `UNREGISTERED` (https://firebase.google.com/docs/cloud-messaging/manage-tokens).
+    /// iOS and web rely on their push services, which have no such expiry. "Seen" is being
+    /// connected or refreshing the token (`Device.lastSeenAt`); a connected app is seen now. When
+    /// the app connects again it is issued a new token (`setState`). `staleTokenDays=0` turns it off.
+    func isExpired(_ device: Device) -> Bool {
+        let days = Int64(settings.staleTokenDays)
+        guard days > 0, device.platform == .android, !device.state.isConnected else { return false }
+        return now.millis(since: device.lastSeenAt) >= days * 86_400_000
+    }
+}
