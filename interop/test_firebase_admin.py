@@ -173,6 +173,6 @@ def test_recovers_from_injected_503_with_retry_after(emulator, app):
     name = messaging.send(messaging.Message(token=device["token"], data={"after": "outage"}), app=app)
     assert emulator.inbox(device)[0]["messageId"] == name.rsplit("/", 1)[1]
     # Two refusals, then the SDK's third attempt went through: its retries are in the log.
-    faults = [e for e in emulator.events(project=None, kind="faultInjected") if e["detail"].startswith("outage")]
+    faults = [e for e in emulator.events(project=None, kind="faultInjected") if e["detail"].startswith("rule outage:")]
     assert len(faults) == 2
     emulator.call("DELETE", "/faults/outage")

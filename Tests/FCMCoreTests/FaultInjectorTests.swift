@@ -28,8 +28,8 @@ struct FaultInjectorTests {
         ])
         #expect(outcomes(w, d, 6) == [nil, .internalError, nil, .internalError, nil, nil])
         #expect(
-            try w.emu.events(EventQuery(kinds: [.faultInjected])).map { $0.detail.map { String($0.prefix(4)) } } == [
-                "thir", "even", "even",
+            try w.emu.events(EventQuery(kinds: [.faultInjected])).map { $0.detail?.split(separator: ":").first.map(String.init) } == [
+                "rule third", "rule even", "rule even",
             ])
     }
 
