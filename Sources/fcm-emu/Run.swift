@@ -12,7 +12,7 @@ extension FCMEmu {
                 Each scenario sets up projects, devices and fault rules, then runs its steps through the same API code \
                 that network clients reach (v1, legacy, IID, batch, the control API), in process and in milliseconds. \
                 The exit code is 0 only when every expectation holds; a failure names the step, its YAML line, each \
-                difference and the recent event log. The format is in the README and in \
+                difference and the recent event log. The format is in docs/scenarios.md and \
                 scenarios/scenario.schema.json.
 
                 Examples:
