@@ -363,6 +363,12 @@ class Client:
         """``getClock``: the emulator's time, mode, speed and pending timers."""
         return Clock.from_json(self._json("GET", "/clock"))
 
+    def timers(self, *, offset: Optional[int] = None, limit: Optional[int] = None) -> Dict[str, Any]:
+        """``listTimers``: the clock's pending timers in the order they fire (``timers``: each with
+        ``at``, ``what``, ``project``, ``device``, ``messageId``; ``total``; ``nextOffset`` when more).
+        Advance the clock ``to`` the first one's ``at`` to run to it."""
+        return self._json("GET", "/clock/timers", query={"offset": offset, "limit": limit})
+
     def advance_clock(self, by: Union[str, int, float, _dt.timedelta, None] = None, *,
                       to: Optional[Timeish] = None) -> Clock:
         """``advanceClock``: moves the clock forward ``by`` (``"15m"``, milliseconds, a timedelta)
@@ -492,6 +498,10 @@ class Client:
     def clear_faults(self) -> None:
         """``clearFaults``: removes every rule."""
         self.request("DELETE", "/faults")
+
+    def fault(self, rule_id: str) -> FaultRule:
+        """``getFault``: one rule as posted, with ``id`` and ``fired`` (how often it fired)."""
+        return self._json("GET", f"/faults/{_segment(rule_id)}")
 
     def remove_fault(self, rule_id: str) -> List[FaultRule]:
         """``removeFault``: removes one rule; returns the rules left."""
@@ -682,6 +692,27 @@ class Client:
     def clear_inbox(self, project: str, device: str) -> None:
         """``clearInbox``: empties the inbox."""
         self.request("DELETE", self._device_path(project, device) + "/inbox")
+
+    def stored(self, project: str, device: str) -> Dict[str, Any]:
+        """``getStored``: what FCM holds for the device now (``stored``: store and forward), in delivery order,
+        with when each message may be delivered and when it expires."""
+        return self._json("GET", self._device_path(project, device) + "/stored")
+
+    def tray(self, project: str, device: str) -> Dict[str, Any]:
+        """``getTray``: what the user sees: notifications shown while the app was in the
+        background (``notifications``, oldest first), one per tag."""
+        return self._json("GET", self._device_path(project, device) + "/tray")
+
+    def show_notification(self, project: str, device: str, message_id: str, *, tag: Optional[str] = None) -> Dict[str, Any]:
+        """``showNotification``: the app shows a notification for a message it received (a shown
+        notification resets the count toward deprioritized high priority)."""
+        body = {"messageId": message_id, "tag": tag}
+        return self._json("POST", self._device_path(project, device) + "/tray",
+                          body={k: v for k, v in body.items() if v is not None})
+
+    def clear_tray(self, project: str, device: str) -> None:
+        """``clearTray``: the user clears the app's notifications."""
+        self.request("DELETE", self._device_path(project, device) + "/tray")
 
     def send_upstream(self, project: str, device: str, data: Mapping[str, str], *, message_id: Optional[str] = None,
                       ttl: Optional[str] = None) -> Dict[str, Any]:

@@ -34,6 +34,8 @@ OPERATIONS = {
     "refreshToken": "refresh_token", "subscribe": "subscribe", "unsubscribe": "unsubscribe",
     "getInbox": "inbox", "clearInbox": "clear_inbox",
     "listDeviceEvents": "device_events", "streamDeviceEvents": "stream_device_events",
+    "listTimers": "timers", "getFault": "fault", "getStored": "stored", "getTray": "tray",
+    "showNotification": "show_notification", "clearTray": "clear_tray",
 }
 
 
@@ -194,6 +196,11 @@ def test_fault_rules(fcm_emulator: Emulator, fcm_project: Project, fcm_client: C
                                        {"id": "b", "match": {"project": fcm_project.id}, "action": {"latency": "1ms"}}])
         assert [r["id"] for r in rules] == ["a", "b"]
         assert [r["id"] for r in fcm_client.remove_fault("a")] == ["b"]
+        assert fcm_client.fault("b") == {"id": "b", "match": {"project": fcm_project.id}, "action": {"latency": "1ms"},
+                                         "fired": 0}
+        with pytest.raises(FcmEmuError) as missing:
+            fcm_client.fault("a")
+        assert missing.value.status == 404
     finally:
         fcm_client.clear_faults()
     assert fcm_client.faults() == []
@@ -249,6 +256,30 @@ def test_ttl_expiry_on_the_emulator_s_clock(paused_emulator: Emulator) -> None:
     assert expired.satisfied
     device.set_state("foreground")
     assert len(device.inbox()) == 0
+
+
+def test_what_a_device_holds_the_timers_and_the_tray(paused_emulator: Emulator) -> None:
+    project = paused_emulator.project()
+    client = paused_emulator.client
+    device = project.create_device("android", state="offline")
+    answer = send(paused_emulator, project, {"token": device.token, "data": {"late": "1"}, "android": {"ttl": "60s"}})
+    message_id = answer["name"].rsplit("/", 1)[1]
+    stored = client.stored(project.id, device.id)["stored"]
+    assert [m["messageId"] for m in stored] == [message_id]
+    timers = client.timers(limit=10)
+    expiry = [t for t in timers["timers"] if t.get("messageId") == message_id]
+    assert [t["what"] for t in expiry] == ["expiry"]
+    assert expiry[0]["at"] == stored[0]["expiresAt"]
+
+    # A data message reaches a background app; the app shows a notification for it, then the user clears it.
+    device.set_state("background")
+    assert len(device.inbox(wait_for=1, timeout=10)) == 1
+    assert client.tray(project.id, device.id)["notifications"] == []
+    client.show_notification(project.id, device.id, message_id, tag="score")
+    shown = client.tray(project.id, device.id)["notifications"]
+    assert [(n["messageId"], n["tag"]) for n in shown] == [(message_id, "score")]
+    client.clear_tray(project.id, device.id)
+    assert client.tray(project.id, device.id)["notifications"] == []
 
 
 def test_snapshots_by_name_and_as_tar(tmp_path: Any) -> None:
