@@ -293,6 +293,31 @@ public final class Client {
     }
 
     /**
+     * {@code listTimers}: the clock's pending timers in the order they fire (a stored message's
+     * {@code expiry}, a dozing device's {@code dozeMaintenance}, a {@code delivery} held by latency).
+     *
+     * @param offset how many to skip
+     * @param limit at most this many (1 to 1000; 0 for the server's 100)
+     * @return {@code timers} (each with {@code at}, {@code what}, {@code project}, {@code device},
+     *     {@code messageId}), {@code total} and, when more follow, {@code nextOffset}
+     */
+    public Map<String, Object> timers(int offset, int limit) {
+        Map<String, String> query = new LinkedHashMap<>();
+        if (offset > 0) {
+            query.put("offset", Integer.toString(offset));
+        }
+        if (limit > 0) {
+            query.put("limit", Integer.toString(limit));
+        }
+        return request("GET", "/clock/timers", query, null, timeout).json();
+    }
+
+    /** {@code listTimers}: @return the first page (up to 100) of the pending timers, as {@link #timers(int, int)} */
+    public Map<String, Object> timers() {
+        return timers(0, 0);
+    }
+
+    /**
      * {@code advanceClock}: moves the clock forward, firing everything due on the way (TTL
      * expiry, Doze windows, latencies).
      *
@@ -441,6 +466,16 @@ public final class Client {
     /** {@code clearFaults}: removes every rule. */
     public void clearFaults() {
         request("DELETE", "/faults", null, null, timeout);
+    }
+
+    /**
+     * {@code getFault}.
+     *
+     * @param id the rule's id
+     * @return the rule as posted, with its {@code id} and {@code fired} (how often it fired)
+     */
+    public Map<String, Object> fault(String id) {
+        return get("/faults/" + segment(id));
     }
 
     /**
@@ -778,6 +813,58 @@ public final class Client {
      */
     public void clearInbox(String project, String device) {
         request("DELETE", devicePath(project, device) + "/inbox", null, null, timeout);
+    }
+
+    /**
+     * {@code getStored}: what the device holds now (store and forward), in delivery order.
+     *
+     * @param project the project id
+     * @param device the device
+     * @return {@code device} and {@code stored} (each with {@code messageId}, {@code acceptedAt},
+     *     {@code availableAt}, {@code expiresAt}, {@code priority}, {@code collapseKey}, …)
+     */
+    public Map<String, Object> stored(String project, String device) {
+        return get(devicePath(project, device) + "/stored");
+    }
+
+    /**
+     * {@code getTray}: the notifications the user sees (shown in the background, replaced by tag).
+     *
+     * @param project the project id
+     * @param device the device
+     * @return {@code device}, {@code notifications} (oldest first, each a delivery with its
+     *     {@code tag}) and {@code unshownHighPriority}
+     */
+    public Map<String, Object> tray(String project, String device) {
+        return get(devicePath(project, device) + "/tray");
+    }
+
+    /**
+     * {@code showNotification}: the app shows a notification for a message in its inbox.
+     *
+     * @param project the project id
+     * @param device the device
+     * @param messageId a message in the device's inbox
+     * @param tag replaces a shown notification with this tag (null: none)
+     * @return the tray afterwards, as {@link #tray(String, String)}
+     */
+    public Map<String, Object> showNotification(String project, String device, String messageId, String tag) {
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("messageId", messageId);
+        if (tag != null) {
+            body.put("tag", tag);
+        }
+        return json("POST", devicePath(project, device) + "/tray", body);
+    }
+
+    /**
+     * {@code clearTray}: the user clears the app's notifications.
+     *
+     * @param project the project id
+     * @param device the device
+     */
+    public void clearTray(String project, String device) {
+        request("DELETE", devicePath(project, device) + "/tray", null, null, timeout);
     }
 
     /**

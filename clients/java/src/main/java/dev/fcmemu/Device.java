@@ -160,6 +160,32 @@ public final class Device {
         client.clearInbox(projectId(), id());
     }
 
+    /** @return what the device holds now (store and forward), as {@link Client#stored} */
+    public Map<String, Object> stored() {
+        return client.stored(projectId(), id());
+    }
+
+    /** @return the notifications shown, as {@link Client#tray} */
+    public Map<String, Object> tray() {
+        return client.tray(projectId(), id());
+    }
+
+    /**
+     * Shows a notification for a message in the inbox.
+     *
+     * @param messageId the message
+     * @param tag replaces a shown notification with this tag (null: none)
+     * @return the tray afterwards
+     */
+    public Map<String, Object> showNotification(String messageId, String tag) {
+        return client.showNotification(projectId(), id(), messageId, tag);
+    }
+
+    /** Clears the notifications shown. */
+    public void clearTray() {
+        client.clearTray(projectId(), id());
+    }
+
     /** @return the device's events */
     public EventList events() {
         return client.deviceEvents(projectId(), id(), EventQuery.all());
