@@ -286,6 +286,8 @@ export class Client {
   pauseClock(): Promise<Clock>;
   resumeClock(): Promise<Clock>;
   setClockSpeed(speed: number): Promise<Clock>;
+  /** `listTimers`: pending timers in the order they fire. */
+  timers(options?: { offset?: number; limit?: number }): Promise<{ timers: Array<{ at: string; what: string; project?: string; device?: string; messageId?: string; [key: string]: unknown }>; total: number; nextOffset?: number }>;
 
   events(options?: Omit<EventFilters, 'device'>): Promise<EventList>;
   projectEvents(project: string, options?: EventFilters): Promise<EventList>;
@@ -299,6 +301,8 @@ export class Client {
   setFaults(rules: FaultRule[]): Promise<FaultRule[]>;
   clearFaults(): Promise<void>;
   removeFault(id: string): Promise<FaultRule[]>;
+  /** `getFault`: the rule as posted, with `id` and `fired`. */
+  fault(id: string): Promise<FaultRule & { id: string; fired: number }>;
 
   project(id: string): Project;
   listProjects(): Promise<ProjectInfo[]>;
@@ -326,6 +330,10 @@ export class Client {
   unsubscribe(project: string, device: string, topic: string): Promise<Device>;
   inbox(project: string, device: string, options?: { waitFor?: number; timeout?: Duration }): Promise<Inbox>;
   clearInbox(project: string, device: string): Promise<void>;
+  stored(project: string, device: string): Promise<{ stored: Array<Record<string, unknown>>; [key: string]: unknown }>;
+  tray(project: string, device: string): Promise<{ notifications: Array<Record<string, unknown>>; [key: string]: unknown }>;
+  showNotification(project: string, device: string, messageId: string, options?: { tag?: string }): Promise<Record<string, unknown>>;
+  clearTray(project: string, device: string): Promise<void>;
   sendUpstream(project: string, device: string, data: Record<string, string>, options?: { messageId?: string; ttl?: string }): Promise<Record<string, unknown>>;
 }
 

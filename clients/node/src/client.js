@@ -319,6 +319,12 @@ export class Client {
   resumeClock() { return this.json('POST', '/clock:resume', {}); }
   /** `setClockSpeed`: e.g. 60 runs a minute per second. */
   setClockSpeed(speed) { return this.json('POST', '/clock:setSpeed', { speed }); }
+  /**
+   * `listTimers`: the clock's pending timers in the order they fire (`timers`: each with `at`,
+   * `what`, `project`, `device`, `messageId`; `total`; `nextOffset` when more). Advance the
+   * clock `{ to }` the first one's `at` to run to it.
+   */
+  async timers({ offset, limit } = {}) { return (await this.request('GET', '/clock/timers', { query: { offset, limit } })).json(); }
 
   // -- events -------------------------------------------------------------------------------
 
@@ -410,6 +416,8 @@ export class Client {
   async setFaults(rules) { return (await this.json('PUT', '/faults', { faults: rules })).faults ?? []; }
   /** `clearFaults`. */
   async clearFaults() { await this.request('DELETE', '/faults'); }
+  /** `getFault`: one rule as posted, with `id` and `fired` (how often it fired). */
+  fault(id) { return this.json('GET', `/faults/${seg(id)}`); }
   /** `removeFault`: returns the rules left. */
   async removeFault(id) { return (await this.json('DELETE', `/faults/${seg(id)}`)).faults ?? []; }
 
@@ -520,6 +528,21 @@ export class Client {
   }
   /** `clearInbox`. */
   async clearInbox(project, device) { await this.request('DELETE', `${this.devicePath(project, device)}/inbox`); }
+  /**
+   * `getStored`: what FCM holds for the device now (`stored`: store and forward), in delivery
+   * order, with when each message may be delivered and when it expires.
+   */
+  stored(project, device) { return this.json('GET', `${this.devicePath(project, device)}/stored`); }
+  /** `getTray`: notifications shown while the app was in the background (`notifications`, oldest first), one per tag. */
+  tray(project, device) { return this.json('GET', `${this.devicePath(project, device)}/tray`); }
+  /** `showNotification`: the app shows a notification for a message it received. */
+  showNotification(project, device, messageId, { tag } = {}) {
+    const body = { messageId };
+    if (tag !== undefined) body.tag = tag;
+    return this.json('POST', `${this.devicePath(project, device)}/tray`, body);
+  }
+  /** `clearTray`: the user clears the app's notifications. */
+  async clearTray(project, device) { await this.request('DELETE', `${this.devicePath(project, device)}/tray`); }
   /** `sendUpstream`: the device sends an upstream message over XMPP. */
   sendUpstream(project, device, data, { messageId, ttl } = {}) {
     const body = { data };

@@ -26,6 +26,41 @@ test('the emulator: health, info, openapi, CA', async () => {
   assert.equal(await new Client('http://127.0.0.1:1').isHealthy(), false);
 });
 
+// operationId (openapi.json) → the Client method that makes the call.
+const OPERATIONS = {
+  health: 'health', info: 'info', caCertificate: 'caCertificate', openapi: 'openapi', resetAll: 'reset',
+  exportSnapshot: 'exportSnapshot', importSnapshot: 'importSnapshot',
+  getClock: 'clock', advanceClock: 'advanceClock', pauseClock: 'pauseClock', resumeClock: 'resumeClock',
+  setClockSpeed: 'setClockSpeed', listTimers: 'timers',
+  listAllEvents: 'events', streamEvents: 'streamEvents',
+  listFaults: 'faults', addFault: 'addFault', setFaults: 'setFaults', clearFaults: 'clearFaults',
+  getFault: 'fault', removeFault: 'removeFault',
+  listProjects: 'listProjects', createProject: 'createProject', getProject: 'getProject',
+  deleteProject: 'deleteProject', resetProject: 'resetProject',
+  getServiceAccount: 'serviceAccount', createAccessToken: 'createAccessToken',
+  listXMPPConnections: 'xmppConnections', sendUpstream: 'sendUpstream', drainXMPP: 'drainXmpp',
+  listTopics: 'topics', listGroups: 'groups',
+  listProjectEvents: 'projectEvents', streamProjectEvents: 'streamProjectEvents',
+  listDevices: 'listDevices', createDevice: 'createDevice', getDevice: 'getDevice',
+  updateDevice: 'updateDevice', deleteDevice: 'deleteDevice', uninstallDevice: 'uninstallDevice',
+  refreshToken: 'refreshToken', subscribe: 'subscribe', unsubscribe: 'unsubscribe',
+  getInbox: 'inbox', clearInbox: 'clearInbox', getStored: 'stored',
+  getTray: 'tray', showNotification: 'showNotification', clearTray: 'clearTray',
+  listDeviceEvents: 'deviceEvents', streamDeviceEvents: 'streamDeviceEvents',
+};
+
+test('every operation of the served OpenAPI document has a method', async () => {
+  const spec = await client.openapi();
+  const operations = new Set();
+  for (const item of Object.values(spec.paths)) {
+    for (const op of Object.values(item)) if (op && typeof op === 'object' && op.operationId) operations.add(op.operationId);
+  }
+  assert.deepEqual([...operations].filter((op) => !(op in OPERATIONS)).sort(), [], 'operations with no method');
+  for (const [op, method] of Object.entries(OPERATIONS)) {
+    assert.equal(typeof client[method], 'function', `${op} → ${method}`);
+  }
+});
+
 test('projects: create, read, key file, access token, delete', async () => {
   const created = await client.createProject('clientproj', { number: '555000111' });
   assert.equal(created.id, 'clientproj');
@@ -142,8 +177,42 @@ test('faults: add, list, remove, clear; an injected error reaches a sender', asy
   assert.deepEqual((await client.removeFault('slow')).map((r) => r.id).includes('slow'), false);
   await client.setFaults([{ match: { api: 'iid' }, action: { status: 500 } }]);
   assert.equal((await client.faults()).length, 1);
+  const kept = await client.addFault({ id: 'kept', match: { project: project.id }, action: { latency: '1ms' } });
+  assert.deepEqual(await client.fault('kept'), { ...kept, fired: 0 });
+  assert.deepEqual(await client.fault('kept'), { id: 'kept', match: { project: project.id }, action: { latency: '1ms' }, fired: 0 });
+  await assert.rejects(client.fault('slow'), (error) => error.status === 404);
   await client.clearFaults();
   assert.deepEqual(await client.faults(), []);
+});
+
+test('what a device holds, the timers and the tray', async () => {
+  const project = await emulator.createProject({ prefix: 'tray' });
+  const phone = await project.createDevice('android', { state: 'offline' });
+  const token = (await project.createAccessToken()).accessToken;
+  const response = await fetch(`${emulator.httpUrl}/v1/projects/${project.id}/messages:send`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ message: { token: phone.token, data: { late: '1' }, android: { ttl: '60s' } } }),
+  });
+  assert.equal(response.status, 200);
+  const messageId = (await response.json()).name.split('/').pop();
+  const { stored } = await client.stored(project.id, phone.id);
+  assert.deepEqual(stored.map((m) => m.messageId), [messageId]);
+  const timers = await client.timers({ limit: 10 });
+  assert.equal(typeof timers.total, 'number');
+  const expiry = timers.timers.filter((t) => t.messageId === messageId);
+  assert.deepEqual(expiry.map((t) => t.what), ['expiry']);
+  assert.equal(expiry[0].at, stored[0].expiresAt);
+
+  // A data message reaches a background app; the app shows a notification for it, then the user clears it.
+  await phone.setState('background');
+  assert.equal((await phone.inbox({ waitFor: 1, timeout: '10s' })).deliveries.length, 1);
+  assert.deepEqual((await client.tray(project.id, phone.id)).notifications, []);
+  await client.showNotification(project.id, phone.id, messageId, { tag: 'score' });
+  const shown = (await client.tray(project.id, phone.id)).notifications;
+  assert.deepEqual(shown.map((n) => [n.messageId, n.tag]), [[messageId, 'score']]);
+  await client.clearTray(project.id, phone.id);
+  assert.deepEqual((await client.tray(project.id, phone.id)).notifications, []);
 });
 
 test('the clock: paused, advanced, resumed, speed', async () => {
