@@ -341,6 +341,21 @@ func (c *Client) Clock(ctx context.Context) (*Clock, error) {
 	return clock, err
 }
 
+// Timers calls listTimers: one page of the clock's pending timers in the order they fire
+// (offset 0 and limit 0 for the first page of the default size).
+func (c *Client) Timers(ctx context.Context, offset, limit int) (*TimerPage, error) {
+	q := url.Values{}
+	if offset > 0 {
+		q.Set("offset", strconv.Itoa(offset))
+	}
+	if limit > 0 {
+		q.Set("limit", strconv.Itoa(limit))
+	}
+	page := &TimerPage{}
+	_, err := c.getJSON(ctx, Request{Method: "GET", Path: "/clock/timers", Query: q}, page)
+	return page, err
+}
+
 // AdvanceClock calls advanceClock: moves the clock forward by d, firing everything due on the
 // way (TTL expiry, Doze maintenance windows, latencies). Use it with an emulator started with
 // clockPaused=true to test what happens later without waiting.
@@ -466,6 +481,13 @@ func (c *Client) Faults(ctx context.Context) ([]FaultRule, error) {
 func (c *Client) AddFault(ctx context.Context, rule FaultRule) (*FaultRule, error) {
 	out := &FaultRule{}
 	_, err := c.getJSON(ctx, Request{Method: "POST", Path: "/faults", JSON: rule}, out)
+	return out, err
+}
+
+// Fault calls getFault: one rule as posted, with how often it fired.
+func (c *Client) Fault(ctx context.Context, id string) (*FaultRule, error) {
+	out := &FaultRule{}
+	_, err := c.getJSON(ctx, Request{Method: "GET", Path: "/faults/" + seg(id)}, out)
 	return out, err
 }
 
@@ -811,6 +833,47 @@ func (c *Client) WaitInbox(ctx context.Context, project, device string, n int, t
 // ClearInbox calls clearInbox: empties the inbox.
 func (c *Client) ClearInbox(ctx context.Context, project, device string) error {
 	_, err := c.Do(ctx, Request{Method: "DELETE", Path: devicePath(project, device) + "/inbox"})
+	return err
+}
+
+// Stored calls getStored: what the device holds now (store and forward), in delivery order.
+func (c *Client) Stored(ctx context.Context, project, device string) (*Stored, error) {
+	out := &Stored{}
+	if _, err := c.getJSON(ctx, Request{Method: "GET", Path: devicePath(project, device) + "/stored"}, out); err != nil {
+		return nil, err
+	}
+	c.bind(out.Device)
+	return out, nil
+}
+
+// Tray calls getTray: the notifications shown in the background, oldest first.
+func (c *Client) Tray(ctx context.Context, project, device string) (*Tray, error) {
+	out := &Tray{}
+	if _, err := c.getJSON(ctx, Request{Method: "GET", Path: devicePath(project, device) + "/tray"}, out); err != nil {
+		return nil, err
+	}
+	c.bind(out.Device)
+	return out, nil
+}
+
+// ShowNotification calls showNotification: the app shows a notification for messageID (a
+// message in its inbox), replacing a shown one with the same tag ("" for none); returns the tray.
+func (c *Client) ShowNotification(ctx context.Context, project, device, messageID, tag string) (*Tray, error) {
+	body := map[string]string{"messageId": messageID}
+	if tag != "" {
+		body["tag"] = tag
+	}
+	out := &Tray{}
+	if _, err := c.getJSON(ctx, Request{Method: "POST", Path: devicePath(project, device) + "/tray", JSON: body}, out); err != nil {
+		return nil, err
+	}
+	c.bind(out.Device)
+	return out, nil
+}
+
+// ClearTray calls clearTray: the user clears the app's notifications.
+func (c *Client) ClearTray(ctx context.Context, project, device string) error {
+	_, err := c.Do(ctx, Request{Method: "DELETE", Path: devicePath(project, device) + "/tray"})
 	return err
 }
 

@@ -201,6 +201,72 @@ type Clock struct {
 // Time returns the clock's current instant.
 func (c Clock) Time() time.Time { return time.UnixMilli(c.NowMillis).UTC() }
 
+// Timer is one of the clock's pending timers (What: expiry, dozeMaintenance or delivery).
+type Timer struct {
+	At        string `json:"at"`
+	What      string `json:"what"`
+	Project   string `json:"project,omitempty"`
+	Device    string `json:"device,omitempty"`
+	MessageID string `json:"messageId,omitempty"` // the stored message an expiry is for
+}
+
+// TimerPage is one page of the clock's pending timers, in the order they fire.
+type TimerPage struct {
+	Timers     []Timer `json:"timers"`
+	Total      int     `json:"total"`
+	NextOffset *int    `json:"nextOffset,omitempty"` // nil on the last page
+}
+
+// StoredMessage is a message a device holds now (store and forward).
+type StoredMessage struct {
+	MessageID   string `json:"messageId"`
+	AcceptedAt  string `json:"acceptedAt,omitempty"`
+	AvailableAt string `json:"availableAt,omitempty"` // not deliverable before
+	ExpiresAt   string `json:"expiresAt,omitempty"`   // absent for a TTL 0 copy
+	Priority    string `json:"priority,omitempty"`
+	CollapseKey string `json:"collapseKey,omitempty"`
+	API         string `json:"api,omitempty"`
+	Target      string `json:"target,omitempty"`
+	Title       string `json:"title,omitempty"`
+	DataSummary string `json:"dataSummary,omitempty"`
+}
+
+// Stored is what a device holds now, in delivery order.
+type Stored struct {
+	Device *Device         `json:"device,omitempty"`
+	Stored []StoredMessage `json:"stored"`
+}
+
+// Notification is a notification shown in a device's tray: the delivery and its tag.
+type Notification struct {
+	Delivery
+	Tag string `json:"tag,omitempty"`
+}
+
+// UnmarshalJSON reads the delivery (Raw included) and the tag.
+func (n *Notification) UnmarshalJSON(data []byte) error {
+	if err := n.Delivery.UnmarshalJSON(data); err != nil {
+		return err
+	}
+	var t struct {
+		Tag string `json:"tag"`
+	}
+	if err := json.Unmarshal(data, &t); err != nil {
+		return err
+	}
+	n.Tag = t.Tag
+	return nil
+}
+
+// Tray is what the user sees: notifications shown in the background, oldest first.
+type Tray struct {
+	Device        *Device        `json:"device,omitempty"`
+	Notifications []Notification `json:"notifications"`
+	// UnshownHighPriority counts high-priority Android data messages delivered in the background
+	// since a notification was last shown.
+	UnshownHighPriority int `json:"unshownHighPriority"`
+}
+
 // Topic is a topic and its number of subscribers.
 type Topic struct {
 	Name        string `json:"name"`
@@ -236,6 +302,8 @@ type FaultRule struct {
 	ID     string      `json:"id,omitempty"`
 	Match  FaultMatch  `json:"match"`
 	Action FaultAction `json:"action"`
+	// Fired is how often the rule fired (in answers only).
+	Fired int `json:"fired,omitempty"`
 }
 
 // FaultMatch says which calls a fault rule applies to; zero fields match everything.

@@ -137,6 +137,42 @@ func (d *Device) ClearInbox(ctx context.Context) error {
 	return c.ClearInbox(ctx, d.ProjectID, d.ID)
 }
 
+// Stored reads what the device holds now (store and forward).
+func (d *Device) Stored(ctx context.Context) (*Stored, error) {
+	c, err := d.bound()
+	if err != nil {
+		return nil, err
+	}
+	return c.Stored(ctx, d.ProjectID, d.ID)
+}
+
+// Tray reads the notifications shown in the background.
+func (d *Device) Tray(ctx context.Context) (*Tray, error) {
+	c, err := d.bound()
+	if err != nil {
+		return nil, err
+	}
+	return c.Tray(ctx, d.ProjectID, d.ID)
+}
+
+// ShowNotification shows a notification for messageID, replacing one with the same tag.
+func (d *Device) ShowNotification(ctx context.Context, messageID, tag string) (*Tray, error) {
+	c, err := d.bound()
+	if err != nil {
+		return nil, err
+	}
+	return c.ShowNotification(ctx, d.ProjectID, d.ID, messageID, tag)
+}
+
+// ClearTray clears the app's notifications.
+func (d *Device) ClearTray(ctx context.Context) error {
+	c, err := d.bound()
+	if err != nil {
+		return err
+	}
+	return c.ClearTray(ctx, d.ProjectID, d.ID)
+}
+
 // Events reads the device's events.
 func (d *Device) Events(ctx context.Context, q EventQuery) (*EventList, error) {
 	c, err := d.bound()
