@@ -108,6 +108,19 @@ def parse(path: Path) -> List[Example]:
     return examples
 
 
+def _die_with_the_checker() -> None:
+    """Runs in the emulator's child before exec: the kernel sends it SIGTERM when the checker
+    dies, however it dies (prctl PR_SET_PDEATHSIG, Linux), so an interrupted check leaves no
+    emulator behind."""
+    try:
+        import ctypes
+        import signal
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGTERM), 0, 0, 0)  # 1 = PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
 class Emulator:
     """A fresh `fcm-emu serve` on free ports, for one page."""
 
@@ -118,7 +131,7 @@ class Emulator:
         self.proc = subprocess.Popen(
             [binary, "serve", "--port", "0", "--set", "proxyPort=0", "--set", f"stateDir={self.state}",
              "--ready-file", str(self.ready), "--log-level", "warning"],
-            stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True)
+            stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True, preexec_fn=_die_with_the_checker)
         deadline = time.monotonic() + 60
         while not self.ready.exists():
             if self.proc.poll() is not None or time.monotonic() > deadline:
