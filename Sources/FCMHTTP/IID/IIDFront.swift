@@ -3,7 +3,8 @@
 import FCMCore
 import FCMJSON
 
-/// Instance ID topic management, `iid.googleapis.com` (FCM-WIRE.md §4): batch subscribe and
+/// Instance ID topic management, `iid.googleapis.com` (the Instance ID server reference,
+/// https://developers.google.com/instance-id/reference/server; docs/http-v1.md): batch subscribe and
 /// unsubscribe, app-instance info, and single relations. Errors use IID's own `{"error": "…"}`
 /// shape; a success entry is exactly `{}` (Go's SDK panics on anything else).
 struct IIDFront: Sendable {

@@ -4,8 +4,9 @@ import FCMCore
 import FCMJSON
 import FCMLegacyFormat
 
-/// Device groups, `/fcm/notification` (FCM-WIRE.md §3.5): create, add, remove and look up by name,
-/// for the sender named in the `project_id` header. Errors are `400 {"error": "<text>"}`.
+/// Device groups, `/fcm/notification` ("Device group messaging",
+/// https://firebase.google.com/docs/cloud-messaging/android/device-group; docs/legacy.md): create,
+/// add, remove and look up by name, for the sender named in the `project_id` header. Errors are `400 {"error": "<text>"}`.
 struct DeviceGroupFront: Sendable {
     let emulator: Emulator
     let auth: Authenticator

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
-/// The HTML pages the legacy endpoints answer with (FCM-WIRE.md §3.1).
+/// The HTML pages the legacy endpoints answer with (the legacy HTTP reference, "Authentication" and 401,
+/// https://firebase.google.com/docs/cloud-messaging/http-server-ref; docs/legacy.md).
 enum LegacyPages {
     static let missingKey =
         "The request was missing an Authentication Key (FCM Token). Please, refer to section &quot;Authentication&quot;"

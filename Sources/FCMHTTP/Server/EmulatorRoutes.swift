@@ -66,7 +66,7 @@ public enum EmulatorRoutes {
         let inner = router
         let boundaries = BoundaryFactory()
         BatchFront(respond: { inner.respond(to: $0) }, nextBoundary: boundaries.next).register(into: &router)
-        // Transport faults sit between the transport and the fronts (ARCHITECTURE.md).
+        // Transport faults sit between the transport and the fronts (Sources/README.md, docs/faults.md).
         let faults = TransportFaults(emulator: emulator)
         let recorder = RefusalRecorder(emulator: emulator)
         let routes = router

@@ -3,7 +3,9 @@
 import FCMJSON
 
 /// What FCM checks in `apns.payload` before it accepts a v1 message: the `aps` dictionary Apple
-/// reads, key by key (FCM-WIRE.md §1.3, "Shape of `aps`"). `payload` is a free-form Struct to the
+/// reads, key by key (Apple's "Generating a remote notification",
+/// https://developer.apple.com/documentation/usernotifications/generating-a-remote-notification;
+/// docs/simulation.md, "The APNs dictionary"). `payload` is a free-form Struct to the
 /// transcoder, so these refusals come from FCM itself: 400 INVALID_ARGUMENT whose message is the
 /// field violation's description, with a `BadRequest` detail before the `FcmError` one, as captured:
 ///
