@@ -239,7 +239,7 @@ extension Emulator {
     }
 
     /// Whether `key` is the notification key of one of the project's device groups: the legacy
-    /// `to` field takes either a token or a group's key (FCM-WIRE.md §3.5).
+    /// `to` field takes either a token or a group's key (https://firebase.google.com/docs/cloud-messaging/android/device-group).
     public func isDeviceGroup(_ key: String, projectIdOrNumber: String) -> Bool {
         withWorld { w in
             guard let index = try? w.projectIndex(idOrNumber: projectIdOrNumber), let state = try? w.projectState(index) else {

@@ -7,7 +7,7 @@ import Synchronization
 /// event log. Every front (HTTP, XMPP, scenarios, the control API) calls it.
 ///
 /// Calls are short and synchronous under one lock, so NIO event loops call straight in with no
-/// actor hop (ARCHITECTURE.md, concurrency). Nothing inside the lock does I/O.
+/// actor hop. Nothing inside the lock does I/O.
 public final class Emulator: Sendable {
     /// How the clock moves.
     public enum ClockMode: Sendable {

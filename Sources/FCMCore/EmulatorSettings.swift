@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 /// Every choice the real service leaves open, as a documented setting with the default that
-/// DEVICE-RULES.md picks (its **Emulator:** lines).
+/// docs/simulation.md names ("Where FCM leaves a choice open").
 public struct EmulatorSettings: Sendable, Equatable {
     /// Seeds tokens, ids and every random choice, so runs repeat exactly.
     public var seed: UInt64 = 1
@@ -87,7 +87,8 @@ public struct EmulatorSettings: Sendable, Equatable {
         }
     }
 
-    /// TTL bounds from DEVICE-RULES.md, store and forward, rule 2.
+    /// The longest TTL, 28 days ("Set the lifespan of a message",
+    /// https://firebase.google.com/docs/cloud-messaging/customize-messages/setting-message-lifespan).
     public static let maxTTLSeconds: Int64 = 2_419_200
     /// The longest collapse key, and the longest app-server message id (CCS `message_id`), kept
     /// with every stored copy: FCM names no limit, a peer must not choose the memory (issue 11).

@@ -4,7 +4,8 @@ import FCMCore
 import FCMJSON
 
 extension CCSItem {
-    /// The JSON CCS puts inside `<gcm>` for an upstream message or a receipt (FCM-WIRE.md §5.3).
+    /// The JSON CCS puts inside `<gcm>` for an upstream message or a receipt
+    /// (https://firebase.google.com/docs/cloud-messaging/xmpp-server-ref).
     /// The XMPP front sends it; the control API echoes the upstream message it queued.
     public var json: JSONValue {
         switch body {

@@ -8,7 +8,8 @@ import FCMJSON
 /// payload table): the shared title/body/image, Android's fields, the APNs `aps` dictionary, and
 /// the web notification.
 public enum LegacyPayload {
-    /// `from`, `message_type`, and keys starting with `google` or `gcm` (DEVICE-RULES.md).
+    /// `from`, `message_type`, and keys starting with `google` or `gcm` (docs/simulation.md,
+    /// "Reserved data keys"; https://firebase.google.com/docs/cloud-messaging/http-server-ref).
     public static func isReserved(_ key: String) -> Bool {
         key == "from" || key == "message_type" || key.hasPrefix("google") || key.hasPrefix("gcm")
     }

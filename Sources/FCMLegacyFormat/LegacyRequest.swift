@@ -4,7 +4,8 @@ import FCMCore
 import FCMCoreJSON
 import FCMJSON
 
-/// A legacy `/fcm/send` request, read from JSON or from the plain-text form (FCM-WIRE.md §3).
+/// A legacy `/fcm/send` request, read from JSON or from the plain-text form
+/// (https://firebase.google.com/docs/cloud-messaging/http-server-ref; docs/legacy.md).
 public struct LegacyRequest: Sendable {
     public enum Recipients: Sendable {
         /// `to` a token, or `registration_ids` (results are positional).
@@ -32,7 +33,7 @@ public struct LegacyBadRequest: Error, Sendable {
     public init(text: String) { self.text = text }
 }
 
-/// Reads legacy JSON bodies (§3.2): types are checked per field with the service's wording;
+/// Reads legacy JSON bodies (the legacy reference's downstream JSON): types are checked per field with the service's wording;
 /// unknown fields are ignored, as the legacy service did.
 public enum LegacyJSONReader {
     static let maxRegistrationIds = 1000
@@ -57,7 +58,7 @@ public enum LegacyJSONReader {
         return try read(json, allowMulticast: allowMulticast)
     }
 
-    /// Reads a request already parsed as a JSON object (CCS parses its payload once, §5.3).
+    /// Reads a request already parsed as a JSON object (CCS parses its payload once).
     public static func read(_ json: JSONValue, allowMulticast: Bool) throws(LegacyBadRequest) -> LegacyRequest {
         let f = LegacyFields(json)
         var content = MessageContent()

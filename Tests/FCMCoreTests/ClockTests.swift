@@ -11,7 +11,8 @@ struct ClockTests {
         #expect(Instant(iso8601: "2026-01-01T00:00:00Z") == .virtualEpoch)
         #expect(Instant(iso8601: "2026-01-01T01:00:00.5+01:00") == Instant.virtualEpoch.adding(millis: 500))
         #expect(Instant(iso8601: "1969-12-31T23:59:59.999Z")?.millis == -1)
-        // Python sends 6 fractional digits, Go 9 (FCM-WIRE.md §1.2 rule 4).
+        // Python sends 6 fractional digits, Go 9; proto3 JSON writes 0, 3, 6 or 9
+        // (https://protobuf.dev/programming-guides/json/, Timestamp).
         #expect(Instant(iso8601: "2026-01-01T00:00:00.123456Z") == Instant.virtualEpoch.adding(millis: 123))
         #expect(Instant(iso8601: "2026-01-01T00:00:00.123456789Z") == Instant.virtualEpoch.adding(millis: 123))
         #expect(Instant(iso8601: "2026-01-01T00:00:00.1Z") == Instant.virtualEpoch.adding(millis: 100))

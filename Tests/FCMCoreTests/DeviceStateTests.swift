@@ -3,7 +3,7 @@
 import FCMCore
 import Testing
 
-@Suite("Device states, priority, Doze, absence (DEVICE-RULES.md)")
+@Suite("Device states, priority, Doze, absence (docs/simulation.md)")
 struct DeviceStateTests {
     @Test func dozeHoldsNormalPriorityUntilMaintenanceWindow() throws {
         let w = Harness()
@@ -117,7 +117,8 @@ struct DeviceStateTests {
         #expect(try w.inbox(d).map(\.kind) == [.deletedMessages])
     }
 
-    /// Issue 12, item 15: "within four weeks of the last data message" (rule 5, seed 002).
+    /// Issue 12, item 15: "within four weeks of the last data message" (docs/simulation.md, "Long absence";
+    /// https://firebase.google.com/docs/cloud-messaging/customize-messages/setting-message-lifespan).
     @Test func aDiscardedNotificationDoesNotArmTheDeletedSignal() throws {
         let w = Harness()
         let d = try w.device(state: .offline)

@@ -3,7 +3,7 @@
 import FCMCore
 import Testing
 
-@Suite("Store and forward (DEVICE-RULES.md rules 1–4)")
+@Suite("Store and forward, TTL, collapse keys, the 100-message cap (docs/simulation.md)")
 struct StoreAndForwardTests {
     @Test func onlineDeviceReceivesAtOnce() throws {
         let w = Harness()

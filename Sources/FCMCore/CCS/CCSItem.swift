@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
-/// A message CCS owes an app server (FCM-WIRE.md §5.3): an upstream message from a device, or a
+/// A message CCS owes an app server (https://firebase.google.com/docs/cloud-messaging/xmpp-server-ref;
+/// docs/xmpp.md): an upstream message from a device, or a
 /// delivery receipt. Plain data; the XMPP front writes it as CCS's JSON.
 public struct CCSItem: Sendable, Equatable {
     public enum Body: Sendable, Equatable {
@@ -66,6 +67,6 @@ public struct DeliveryReceipt: Sendable, Equatable {
         self.sentAt = sentAt
     }
 
-    /// Receipts carry the original id behind `dr2:` (§5.3).
+    /// Receipts carry the original id behind `dr2:` (the XMPP reference's receipt example).
     public var messageId: String { "dr2:" + originalMessageId }
 }

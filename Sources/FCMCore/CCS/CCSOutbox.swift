@@ -4,8 +4,8 @@ import DequeModule
 
 /// What CCS owes each sender's XMPP connections: items wait until a connection takes them, stay
 /// in flight until that connection acks them, and go back to waiting when it closes without acking
-/// ("sent again on the next connection unless expired", FCM-WIRE.md §5.3). At most
-/// `maxInFlight` un-acked items per connection (§5.4).
+/// ("sent again on the next connection unless expired"). At most `maxInFlight` un-acked items per
+/// connection. Both from https://firebase.google.com/docs/cloud-messaging/xmpp-server-ref; docs/xmpp.md.
 struct CCSOutbox: Sendable {
     static let maxInFlight = 100
     /// What waits for a project's connections is bounded too: past it the oldest item is dropped
@@ -79,7 +79,7 @@ struct CCSOutbox: Sendable {
         return (send, expired)
     }
 
-    /// The app server acked `messageId` (receipts may be acked as `dr2:<id>` or `<id>`, §5.3).
+    /// The app server acked `messageId` (receipts may be acked as `dr2:<id>` or `<id>`: client libraries differ).
     mutating func ack(_ connection: Int, messageId: String) -> CCSItem? {
         guard var held = inFlight[connection] else { return nil }
         guard let index = held.items.firstIndex(where: { $0.messageId == messageId || $0.messageId == "dr2:" + messageId }) else {

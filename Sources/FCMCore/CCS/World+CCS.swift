@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 
 extension World {
-    /// A device sends an upstream message to its app server (FCM-WIRE.md §5.3, upstream).
+    /// A device sends an upstream message to its app server (the XMPP reference's upstream messages,
+    /// https://firebase.google.com/docs/cloud-messaging/xmpp-server-ref; docs/xmpp.md).
     mutating func sendUpstream(_ id: DeviceID, data: StringPairs, messageId: String?, ttlSeconds: Int64) throws(FCMError) -> CCSItem {
         let device = try device(id)
         guard device.tokenValid, device.state != .uninstalled else {
@@ -21,7 +22,8 @@ extension World {
     }
 
     /// A delivered XMPP message that asked for it gets a delivery receipt, except on iOS
-    /// (DEVICE-RULES.md: not supported for messages to iOS devices).
+    /// (the XMPP reference's `delivery_receipt_requested` is not supported for messages to iOS devices;
+    /// docs/xmpp.md).
     mutating func queueReceipt(for message: Message, device: Device) {
         guard message.api == .xmpp, message.content.deliveryReceiptRequested, device.platform != .ios,
             let original = message.content.clientMessageId

@@ -52,7 +52,7 @@ extension Instant {
             + "T\(Self.pad(h, 2)):\(Self.pad(mi, 2)):\(Self.pad(s, 2)).\(Self.pad(ms, 3))Z"
     }
 
-    /// `yyyy-mm-dd` in UTC, the form of IID's `addDate` (FCM-WIRE.md §4.2).
+    /// `yyyy-mm-dd` in UTC, the form of IID's `addDate` (https://developers.google.com/instance-id/reference/server).
     public var date: String { String(iso8601.prefix(10)) }
 
     /// Parses RFC 3339 (`2026-01-01T10:00:00Z`, with an optional fraction and `+hh:mm` offset).

@@ -5,7 +5,7 @@ import HeapModule
 /// What the core must do when a timer comes due. Plain data, so a million pending timers cost a
 /// few words each and the queue stays deterministic (no closures, no captured state).
 enum TimerAction: Sendable, Equatable {
-    /// A stored message reaches the end of its TTL (DEVICE-RULES.md, store and forward, rule 2).
+    /// A stored message reaches the end of its TTL (docs/simulation.md, "Lifespan (TTL)").
     case expire(device: DeviceID, storeSequence: UInt64)
     /// A dozing device wakes briefly; `generation` ties the timer to one stretch of Doze.
     case dozeMaintenance(device: DeviceID, generation: UInt32)
@@ -14,7 +14,7 @@ enum TimerAction: Sendable, Equatable {
 }
 
 /// The discrete-event queue behind the clock: timers fire in (deadline, sequence) order, so two
-/// timers due at the same instant fire in the order they were scheduled (ARCHITECTURE.md, FCMCore).
+/// timers due at the same instant fire in the order they were scheduled, and runs repeat exactly.
 struct TimerQueue: Sendable {
     struct Entry: Comparable, Sendable {
         let deadline: Instant

@@ -3,7 +3,8 @@
 /// A device's index in the emulator. Stable for the device's life; never reused.
 public typealias DeviceID = Int32
 
-/// One install of an app on one device (DEVICE-RULES.md, "who is who").
+/// One install of an app on one device: one registration token, one app (Android package, iOS
+/// bundle id or web origin), its senders, topics and state.
 ///
 /// Kept small on purpose: a million idle devices must fit in under 1 KiB each (issue 2). Empty
 /// collections cost nothing, the app id string is shared by every device that was given the same
@@ -29,9 +30,9 @@ struct Device: Sendable {
     /// When FCM last saw the app instance: connected, or refreshing its token (which the app does
     /// over its connection). An Android token unseen for `staleTokenDays` is expired (World+Send).
     var lastSeenAt: Instant
-    /// When the last data message was discarded because the device had been away too long (rule 5).
+    /// When the last data message was discarded because the device had been away too long (docs/simulation.md, "Long absence").
     var lastInactiveDiscardAt: Instant?
-    /// A deleted-messages signal is owed on the next connection (rules 4 and 5).
+    /// A deleted-messages signal is owed on the next connection ("The 100-message cap", "Long absence").
     var deletedSignalOwed = false
     var store: PendingStore?
     var inbox: [Delivery] = []
@@ -72,7 +73,7 @@ enum StoreResult {
     case overflowed(discarded: [PendingMessage])
 }
 
-/// The messages stored for one device, in acceptance order (DEVICE-RULES.md, store and forward).
+/// The messages stored for one device, in acceptance order (docs/simulation.md, "Store and forward").
 struct PendingStore: Sendable {
     private(set) var items: [PendingMessage] = []
 
@@ -80,7 +81,7 @@ struct PendingStore: Sendable {
 
     var nonCollapsibleCount: Int { items.lazy.filter { !$0.profile.isCollapsible }.count }
 
-    /// Stores `pending` under the collapse-key (rule 3) and cap (rule 4) rules.
+    /// Stores `pending` under the rules of docs/simulation.md's "Collapse keys" and "The 100-message cap".
     /// - Parameter evictionIndex: picks which collapse key goes when a new key passes the limit,
     ///   given how many keys there are (0 = oldest).
     mutating func store(

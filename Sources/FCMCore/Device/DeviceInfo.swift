@@ -55,8 +55,8 @@ public struct DeviceInfo: Sendable, Equatable {
     public let lastConnectedAt: Instant
     /// Messages stored for it now.
     public let storedCount: Int
-    /// Of those, the ones under a collapse key (at most 4 keys, rule 3); the rest count toward
-    /// the non-collapsible cap of 100 (rule 4).
+    /// Of those, the ones under a collapse key (at most 4 keys); the rest count toward the
+    /// non-collapsible cap of 100 (docs/simulation.md, "Collapse keys", "The 100-message cap").
     public let storedCollapsible: Int
     public var storedNonCollapsible: Int { storedCount - storedCollapsible }
     /// When the app last received something; nil before its first delivery.

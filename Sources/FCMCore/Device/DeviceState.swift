@@ -14,7 +14,7 @@ public enum Platform: String, Sendable, CaseIterable, Equatable {
     }
 }
 
-/// Where an app instance is (DEVICE-RULES.md, device states).
+/// Where an app instance is (docs/simulation.md, "Device states").
 public enum DeviceState: String, Sendable, CaseIterable, Equatable {
     /// Connected, app in the foreground.
     case foreground
@@ -36,7 +36,8 @@ public enum DeviceState: String, Sendable, CaseIterable, Equatable {
     }
 }
 
-/// Message priority (DEVICE-RULES.md, priority and delay).
+/// Message priority (https://firebase.google.com/docs/cloud-messaging/android/message-priority;
+/// docs/simulation.md, "Priority and Doze").
 public enum Priority: String, Sendable, Equatable {
     case normal, high
 }

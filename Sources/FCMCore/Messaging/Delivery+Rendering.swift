@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
-/// What the app sees, per platform (DEVICE-RULES.md, "what the device receives").
+/// What the app sees, per platform (docs/simulation.md, "Android rendering", "iOS rendering" and
+/// "Web rendering", each with its public page).
 extension Delivery {
     /// The app-side entry point that got the delivery.
     public func callback(on platform: Platform) -> String {

@@ -4,11 +4,12 @@
 public struct Delivery: Sendable {
     public enum Kind: String, Sendable {
         case message
-        /// Android's `onDeletedMessages()`: stored messages were discarded (rules 4 and 5).
+        /// Android's `onDeletedMessages()`: stored messages were discarded (docs/simulation.md,
+        /// "The 100-message cap" and "Long absence").
         case deletedMessages
     }
 
-    /// How the app got it (DEVICE-RULES.md, message kinds).
+    /// How the app got it (docs/simulation.md, "Android rendering", "iOS rendering", "Web rendering").
     public enum Handling: String, Sendable {
         /// Shown by the system in the notification tray; data is handed over on tap.
         case tray

@@ -66,7 +66,8 @@ struct DeliveryProfile: Sendable {
             priority = .normal
         }
         // Notification messages are always collapsible; without a key they share one per app
-        // (DEVICE-RULES.md, store and forward, rule 3).
+        // (docs/simulation.md, "Collapse keys";
+        // https://firebase.google.com/docs/cloud-messaging/customize-messages/collapsible-message-types).
         if collapseKey == nil, isNotification { collapseKey = "\u{1}app:" + appId }
         ttlSeconds = min(max(ttlSeconds, 0), EmulatorSettings.maxTTLSeconds)
     }
@@ -97,8 +98,8 @@ struct DeliveryProfile: Sendable {
     }
 }
 
-/// The checks every API runs when it accepts a message (DEVICE-RULES.md, "checks when a message
-/// is accepted"). Fronts check their own syntax first; these are the service's rules.
+/// The checks every API runs when it accepts a message (docs/simulation.md, "Payload size",
+/// "Reserved data keys", "Lifespan (TTL)", "Senders"). Fronts check their own syntax first; these are the service's rules.
 enum AcceptanceChecks {
     /// "Maximum payload for both message types is 4096 bytes" (notification and data messages
     /// alike: https://firebase.google.com/docs/cloud-messaging/customize-messages/set-message-type;

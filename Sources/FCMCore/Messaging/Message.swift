@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
-/// Who a message is for (DEVICE-RULES.md, targets).
+/// Who a message is for (docs/simulation.md, "Targets";
+/// https://firebase.google.com/docs/reference/fcm/rest/v1/projects.messages).
 public enum MessageTarget: Sendable, Equatable {
     case token(String)
     case fid(String)
@@ -41,7 +42,7 @@ public struct SendRequest: Sendable {
     }
 }
 
-/// A message FCM accepted. Accepted is not delivered (DEVICE-RULES.md, "who is who"): what happens
+/// A message FCM accepted. Accepted is not delivered (docs/simulation.md, "Device states"): what happens
 /// next is in the event log and in each device's inbox. Immutable and shared by every copy.
 public final class Message: Sendable {
     public let id: String

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 
 /// A value an app receives as its sender wrote it: the free-form parts of a message (`apns.payload`,
-/// Android and web notification fields; FCM-WIRE.md §1.2 rule 7) and what the rendering of a
+/// Android and web notification fields: `Struct`s in the v1 `Message` reference) and what the rendering of a
 /// delivery hands the app. The core keeps it as plain data and never encodes it: each front
-/// converts it from and to its own wire format (ARCHITECTURE.md, "FCMCore knows nothing of JSON").
+/// converts it from and to its own wire format (FCMCore knows no wire format: Sources/README.md).
 public indirect enum PayloadValue: Sendable, Equatable {
     case null
     case bool(Bool)
@@ -58,9 +58,10 @@ public indirect enum PayloadValue: Sendable, Equatable {
         return nil
     }
 
-    /// Bytes counted against the payload limit. FCM counts "keys and values" (FCM-WIRE.md §1.3,
-    /// payload size), so this is the UTF-8 length of every key and every scalar written, without
-    /// the punctuation of any one encoding. Iterative: a peer decides how deep the value is.
+    /// Bytes counted against the payload limit. FCM counts "keys and values" (docs/simulation.md,
+    /// "Payload size"; https://firebase.google.com/docs/reference/fcm/rest/v1/ErrorCode), so this
+    /// is the UTF-8 length of every key and every scalar written, without the punctuation of any
+    /// one encoding. Iterative: a peer decides how deep the value is.
     public var measuredSize: Int {
         var size = 0
         var pending: [PayloadValue] = [self]

@@ -4,7 +4,7 @@
 /// back. The core knows no file format (Sources/README.md); a snapshot layer writes these as it
 /// likes, and the records name the world's parts the way the snapshot format does.
 public enum SnapshotRecord {
-    /// One stored copy of a message waiting for a device (DEVICE-RULES.md, store and forward).
+    /// One stored copy of a message waiting for a device (docs/simulation.md, "Store and forward").
     public struct Stored: Sendable {
         public var message: Message
         public var storeSequence: UInt64
@@ -168,7 +168,7 @@ public enum SnapshotRecord {
         }
     }
 
-    /// A token that no longer names a device directly (rule 7, or unregistered).
+    /// A token that no longer names a device directly (refreshed: docs/simulation.md, "Tokens"; or unregistered).
     public struct RetiredToken: Sendable {
         public var token: String
         public var device: DeviceID

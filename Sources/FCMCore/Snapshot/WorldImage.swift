@@ -114,7 +114,7 @@ public struct WorldImage: Sendable {
 
     /// What CCS owes each project, by project id. Items a connection held un-acked are put back
     /// in line as if it had closed: a snapshot outlives connections, and CCS sends un-acked items
-    /// again on the next one (FCM-WIRE.md §5.3).
+    /// again on the next one (https://firebase.google.com/docs/cloud-messaging/xmpp-server-ref; docs/xmpp.md).
     public var ccsQueues: [SnapshotRecord.CCSQueue] {
         var outbox = world.ccs
         for connection in outbox.inFlight.keys.sorted() { outbox.disconnect(connection) }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 /// The one error model of the core. Each front maps `code` to its own dialect: v1 `google.rpc.Status`
-/// with an `FcmError` detail, legacy strings, XMPP nack codes, control-API JSON (ARCHITECTURE.md).
+/// with an `FcmError` detail, legacy strings, XMPP nack codes, control-API JSON (Sources/README.md).
 public struct FCMError: Error, Sendable, Equatable, CustomStringConvertible {
     /// What went wrong, in the service's terms.
     public enum Code: String, Sendable, CaseIterable {
@@ -40,14 +40,14 @@ public struct FCMError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     /// A finer cause within a code, where a dialect words the causes differently
-    /// (the device-group errors of FCM-WIRE.md §3.5).
+    /// (the device-group errors: docs/legacy.md, "Device groups").
     public enum Reason: Sendable, Equatable {
         case groupNameMismatch
         case groupMemberLimit
         /// The project holds as many device groups as it may.
         case groupLimit
         /// An invalid registration of an iOS instance: no valid APNs token or app id (XMPP nacks it
-        /// INVALID_JSON, the seeds' error table).
+        /// INVALID_JSON: the error table of https://firebase.google.com/docs/cloud-messaging/xmpp-server-ref).
         case apnsRegistration
         /// The third-party credentials at fault are the web push certificates, not the APNs key
         /// (XMPP nacks it AUTHENTICATION_FAILED).

@@ -30,15 +30,18 @@ struct IdentifierFactory: Sendable {
         fid + ":APA91b" + base64URL(count: 134)
     }
 
-    /// A legacy server key: `AAAA<7 chars>:APA91b<134 chars>` (FCM-WIRE.md §3.1).
+    /// A legacy server key, shaped like Firebase's: `AAAA<7 chars>:APA91b<134 chars>`, sent as
+    /// `Authorization: key=…` (https://firebase.google.com/docs/cloud-messaging/http-server-ref).
     mutating func serverKey() -> String {
         "AAAA" + base64URL(count: 7) + ":APA91b" + base64URL(count: 134)
     }
 
-    /// A device-group notification key (`APA91b…`, FCM-WIRE.md §3.5).
+    /// A device-group notification key (`APA91b…`, as in
+    /// https://firebase.google.com/docs/cloud-messaging/android/device-group).
     mutating func notificationKey() -> String { "APA91b" + base64URL(count: 113) }
 
-    /// A token-target message id, `0:<16-digit epoch µs>%<8 hex, twice>` (FCM-WIRE.md §1.4).
+    /// A token-target message id, `0:<16-digit epoch µs>%<8 hex, twice>` (docs/http-v1.md; the example of
+    /// https://firebase.google.com/docs/cloud-messaging/send/v1-api#send-messages-to-specific-devices).
     /// The hex part is fixed per app, as in real captures, so it is passed in.
     mutating func tokenMessageId(at instant: Instant, appHash: String) -> String {
         microCounter = (microCounter + 1) % 1000
@@ -46,7 +49,8 @@ struct IdentifierFactory: Sendable {
         return "0:\(micros)%\(appHash)\(appHash)"
     }
 
-    /// A topic or condition message id: a positive decimal int64 (FCM-WIRE.md §1.4).
+    /// A topic or condition message id: a positive decimal int64, the legacy reference's topic
+    /// `message_id` (https://firebase.google.com/docs/cloud-messaging/http-server-ref; docs/http-v1.md).
     mutating func topicMessageId() -> String {
         String(random.next() >> 1 | 1 << 61)
     }
@@ -76,7 +80,8 @@ public enum IdentifierShape {
         (b >= 48 && b <= 58) || (b >= 65 && b <= 90) || (b >= 97 && b <= 122) || b == 45 || b == 95
     }
 
-    /// Topic names match `[a-zA-Z0-9-_.~%]+` (DEVICE-RULES.md, targets).
+    /// Topic names match `[a-zA-Z0-9-_.~%]+` (the legacy reference's `to`,
+    /// https://firebase.google.com/docs/cloud-messaging/http-server-ref; docs/limits.md).
     public static func isValidTopicName(_ name: String) -> Bool {
         !name.isEmpty && name.utf8.count <= 900
             && name.utf8.allSatisfy { b in

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 /// SplitMix64: small, fast and reproducible, so the same seed gives the same tokens, ids and
-/// random choices on every run (ARCHITECTURE.md: "given the same calls ... and the same seed").
+/// random choices on every run: the same calls, clock readings and seed give the same events.
 public struct SeededRandom: RandomNumberGenerator, Sendable {
     /// The generator's whole state; `SeededRandom(seed: state)` resumes the sequence (snapshots).
     public private(set) var state: UInt64

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 
 extension World {
-    /// How a device in `state` would take a message now, or nil if it cannot (DEVICE-RULES.md,
-    /// message kinds and device states). `maintenance` is true during a Doze maintenance window.
+    /// How a device in `state` would take a message now, or nil if it cannot (docs/simulation.md,
+    /// "Device states" and the rendering rows). `maintenance` is true during a Doze maintenance window.
     static func handling(for profile: DeliveryProfile, platform: Platform, state: DeviceState, maintenance: Bool) -> Delivery.Handling? {
         switch state {
         case .foreground:
@@ -106,7 +106,7 @@ extension World {
     }
 
     /// Hands over what a device can take now: first an owed deleted-messages signal, then stored
-    /// messages in acceptance order (or shuffled, when configured; rule 8).
+    /// messages in acceptance order (or shuffled, when configured: FCM does not promise an order).
     mutating func flush(device id: DeviceID, maintenance: Bool) {
         guard let (platform, state, signalOwed) = devices[Int(id)].map({ ($0.platform, $0.state, $0.deletedSignalOwed) }),
             state.isConnected
@@ -206,7 +206,8 @@ extension World {
     }
 
     /// Drops everything stored for an uninstalled app: the delivery attempt finds the app gone,
-    /// and that is when FCM learns that the token is dead (DEVICE-RULES.md, uninstall).
+    /// and that is when FCM learns that the token is dead (docs/simulation.md, "Uninstall";
+    /// https://firebase.google.com/docs/cloud-messaging/customize-messages/setting-message-lifespan).
     mutating func discardStoreOfUninstalledApp(_ id: DeviceID) {
         guard var store = devices[Int(id)]?.store else { return }
         let dropped = store.removeAll()

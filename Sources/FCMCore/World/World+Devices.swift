@@ -101,7 +101,7 @@ extension World {
         if logged { log(.deviceDeleted, device: id) }
     }
 
-    /// Moves a device to a new state (DEVICE-RULES.md, device states).
+    /// Moves a device to a new state (docs/simulation.md, "Device states").
     mutating func setState(_ id: DeviceID, to newState: DeviceState) throws(FCMError) {
         guard var device = devices[Int(id)] else { throw FCMError(.notFound, "No device \(id)", field: "device") }
         let old = device.state
@@ -154,7 +154,7 @@ extension World {
     }
 
     /// Gives the instance a new token; the old one answers with the new one as its canonical id
-    /// during the grace period, then as unregistered (rule 7). An uninstalled app is reinstalled.
+    /// during the grace period, then as unregistered (docs/simulation.md, "Tokens"). An uninstalled app is reinstalled.
     mutating func refreshToken(_ id: DeviceID, newToken: String?) throws(FCMError) {
         guard var device = devices[Int(id)] else { throw FCMError(.notFound, "No device \(id)", field: "device") }
         let token = newToken ?? ids.registrationToken(fid: device.fid)
@@ -177,7 +177,7 @@ extension World {
         }
     }
 
-    /// FCM noticed the app is gone: the token is invalid from now on (rule 6).
+    /// FCM noticed the app is gone: the token is invalid from now on (docs/simulation.md, "Uninstall").
     mutating func invalidateToken(_ id: DeviceID) {
         guard var device = devices[Int(id)], device.tokenValid else { return }
         device.tokenValid = false

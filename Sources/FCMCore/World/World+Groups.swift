@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 /// Device groups: at most 20 members, removing the last member deletes the group
-/// (DEVICE-RULES.md, targets).
+/// (docs/simulation.md, "Device groups"; https://firebase.google.com/docs/cloud-messaging/android/device-group).
 extension World {
     mutating func createGroup(name: String, tokens: [String], projectIndex: Int32) throws(FCMError) -> DeviceGroup {
         let state = try projectState(projectIndex)

@@ -41,7 +41,8 @@ extension World {
         return index
     }
 
-    /// Finds a project by id or by number, as v1 URLs allow either (FCM-WIRE.md §1.1).
+    /// Finds a project by id or by number, as v1 URLs allow either
+    /// (https://firebase.google.com/docs/reference/fcm/rest/v1/projects.messages/send).
     func projectIndex(idOrNumber: String) throws(FCMError) -> Int32 {
         if let index = projectIndexById[idOrNumber] ?? projectIndexByNumber[idOrNumber] { return index }
         throw FCMError(.notFound, "No project '\(idOrNumber)'", field: "project")

@@ -6,7 +6,7 @@ import OrderedCollections
 /// Everything the emulator simulates, owned by one `Emulator` behind one lock.
 ///
 /// Synchronous and deterministic: it reads time only from `now`, randomness only from its seeded
-/// generator, and does no I/O (ARCHITECTURE.md, FCMCore). Its operations live in
+/// generator, and does no I/O (Sources/README.md). Its operations live in
 /// `World+<Concern>.swift` files.
 struct World: Sendable {
     var settings: EmulatorSettings
@@ -91,7 +91,7 @@ struct ProjectState: Sendable {
 /// A token that no longer names a device directly.
 struct RetiredToken: Sendable {
     let device: DeviceID
-    /// Until when the token still works and answers with the device's current token (rule 7);
+    /// Until when the token still works and answers with the device's current token (docs/simulation.md, "Tokens");
     /// nil when it is simply unregistered.
     let canonicalUntil: Instant?
 }
