@@ -1,7 +1,7 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// Layers point one way (ARCHITECTURE.md, "Package layout"; Sources/README.md draws them):
+// Layers point one way (Sources/README.md draws them):
 //   fcm-emu → FCMScenario → FCMHTTP, FCMXMPP → FCMLegacyFormat → FCMCoreJSON → FCMCore, FCMJSON
 // FCMCore (the engine) and FCMJSON (JSON values) know nothing of each other; FCMCoreJSON is the one
 // bridge between them; the fronts (FCMHTTP, FCMXMPP) never import each other.

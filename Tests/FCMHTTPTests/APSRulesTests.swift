@@ -79,7 +79,8 @@ struct APSRulesTests {
         #expect(response.status == 200, "\(payload): \(response.bodyText)")
     }
 
-    /// INVALID_ARGUMENT comes with a BadRequest naming the field (FCM-WIRE.md §1.5 table).
+    /// INVALID_ARGUMENT comes with a BadRequest naming the field
+    /// (https://firebase.google.com/docs/reference/fcm/rest/v1/ErrorCode).
     @Test func reservedDataKeyNamesTheDataField() throws {
         let api = InProcess()
         let error = try JSONParser.parse(api.call("POST", send, #"{"message":{"topic":"x","data":{"from":"me"}}}"#).body)

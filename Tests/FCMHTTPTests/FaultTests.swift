@@ -27,7 +27,8 @@ struct FaultTests {
     }
 
     /// A 429 carries Retry-After only when the rule sets one: Python's urllib3 would otherwise sleep
-    /// the header's full value before each retry (FCM-WIRE.md §1.8).
+    /// the header's full value before each retry (urllib3 `Retry`, `respect_retry_after_header`, which
+    /// firebase-admin-python's `_http_client.py` leaves on).
     @Test func quotaRuleWithoutRetryAfterSendsNoHeader() throws {
         let api = InProcess()
         try addRule(api, #"{"match":{"api":"v1","count":1},"action":{"error":"QUOTA_EXCEEDED"}}"#)

@@ -11,7 +11,7 @@ enum TokenClient {
     static let scope = "https://www.googleapis.com/auth/cloud-platform https://www.googleapis.com/auth/userinfo.email"
     static let jwtBearer = "urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer"
 
-    /// Signs an assertion the way google-auth does (FCM-WIRE.md §6.2).
+    /// Signs an assertion the way google-auth-library-python does (`google/oauth2/service_account.py`).
     static func assertion(_ keyFile: JSONValue, claims: [(String, JSONValue)]? = nil, header: JSONValue? = nil) throws -> String {
         let key = try _RSA.Signing.PrivateKey(pemRepresentation: try #require(keyFile["private_key"]?.stringValue))
         let head = header ?? .object([("typ", .string("JWT")), ("alg", .string("RS256")), ("kid", keyFile["private_key_id"] ?? .null)])

@@ -29,7 +29,7 @@ struct TokenEndpointTests {
     }
 
     /// `aud` may name any of the endpoint's own token paths, on either port and either loopback
-    /// name (FCM-WIRE.md §6.4 step 7); Go puts the key file's token_uri there.
+    /// name (docs/http-v1.md, "Access tokens"); Go puts the key file's token_uri there.
     @Test(arguments: [
         ("http://127.0.0.1:9092/token", true), ("http://127.0.0.1:9092/o/oauth2/token", true),
         ("https://127.0.0.1:9093/oauth2/v4/token", true), ("http://localhost:9092/oauth2/v4/token", true),

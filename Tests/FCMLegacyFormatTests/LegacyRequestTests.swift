@@ -5,7 +5,8 @@ import FCMJSON
 import FCMLegacyFormat
 import Testing
 
-/// The legacy message format that `/fcm/send` and CCS share (FCM-WIRE.md §3.2, §5.3).
+/// The legacy message format that `/fcm/send` and CCS share (https://firebase.google.com/docs/cloud-messaging/http-server-ref,
+/// https://firebase.google.com/docs/cloud-messaging/xmpp-server-ref).
 @Suite("Legacy message format")
 struct LegacyRequestTests {
     private func read(_ json: String, multicast: Bool = true) throws(LegacyBadRequest) -> LegacyRequest {

@@ -7,7 +7,7 @@ import Testing
 struct XMPPFramerTests {
     static let open = "<stream:stream xmlns:stream='http://etherx.jabber.org/streams'>"
 
-    /// The client side of a CCS session (FCM-WIRE.md §5.2, §5.3), as go-xmpp and Smack send it.
+    /// The client side of a CCS session (docs/xmpp.md), as go-xmpp and Smack send it.
     static let clientBytes = Array(
         """
         <?xml version='1.0'?><stream:stream to="gcm.googleapis.com" version="1.0" xmlns="jabber:client" \

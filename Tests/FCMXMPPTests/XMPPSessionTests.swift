@@ -30,7 +30,7 @@ struct XMPPSessionTests {
             }
         }
 
-        /// Logs in with SASL PLAIN and binds, as go-xmpp and Smack do (FCM-WIRE.md §5.2).
+        /// Logs in with SASL PLAIN and binds, as go-xmpp and Smack do (docs/xmpp.md).
         mutating func login(authcid: String, key: String) {
             send(
                 "<?xml version='1.0'?><stream:stream to='fcm.googleapis.com' version='1.0' xmlns='jabber:client'"

@@ -23,7 +23,7 @@ struct AuthFailure: Error {
     let status: Int
     let v1: V1Error
     let iidText: String
-    /// The legacy endpoints' 401 HTML page (FCM-WIRE.md §3.1).
+    /// The legacy endpoints' 401 HTML page (docs/legacy.md, "Sending").
     var legacyPage = LegacyPages.unauthorized(LegacyPages.invalidKey)
 
     /// A legacy call with no `Authorization` header at all: its own page.
@@ -33,7 +33,8 @@ struct AuthFailure: Error {
         return failure
     }()
 
-    /// FCM-WIRE.md §1.5, "bad / expired bearer".
+    /// A bearer that is unknown or expired: Google's 401 UNAUTHENTICATED (https://cloud.google.com/apis/design/errors;
+    /// docs/http-v1.md, "Credentials and tokens").
     static let unauthenticated = AuthFailure(
         status: 401,
         v1: V1Error(
@@ -52,7 +53,8 @@ struct AuthFailure: Error {
         iidText: "PermissionDenied"
     )
 
-    /// FCM-WIRE.md §1.5, "SA lacks permission or project mismatch".
+    /// A token of another project: 403 on the send permission, `cloudmessaging.messages.create`
+    /// (https://cloud.google.com/iam/docs/roles-permissions/firebasecloudmessaging; docs/http-v1.md).
     static func permissionDenied(_ project: String) -> AuthFailure {
         AuthFailure(
             status: 403,
@@ -68,7 +70,8 @@ struct AuthFailure: Error {
     }
 }
 
-/// Checks credentials the way FCM does (FCM-WIRE.md §6.4, "on FCM, IID and legacy endpoints").
+/// Checks credentials the way FCM does on its v1, IID and legacy endpoints (docs/http-v1.md,
+/// "Credentials and tokens"; docs/legacy.md).
 final class Authenticator: Sendable {
     /// Scopes that FCM's send method accepts.
     static let messagingScopes: Set<String> = [
@@ -144,7 +147,8 @@ final class Authenticator: Sendable {
     }
 
     /// A legacy call (`/fcm/send`, `/fcm/notification`): `key=<server key>`, or a bearer token with
-    /// `access_token_auth: true` (FCM-WIRE.md §3.1). The sender it acts for, or nil when lax.
+    /// `access_token_auth: true`, as firebase-admin-node 11 sent it (`src/messaging/messaging-api-request-internal.ts`).
+    /// The sender it acts for, or nil when lax.
     /// A bearer the emulator never issued is still taken when every project the call `concerns`
     /// (nil: the default project) is a `demo-` one: demo projects take any bearer on every API.
     func authenticateLegacy(_ request: HTTPRequest, concerns: () -> [String?] = { [] }) -> Result<String?, AuthFailure> {

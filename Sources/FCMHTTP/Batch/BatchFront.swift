@@ -4,7 +4,7 @@ import FCMCore
 import FCMJSON
 
 /// `POST /batch`: up to 500 v1 requests in one `multipart/mixed` body, each answered in a part
-/// of a `multipart/mixed` response, in order (FCM-WIRE.md §2). Every sub-request goes through the
+/// of a `multipart/mixed` response, in order (docs/http-v1.md, "Paths"). Every sub-request goes through the
 /// same router as a direct call, so validation and error bytes are identical.
 struct BatchFront: Sendable {
     /// Answers one sub-request; the routes of the v1 API.
@@ -35,7 +35,7 @@ struct BatchFront: Sendable {
         var refusals: [Refusal] = []
         for part in parts {
             var inner = part.request
-            // The part's own Authorization wins; otherwise the outer one applies (§2.1).
+            // The part's own Authorization wins (googleapiclient may send one); otherwise the outer one applies.
             if inner.header("Authorization") == nil, let outer { inner.headers.append(("Authorization", outer)) }
             let answer =
                 inner.path.hasPrefix("/v1/")
@@ -56,14 +56,14 @@ struct BatchFront: Sendable {
             body += "\r\n" + answer.bodyText + "\r\n"
         }
         body += "--\(responseBoundary)--\r\n"
-        // Unquoted: Node splits `boundary=` on '=' and uses the raw value (§2.2).
+        // Unquoted: firebase-admin-node 11's batch client splits `boundary=` on '=' and uses the raw value.
         var response = HTTPResponse(status: 200, contentType: "multipart/mixed; boundary=\(responseBoundary)", body: body)
         response.refusals = refusals
         return response
     }
 
     /// `response-<id>`, or `<response-<id>>` when the request's id was bracketed: googleapiclient
-    /// maps responses by id and requires the brackets (§2.2).
+    /// maps responses by id and requires the brackets (`googleapiclient/http.py`, `_header_to_id`).
     static func responseID(_ id: String?) -> String {
         guard let id else { return "response-" }
         if id.hasPrefix("<"), id.hasSuffix(">") { return "<response-\(id.dropFirst().dropLast())>" }

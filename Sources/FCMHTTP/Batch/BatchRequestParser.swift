@@ -7,7 +7,7 @@ struct BatchPart: Sendable {
     let request: HTTPRequest
 }
 
-/// Reads `multipart/mixed` batch bodies in every SDK's variant (FCM-WIRE.md §2.1): a quoted or
+/// Reads `multipart/mixed` batch bodies in every SDK's variant (docs/http-v1.md, "Paths"): a quoted or
 /// bare boundary, CRLF or bare LF line ends, absolute-form or origin-form request lines, and part
 /// `Content-Length` headers that disagree with the body (ignored).
 enum BatchRequestParser {

@@ -86,7 +86,8 @@ extension ControlAPI {
         router.add(
             "POST", base + "/{device}:upstream",
             handle { request, params throws(FCMError) in
-                // A device sends to its app server over XMPP (FCM-WIRE.md §5.3, upstream).
+                // A device sends to its app server over XMPP (upstream messages,
+                // https://firebase.google.com/docs/cloud-messaging/xmpp-server-ref).
                 let body = try ControlBody(request, allowed: ["data", "messageId", "ttl"])
                 var data: StringPairs = []
                 if let object = body.value("data") {

@@ -88,7 +88,7 @@ struct IIDFront: Sendable {
         return response
     }
 
-    /// Per-token error strings (§4.1).
+    /// Per-token error strings (https://developers.google.com/instance-id/reference/server).
     static func code(_ error: FCMError) -> String {
         switch error.code {
         case .notFound, .unregistered: return "NOT_FOUND"

@@ -104,7 +104,7 @@ struct DeviceGroupFront: Sendable {
         }
     }
 
-    /// The real service's error strings (§3.5).
+    /// The real service's error strings, as client libraries quote them (docs/legacy.md, "Device groups").
     private static func text(_ error: FCMError) -> String {
         switch error.code {
         case .conflict: return "notification_key already exists"

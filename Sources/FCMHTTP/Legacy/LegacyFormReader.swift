@@ -3,7 +3,8 @@
 import FCMCore
 import FCMLegacyFormat
 
-/// Reads the plain-text variant (FCM-WIRE.md §3.4): `registration_id=…&collapse_key=…&data.k=v`,
+/// Reads the plain-text variant (https://firebase.google.com/docs/cloud-messaging/http-server-ref;
+/// docs/legacy.md): `registration_id=…&collapse_key=…&data.k=v`,
 /// one recipient, booleans as `1`/`0`. Refusals are per-result error names (`Error=…` lines).
 enum LegacyFormReader {
     struct Refusal: Error {

@@ -4,7 +4,8 @@ import FCMCore
 import FCMJSON
 import FCMLegacyFormat
 
-/// The legacy HTTP API: `POST /fcm/send` (and `/gcm/send`), JSON and plain text (FCM-WIRE.md §3).
+/// The legacy HTTP API: `POST /fcm/send` (and `/gcm/send`), JSON and plain text
+/// (https://firebase.google.com/docs/cloud-messaging/http-server-ref; docs/legacy.md).
 /// Messages go into the same engine as v1 ones; only the request and response shapes differ.
 struct LegacyFront: Sendable {
     let emulator: Emulator
@@ -83,7 +84,7 @@ struct LegacyFront: Sendable {
         }
     }
 
-    /// A topic or condition send: one `message_id`, or one error (§3.3).
+    /// A topic or condition send: one `message_id`, or one error (the legacy reference's topic response).
     private func sendToTopics(_ target: MessageTarget, request: LegacyRequest, sender: String?) -> HTTPResponse {
         let project = sender ?? DemoProject.id
         do {

@@ -10,7 +10,7 @@ import FCMJSON
 import Synchronization
 
 /// Access tokens issued by the token endpoint, bound to a project, scopes and an expiry on the
-/// wall clock (FCM-WIRE.md §6.4 step 8). A token carries its grant and an HMAC-SHA256 over it, made
+/// wall clock (docs/http-v1.md, "Access tokens"). A token carries its grant and an HMAC-SHA256 over it, made
 /// with a key kept in the state directory, so a token outlives the emulator process that issued
 /// it: Node and Go cache a token for up to an hour and never refresh it on a 401, so a restarted
 /// `serve` must still honour it. Without a state directory the key lives in memory only.

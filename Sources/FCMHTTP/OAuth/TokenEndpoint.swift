@@ -9,12 +9,14 @@ import FCMJSON
 #endif
 import _CryptoExtras
 
-/// The OAuth 2 token endpoint for service-account JWT bearer assertions (FCM-WIRE.md §6): what
+/// The OAuth 2 token endpoint for service-account JWT bearer assertions
+/// (https://developers.google.com/identity/protocols/oauth2/service-account; docs/http-v1.md): what
 /// google-auth calls at the key file's `token_uri`. Errors are RFC 6749 JSON in Google's wording,
-/// checked in the real endpoint's order (§6.3).
+/// checked in the real endpoint's order.
 struct TokenEndpoint: Sendable {
     static let grantType = "urn:ietf:params:oauth:grant-type:jwt-bearer"
-    /// Audiences clients put in the assertion; `aud` is never required to be the emulator's URL (§6.2).
+    /// Audiences clients put in the assertion; `aud` is never required to be the emulator's URL: google-auth-library-python
+    /// writes Google's token URL whatever the key file says (`google/oauth2/service_account.py`).
     static let audiences: Set<String> = [
         "https://oauth2.googleapis.com/token", "https://accounts.google.com/o/oauth2/token",
         "https://www.googleapis.com/oauth2/v4/token",
@@ -63,7 +65,7 @@ struct TokenEndpoint: Sendable {
         guard let assertion = form["assertion"], let jwt = JWT(assertion) else {
             return .failure(Failure(error: "invalid_request", description: "Bad Request"))
         }
-        // By `kid` when the client sends one; by `iss` only when it does not (gtoken, §6.2).
+        // By `kid` when the client sends one; by `iss` only when it does not (node-gtoken sends no `kid`).
         let keyId = jwt.header["kid"]?.stringValue
         let account = keyId.map(accounts.account(keyId:)) ?? jwt.claims["iss"]?.stringValue.flatMap(accounts.account(email:))
         guard jwt.header["alg"]?.stringValue == "RS256", let account,
@@ -107,7 +109,7 @@ struct TokenEndpoint: Sendable {
         return .success(grants.issue(projectId: account.projectId, scopes: Set(scopes)))
     }
 
-    /// Whether `aud` names this endpoint (§6.4 step 7, "the emulator's own token URL"): any of its
+    /// Whether `aud` names this endpoint (golang/oauth2 sends the key file's `token_uri`): any of its
     /// token paths, over http or https, on the host the request reached at any port (a key file
     /// fetched over HTTP may be used against the TLS port), with `localhost` and `127.0.0.1` alike.
     static func isOwnURL(_ audience: String, requestHost: String?) -> Bool {
@@ -135,7 +137,7 @@ struct TokenEndpoint: Sendable {
         return String(authority.split(separator: ":", maxSplits: 1).first ?? authority).lowercased()
     }
 
-    /// A NumericDate claim: a number, or digits in a string (§6.4 step 5).
+    /// A NumericDate claim (RFC 7519 §2): a number, or digits in a string.
     private static func seconds(_ value: JSONValue?) -> Int64? {
         value?.int64Value ?? value?.stringValue.flatMap { Int64($0) }
     }

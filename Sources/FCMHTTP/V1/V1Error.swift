@@ -55,7 +55,8 @@ struct V1Error: Error, Sendable {
         if let apns = error.apnsError { details.append(.apnsError(statusCode: apns.statusCode, reason: apns.reason)) }
     }
 
-    /// The body bytes FCM answers with for each core error (§1.5 canonical examples).
+    /// The body bytes FCM answers with for each core error (https://firebase.google.com/docs/reference/fcm/rest/v1/ErrorCode,
+    /// with the messages captured from the service).
     private init(core error: FCMError) {
         switch error.code {
         case .invalidRegistration:
@@ -70,7 +71,7 @@ struct V1Error: Error, Sendable {
             // Captured from FCM: no details at all.
             self.init(status: 400, statusName: "INVALID_ARGUMENT", message: "Request contains an invalid argument.", details: [])
         case .invalidDataKey:
-            // INVALID_ARGUMENT "comes with a google.rpc.BadRequest extension" (§1.5 table).
+            // INVALID_ARGUMENT comes with a google.rpc.BadRequest (the ErrorCode reference).
             self = .invalidArgument(error.message, field: error.field)
         case .invalidTTL, .invalidPackageName, .invalidArgument, .tooManyTopics:
             self = .invalidArgument(field: error.field)
@@ -148,7 +149,7 @@ struct V1Error: Error, Sendable {
     }
 }
 
-/// How v1 writes JSON: pretty, with the headers FCM sends (§1.4).
+/// How v1 writes JSON: pretty, with the headers FCM sends.
 enum V1Response {
     static func json(status: Int = 200, _ body: JSONValue) -> HTTPResponse {
         HTTPResponse(

@@ -29,7 +29,7 @@ struct V1Front: Sendable {
             } catch {
                 throw V1Error(error)
             }
-            // `{project}` is echoed as given: id or number (§1.4).
+            // `{project}` is echoed as given: id or number (docs/http-v1.md).
             return V1Response.json(.object([("name", .string("projects/\(project)/messages/\(outcome.messageId)"))]))
         } catch {
             var response = error.response

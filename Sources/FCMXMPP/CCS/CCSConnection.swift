@@ -95,7 +95,7 @@ public struct CCSConnection: Sendable {
         return effects
     }
 
-    /// CONNECTION_DRAINING (§5.3): new downstream messages are nacked from now on.
+    /// CONNECTION_DRAINING (the XMPP reference's control messages): new downstream messages are nacked from now on.
     public mutating func drain() -> [Effect] {
         let effects = perform(session.drain(prefixedForm: configuration.prefixedForm))
         if effects.contains(.drainStarted), let binding { emulator.ccsDraining(binding.connection) }

@@ -4,13 +4,14 @@ import FCMCore
 import FCMJSON
 import FCMLegacyFormat
 
-/// CCS messages on an established connection (FCM-WIRE.md §5.3–5.5): a downstream message goes
+/// CCS messages on an established connection (https://firebase.google.com/docs/cloud-messaging/xmpp-server-ref;
+/// docs/xmpp.md): a downstream message goes
 /// into the engine and gets exactly one ack or nack; acks from the app server are taken; a message
 /// that cannot be identified gets a stanza error. Each stanza's JSON is parsed once.
 struct CCSHandler: Sendable {
     let emulator: Emulator
     /// Nacks and control messages in the prefixed `<data:gcm>` form, as the reference shows them;
-    /// off, everything uses `<gcm xmlns=…>` (xmpppy-based clients look for `gcm` only, §5.3).
+    /// off, everything uses `<gcm xmlns=…>` (xmpppy-based clients look for `gcm` only).
     let prefixedForm: Bool
 
     /// The JSON payload of a `<message>`, or the stanza error that answers a message without one.
@@ -29,7 +30,7 @@ struct CCSHandler: Sendable {
         return .json(json)
     }
 
-    /// A stanza error's text (§5.5): `InvalidJson: JSON_PARSING_ERROR : <why>`.
+    /// A stanza error's text, as in the XMPP reference's example: `InvalidJson: JSON_PARSING_ERROR : <why>`.
     static func parsingError(_ why: String) -> String { "InvalidJson: JSON_PARSING_ERROR : \(why)\n" }
 
     /// A stanza error as a refusal: the app server sees `JSON_PARSING_ERROR` and why.
@@ -123,7 +124,7 @@ struct CCSHandler: Sendable {
     }
 
     /// Acks and nacks from the app server, for upstream messages and receipts; a malformed one
-    /// is nacked BAD_ACK (§5.5).
+    /// is nacked BAD_ACK (the XMPP reference's error table).
     private func acknowledgement(_ json: JSONValue, type: String, connection: Int?) -> [XMPPOutput] {
         let messageId = json["message_id"]?.stringValue ?? ""
         guard type == "ack" || type == "nack", !messageId.isEmpty, json["to"]?.stringValue != nil else {
@@ -135,8 +136,8 @@ struct CCSHandler: Sendable {
         return []
     }
 
-    /// The reference's nack codes for the core's errors (the seeds' error table, 000 and 003,
-    /// which correct FCM-WIRE.md §5.5 on SENDER_ID_MISMATCH).
+    /// The reference's nack codes for the core's errors (the error table of
+    /// https://firebase.google.com/docs/cloud-messaging/xmpp-server-ref, which has its own SENDER_ID_MISMATCH).
     static func nackCode(_ error: FCMError) -> String {
         switch error.code {
         case .invalidRegistration: return error.reason == .apnsRegistration ? "INVALID_JSON" : "BAD_REGISTRATION"

@@ -2,7 +2,7 @@
 
 import FCMJSON
 
-/// The JSON of the messages CCS itself writes to an app server (FCM-WIRE.md §5.3, §5.5);
+/// The JSON of the messages CCS itself writes to an app server (https://firebase.google.com/docs/cloud-messaging/xmpp-server-ref);
 /// upstream messages and receipts come from the core's values (`CCSItem.json`).
 enum CCSPayloads {
     static let connectionDraining = JSONValue.object([

@@ -2,7 +2,7 @@
 
 /// A parsed stanza: an element with attributes, children and text. Names keep their prefix
 /// (`data:gcm`); `localName` drops it, which is how CCS payload elements are found whichever form
-/// a client uses (FCM-WIRE.md §5.3).
+/// a client uses (the XMPP reference shows both, https://firebase.google.com/docs/cloud-messaging/xmpp-server-ref).
 public struct XMLElement: Sendable, Equatable {
     public var name: String
     public var attributes: [(String, String)]

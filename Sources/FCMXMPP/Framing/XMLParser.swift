@@ -4,7 +4,7 @@
 ///
 /// Hand-written on purpose, for the subset RFC 6120 §11.1 allows (elements, attributes, text, the
 /// five predefined entities and character references; no DTD, comment, PI or CDATA). The two
-/// alternatives ARCHITECTURE.md names cost more than these two hundred lines:
+/// usual alternatives cost more than these two hundred lines:
 /// - expat needs a system-library target and `libexpat1-dev` on every machine that builds, which
 ///   the README's two-command setup cannot promise, and its callbacks would still need the checks
 ///   below (expat accepts DTDs, comments and PIs and expands internal entities unless told not to).

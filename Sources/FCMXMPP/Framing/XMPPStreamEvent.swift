@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 
-/// What the framer finds in a client's byte stream: the four events that Prosody, ejabberd's
-/// fast_xml and XMPPFramework all converge on (STYLE-ANCHORS.md §5).
+/// What the framer finds in a client's byte stream: the four events that Prosody
+/// (`util/xmppstream.lua`), ejabberd's fast_xml (`xml_stream`) and XMPPFramework
+/// (`Core/XMPPParser.h`) all converge on.
 public enum XMPPStreamEvent: Sendable, Equatable {
     case streamOpened(attributes: [String: String])
     case stanza(XMLElement)

@@ -5,7 +5,7 @@ import FCMJSON
 /// Everything the server writes on a CCS stream, as typed values. `text` is the one renderer:
 /// elements go through `XMLElement.xml`, which escapes every attribute and text, and only the
 /// stream's own open and close tags, which are not whole elements, are written by hand.
-/// Byte-level exchange: FCM-WIRE.md §5.2–5.3.
+/// The exchange: RFC 6120 as CCS runs it, and https://firebase.google.com/docs/cloud-messaging/xmpp-server-ref.
 public enum XMPPOutput: Sendable, Equatable {
     /// `<stream:stream …>` opening the server's side of a (re)started stream.
     case streamHeader(id: String)
@@ -17,9 +17,9 @@ public enum XMPPOutput: Sendable, Equatable {
     case iqResult(id: String, to: String)
     /// An IQ the server does not serve: `service-unavailable` (RFC 6120 §8.4).
     case iqUnavailable(id: String)
-    /// A CCS message: the JSON inside `<gcm>`, in the prefixed `<data:gcm>` form or not (§5.3).
+    /// A CCS message: the JSON inside `<gcm>`, in the prefixed `<data:gcm>` form or not (docs/xmpp.md).
     case ccs(JSONValue, prefixed: Bool)
-    /// An upstream message or receipt for the app server, addressed as CCS addresses them (§5.3).
+    /// An upstream message or receipt for the app server, addressed as CCS addresses them (the reference's examples).
     case toAppServer(JSONValue, sender: String)
     /// A stanza echoed back as a stanza error (`bad-request`, with CCS's text).
     case stanzaError(XMLElement, to: String, text: String)
@@ -97,7 +97,7 @@ public enum XMPPOutput: Sendable, Equatable {
                 ])
         case .ccs(let json, let prefixed):
             // Acks, upstream messages and receipts use `<gcm xmlns=…>`; the reference shows nacks and
-            // control messages in the prefixed form (§5.3).
+            // control messages in the prefixed form.
             if prefixed {
                 let gcm = XMLElement(name: "data:gcm", attributes: [("xmlns:data", "google:mobile:data")], text: json.encoded())
                 return XMLElement(name: "message", children: [gcm])

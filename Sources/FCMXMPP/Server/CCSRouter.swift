@@ -5,7 +5,7 @@ import NIOCore
 import Synchronization
 
 /// Turns the core's "project P has CCS work" signals into work on each of P's connections, on
-/// that connection's own event loop (the core never touches a channel: ARCHITECTURE.md).
+/// that connection's own event loop (the core never touches a channel: Sources/README.md).
 public final class CCSRouter: Sendable {
     private struct Waker: Sendable {
         let eventLoop: any EventLoop

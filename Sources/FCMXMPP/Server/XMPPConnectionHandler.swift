@@ -6,8 +6,8 @@ import NIOCore
 
 /// Carries one CCS connection over a channel: bytes in, effects out, and the timers the effects
 /// ask for (keepalive, scheduled drain, drain grace), all cancelled when the channel closes.
-/// The connection decides; this handler only performs (ARCHITECTURE.md: fronts translate,
-/// transport carries).
+/// The connection decides; this handler only performs (fronts translate, transport carries:
+/// Sources/README.md).
 final class XMPPConnectionHandler: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
@@ -106,7 +106,7 @@ final class XMPPConnectionHandler: ChannelInboundHandler {
             })
     }
 
-    /// Whitespace pings between stanzas, as CCS sends them (FCM-WIRE.md §5.2).
+    /// Whitespace pings between stanzas, as CCS sends them (docs/xmpp.md).
     private func startKeepalive(context: ChannelHandlerContext) {
         guard configuration.keepaliveSeconds > 0 else { return }
         let interval = TimeAmount.seconds(configuration.keepaliveSeconds)

@@ -6,7 +6,8 @@ import NIOCore
 import NIOPosix
 import NIOSSL
 
-/// The XMPP connection server: TLS from the first byte, no STARTTLS, as CCS (FCM-WIRE.md §5.1).
+/// The XMPP connection server: TLS from the first byte, no STARTTLS, as CCS
+/// (https://firebase.google.com/docs/cloud-messaging/xmpp-server-ref; docs/xmpp.md).
 public final class XMPPServer: Sendable {
     public let channel: any Channel
     public let port: Int

@@ -4,9 +4,10 @@ import Foundation
 
 /// One CCS stream's negotiation and stanza routing, as a pure state machine: each stream event
 /// returns the actions to carry out, and the machine never touches the core, a channel or a
-/// clock (STYLE-ANCHORS.md §2, NIO's `ProtocolNegotiationHandlerStateMachine`: the data valid in
-/// a state lives in that state). Credential lookup is injected, as Prosody injects it into its
-/// SASL mechanisms. Byte-level exchange: FCM-WIRE.md §5.2.
+/// clock (as swift-nio's `Sources/NIOTLS/ProtocolNegotiationHandlerStateMachine.swift`: the data
+/// valid in a state lives in that state). Credential lookup is injected, as Prosody injects it into
+/// its SASL mechanisms (`util/sasl.lua`). The exchange: RFC 6120 (SASL, stream restart, bind) as
+/// CCS runs it (docs/xmpp.md).
 public struct XMPPSession: Sendable {
     public enum State: Equatable, Sendable {
         case awaitingStream
@@ -22,7 +23,7 @@ public struct XMPPSession: Sendable {
     public struct Established: Equatable, Sendable {
         public let sender: String
         public let jid: String
-        /// After CONNECTION_DRAINING, new downstream messages are nacked (FCM-WIRE.md §5.3, control).
+        /// After CONNECTION_DRAINING, new downstream messages are nacked (the XMPP reference's control messages).
         public var draining = false
 
         public init(sender: String, jid: String, draining: Bool = false) {
@@ -122,7 +123,8 @@ public struct XMPPSession: Sendable {
     }
 
     /// SASL PLAIN: `\0authcid\0password`, with the sender id as `SENDER@fcm.googleapis.com`,
-    /// `SENDER@gcm.googleapis.com` or bare, and the project's server key (§5.2).
+    /// `SENDER@gcm.googleapis.com` or bare (go-xmpp strips the domain), and the project's server key
+    /// (docs/xmpp.md).
     private mutating func authenticate(_ stanza: XMLElement) -> [Action] {
         guard stanza.attribute("mechanism") == "PLAIN" else { return refuse("invalid-mechanism") }
         guard let decoded = Data(base64Encoded: stanza.text.trimmingCharacters(in: .whitespacesAndNewlines)) else {
