@@ -36,6 +36,15 @@ extension Emulator {
         withWorld { w in w.decideFault(context, transport: true)?.action }
     }
 
+    /// How long a new TLS connection's handshake waits, when a `slowHandshake` rule fires.
+    public func handshakeDelayMillis() -> Int64 {
+        guard hasTransportFaults else { return 0 }
+        return withWorld { w in
+            guard case .slowHandshake(let millis) = w.decideHandshakeFault()?.action else { return 0 }
+            return millis
+        }
+    }
+
     private func updateFaults<R: Sendable, E: Error>(_ body: (inout World) throws(E) -> R) throws(E) -> R {
         try withWorld { (w: inout World) throws(E) -> R in
             let result = try body(&w)

@@ -11,7 +11,9 @@ import FCMJSON
 /// Actions: `{"error": "UNREGISTERED"}` (FCM v1, legacy or emulator names), `{"status": 503,
 /// "retryAfter": 10}`, `{"latency": "2s"}`, `{"reset": true}`, `{"html502": true}`, `{"drain": true}`
 /// (XMPP: CONNECTION_DRAINING), `{"deliverThenFail": true, "status": 503}` (or `"reset": true`:
-/// the message is delivered, then the answer fails).
+/// the message is delivered, then the answer fails), `{"goaway": "graceful"}` or
+/// `{"goaway": "ENHANCE_YOUR_CALM", "debugData": "too_many_pings"}` (an HTTP/2 GOAWAY),
+/// `{"slowHandshake": "2s"}` (a new TLS connection's handshake waits).
 public enum FaultRuleCodec {
     /// Error names users write, from every API's vocabulary, to the core's codes.
     static let errorNames: [String: FCMError.Code] = [
@@ -27,6 +29,14 @@ public enum FaultRuleCodec {
         "InvalidTtl": .invalidTTL, "THIRD_PARTY_AUTH_ERROR": .thirdPartyAuthError, "APNS_AUTH_ERROR": .thirdPartyAuthError,
         "InvalidApnsCredential": .thirdPartyAuthError, "INVALID_APNS_CREDENTIAL": .thirdPartyAuthError,
         "AUTHENTICATION_FAILED": .thirdPartyAuthError,
+    ]
+
+    /// HTTP/2's error codes by name (RFC 9113 §7), for `goaway`; `graceful` is NO_ERROR.
+    static let goAwayCodes: [String: UInt32] = [
+        "graceful": 0x0, "NO_ERROR": 0x0, "PROTOCOL_ERROR": 0x1, "INTERNAL_ERROR": 0x2, "FLOW_CONTROL_ERROR": 0x3,
+        "SETTINGS_TIMEOUT": 0x4, "STREAM_CLOSED": 0x5, "FRAME_SIZE_ERROR": 0x6, "REFUSED_STREAM": 0x7, "CANCEL": 0x8,
+        "COMPRESSION_ERROR": 0x9, "CONNECT_ERROR": 0xa, "ENHANCE_YOUR_CALM": 0xb, "INADEQUATE_SECURITY": 0xc,
+        "HTTP_1_1_REQUIRED": 0xd,
     ]
 
     /// Bytes (UTF-8) of each text field of a rule (`id`, `match.route`, `match.target`, …): rules are
@@ -68,7 +78,8 @@ public enum FaultRuleCodec {
         }
         guard let a = json["action"] else { throw FCMError(.invalidArgument, "A fault rule needs an action", field: "action") }
         try only(
-            a, ["error", "status", "retryAfter", "latency", "reset", "html502", "drain", "deliverThenFail"],
+            a, ["error", "status", "retryAfter", "latency", "reset", "html502", "drain", "deliverThenFail", "goaway", "debugData",
+                "slowHandshake"],
             at: "action")
         let retryAfter = try seconds(a, "retryAfter")
         let action: FaultRule.Action
@@ -97,10 +108,28 @@ public enum FaultRuleCodec {
             action = .html502
         } else if a["drain"]?.boolValue == true {
             action = .drain
+        } else if let name = try string(a, "goaway", at: "action") {
+            guard let code = goAwayCodes[name] else {
+                throw FCMError(
+                    .invalidArgument,
+                    "action.goaway must be graceful or an HTTP/2 error code (RFC 9113 §7) such as PROTOCOL_ERROR, ENHANCE_YOUR_CALM",
+                    field: "action.goaway")
+            }
+            action = .goAway(errorCode: code, debugData: try string(a, "debugData", at: "action"))
+        } else if let delay = a["slowHandshake"] {
+            guard let millis = delay.int64Value ?? delay.stringValue.flatMap(DurationText.millis), millis >= 0, millis <= 600_000 else {
+                throw FCMError(
+                    .invalidArgument, "action.slowHandshake must be a duration up to 10m, such as \"2s\"", field: "action.slowHandshake")
+            }
+            action = .slowHandshake(millis: millis)
         } else {
             throw FCMError(
-                .invalidArgument, "action must give one of: error, status, latency, reset, html502, drain, deliverThenFail",
+                .invalidArgument,
+                "action must give one of: error, status, latency, reset, html502, drain, deliverThenFail, goaway, slowHandshake",
                 field: "action")
+        }
+        if a["debugData"] != nil, a["goaway"] == nil {
+            throw FCMError(.invalidArgument, "action.debugData goes with goaway", field: "action.debugData")
         }
         try checkMatch(match, for: action)
         return FaultRule(id: id, match: match, action: action, posted: posted(json))
@@ -118,8 +147,26 @@ public enum FaultRuleCodec {
 
     /// A failed delivery's answer is HTTP's: XMPP acks every message it accepts.
     private static func checkMatch(_ match: FaultRule.Match, for action: FaultRule.Action) throws(FCMError) {
-        if case .deliverThenFail = action, match.api == .xmpp {
+        switch action {
+        case .deliverThenFail where match.api == .xmpp:
             throw FCMError(.invalidArgument, "deliverThenFail applies to HTTP calls, not XMPP", field: "match.api")
+        case .goAway where match.api == .xmpp:
+            throw FCMError(.invalidArgument, "goaway applies to HTTP calls, not XMPP", field: "match.api")
+        case .slowHandshake:
+            // The handshake comes before any request, so only the fields that count connections apply.
+            let named: [(String, Bool)] = [
+                ("api", match.api != nil), ("route", match.route != nil), ("project", match.project != nil),
+                ("target", match.target != nil), ("device", match.device != nil),
+            ]
+            if let (field, _) = named.first(where: \.1) {
+                throw FCMError(
+                    .invalidArgument,
+                    "slowHandshake matches new TLS connections to the HTTPS port, before any request: match.\(field) cannot apply"
+                        + " (use nth, every, probability, from, until, count)",
+                    field: "match.\(field)")
+            }
+        default:
+            break
         }
     }
 
@@ -143,6 +190,10 @@ public enum FaultRuleCodec {
         case .reset: action = .object([("reset", .bool(true))])
         case .html502: action = .object([("html502", .bool(true))])
         case .drain: action = .object([("drain", .bool(true))])
+        case .goAway(let code, let debug):
+            let name = goAwayCodes.first { $0.value == code && $0.key != "NO_ERROR" }?.key ?? String(code)
+            action = .object(omittingNils: [("goaway", .string(name)), ("debugData", debug.map(JSONValue.string))])
+        case .slowHandshake(let millis): action = .object([("slowHandshake", .string("\(millis)ms"))])
         case .deliverThenFail(let status, let retry):
             action = .object(omittingNils: [
                 ("deliverThenFail", .bool(true)), ("status", status.map(JSONValue.int)), ("reset", status == nil ? .bool(true) : nil),

@@ -13,17 +13,11 @@ import Testing
 @Suite("Transport faults over HTTP/2")
 struct HTTP2FaultTests {
     /// A `reset` fault stands for a dropped connection: Node retries ECONNRESET and Go any network
-    /// error (FCM-WIRE.md §1.8), but a reset stream alone is an answer they do not retry. Over
-    /// HTTP/2 the whole connection must go, not just the stream (Node ≥ 12.3 sends over h2, §0).
+    /// error (firebase-admin-node `src/utils/api-request.ts`, firebase-admin-go `internal/http_client.go`),
+    /// but a reset stream alone is an answer they do not retry. Over HTTP/2 the whole connection
+    /// must go, not just the stream (firebase-admin-node ≥ 12.3 sends `sendEach` over h2).
     @Test func injectedResetClosesTheConnectionNotJustTheStream() async throws {
-        var configuration = ServerConfiguration()
-        configuration.httpPort = 0
-        configuration.tlsPort = 0
-        let server = try await EmulatorServer.start(
-            emulator: Emulator(), configuration: configuration, group: MultiThreadedEventLoopGroup.singleton,
-            logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }), wallClock: false
-        )
-        do {
+        try await withLiveServer(tls: true) { server in
             try server.emulator.setFaultRules([FaultRule(id: "reset", match: .init(api: .v1, nth: 1), action: .reset)])
             let https = try #require(server.https)
             let connection = try await Self.connect(port: https.port)
@@ -31,11 +25,7 @@ struct HTTP2FaultTests {
             try await Self.post(on: connection, path: "/v1/projects/demo-fcm-emu/messages:send").get()
             #expect(!connection.isActive)
             try? await connection.close()
-        } catch {
-            await server.shutdown()
-            throw error
         }
-        await server.shutdown()
     }
 
     /// TLS with ALPN h2 (the emulator's own CA is not checked here) and a client HTTP/2 pipeline.

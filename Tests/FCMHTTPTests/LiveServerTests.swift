@@ -9,23 +9,8 @@ import Testing
 
 @Suite("Live HTTP server on loopback")
 struct LiveServerTests {
-    /// Starts a server on a free port, runs `body`, and always shuts the server down.
     private func withServer(maxBodyBytes: Int = 64 * 1024, tls: Bool = false, _ body: (EmulatorServer) async throws -> Void) async throws {
-        var configuration = ServerConfiguration()
-        configuration.httpPort = 0
-        configuration.tlsPort = tls ? 0 : nil
-        configuration.maxBodyBytes = maxBodyBytes
-        let server = try await EmulatorServer.start(
-            emulator: Emulator(), configuration: configuration, group: MultiThreadedEventLoopGroup.singleton,
-            logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }), wallClock: false
-        )
-        do {
-            try await body(server)
-        } catch {
-            await server.shutdown()
-            throw error
-        }
-        await server.shutdown()
+        try await withLiveServer(maxBodyBytes: maxBodyBytes, tls: tls, body)
     }
 
     private func stillServes(_ server: EmulatorServer) throws {

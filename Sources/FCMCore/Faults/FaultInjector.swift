@@ -9,6 +9,8 @@ struct FaultInjector: Sendable {
     /// For each kind (transport or not) and API, the positions of the rules that can match such a
     /// call, in order: a call reads only those, not every rule (issue 23, item 7).
     private var candidates: [Candidates: [Int]] = [:]
+    /// The positions of the rules that act on TLS handshakes, which no call reads.
+    private var handshakeCandidates: [Int] = []
     private(set) var transportRuleCount = 0
     private(set) var coreRuleCount = 0
 
@@ -34,7 +36,12 @@ struct FaultInjector: Sendable {
 
     private mutating func reindex() {
         var index: [Candidates: [Int]] = [:]
+        handshakeCandidates = []
         for (position, rule) in rules.enumerated() {
+            if rule.action.isHandshake {
+                handshakeCandidates.append(position)
+                continue
+            }
             for api in rule.match.api.map({ [$0] }) ?? FaultAPI.allCases {
                 index[Candidates(transport: rule.action.isTransport, api: api), default: []].append(position)
             }
@@ -77,17 +84,32 @@ struct FaultInjector: Sendable {
                 let tokens = deviceTokens(device)
                 guard tokens.contains(where: { token in context.tokens.contains(token) || context.text.contains(token) }) else { continue }
             }
-            if let from = m.from, now < from { continue }
-            if let until = m.until, now >= until { continue }
-            let n = (matched[rule.id] ?? 0) + 1
-            matched[rule.id] = n
-            if let nth = m.nth, n != nth { continue }
-            if let every = m.every, every > 0, n % every != 0 { continue }
-            if let count = m.count, (fired[rule.id] ?? 0) >= count { continue }
-            if let probability = m.probability, Double(random.next() >> 11) / Double(1 << 53) >= probability { continue }
-            fired[rule.id, default: 0] += 1
-            return rule
+            if fires(rule, now: now, random: &random) { return rule }
         }
         return nil
+    }
+
+    /// The first handshake rule that fires for a new TLS connection, if any.
+    mutating func decideHandshake(now: Instant, random: inout SeededRandom) -> FaultRule? {
+        for position in handshakeCandidates where fires(rules[position], now: now, random: &random) {
+            return rules[position]
+        }
+        return nil
+    }
+
+    /// The clock window, then the counting fields, then the chance: a rule that matched the call
+    /// (or connection) counts it, and fires if they all hold.
+    private mutating func fires(_ rule: FaultRule, now: Instant, random: inout SeededRandom) -> Bool {
+        let m = rule.match
+        if let from = m.from, now < from { return false }
+        if let until = m.until, now >= until { return false }
+        let n = (matched[rule.id] ?? 0) + 1
+        matched[rule.id] = n
+        if let nth = m.nth, n != nth { return false }
+        if let every = m.every, every > 0, n % every != 0 { return false }
+        if let count = m.count, (fired[rule.id] ?? 0) >= count { return false }
+        if let probability = m.probability, Double(random.next() >> 11) / Double(1 << 53) >= probability { return false }
+        fired[rule.id, default: 0] += 1
+        return true
     }
 }

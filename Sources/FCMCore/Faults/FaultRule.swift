@@ -103,6 +103,17 @@ public struct FaultRule: Sendable, Equatable {
         /// replaced by this status, or by a dropped connection when `status` is nil: a sender that
         /// retries such an answer blindly notifies its user twice.
         case deliverThenFail(status: Int?, retryAfterSeconds: Int64?)
+        /// HTTP/2: the connection gets a GOAWAY frame (RFC 9113 §6.8). `errorCode` 0 (NO_ERROR) is
+        /// graceful: the call is answered, no new stream is accepted, and the connection closes once
+        /// its streams end. Any other code (RFC 9113 §7) is an error: the call is not answered, the
+        /// frame names the stream before it as the last processed, and the connection closes.
+        /// `debugData` is the frame's opaque data (FCM's front end writes a reason there, such as
+        /// `exceeded_max_concurrent_streams`). On HTTP/1.1, graceful is `Connection: close` after
+        /// the answer and an error is a dropped connection.
+        case goAway(errorCode: UInt32, debugData: String?)
+        /// A new TLS connection's handshake waits this long before the emulator reads the
+        /// ClientHello (emulator time, as latency is). It matches connections, not calls.
+        case slowHandshake(millis: Int64)
 
         /// The action in words, for rules made in code (`error unavailable, retryAfter 10s`).
         public var summary: String {
@@ -111,6 +122,8 @@ public struct FaultRule: Sendable, Equatable {
             case .error(let code, let seconds): return "error \(code.rawValue)\(retry(seconds))"
             case .status(let status, let seconds): return "status \(status)\(retry(seconds))"
             case .latency(let millis): return "latency \(millis)ms"
+            case .goAway(let code, _): return code == 0 ? "goaway graceful" : "goaway error \(code)"
+            case .slowHandshake(let millis): return "slowHandshake \(millis)ms"
             default:
                 // The other actions carry no more than their name (or a few words the codec knows).
                 let text = String(describing: self)
@@ -122,6 +135,12 @@ public struct FaultRule: Sendable, Equatable {
         public var isTransport: Bool {
             if case .error = self { return false }
             return true
+        }
+
+        /// Whether it acts on a connection's TLS handshake, before any call can be matched.
+        public var isHandshake: Bool {
+            if case .slowHandshake = self { return true }
+            return false
         }
     }
 }

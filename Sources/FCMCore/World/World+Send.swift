@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 
 extension World {
-    /// Accepts a message for `projectIndex` and routes it (DEVICE-RULES.md, checks when a message
-    /// is accepted). Throws before changing anything but the quota's count when a check fails.
+    /// Accepts a message for `projectIndex` and routes it (docs/simulation.md: the acceptance checks'
+    /// rows, then "Targets"). Throws before changing anything but the quota's count when a check fails.
     mutating func send(_ request: SendRequest, projectIndex: Int32) throws(FCMError) -> SendOutcome {
         let state = try projectState(projectIndex)
         let project = state.project
@@ -226,6 +226,15 @@ extension World {
         let rule = faults.decide(context, transport: transport, now: now, deviceTokens: tokensOfDevice, random: &random)
         ids.random = random
         if let rule { logFaultInjected(rule, context: context) }
+        return rule
+    }
+
+    /// The handshake rule that fires for a new TLS connection, logged as an event with no call.
+    mutating func decideHandshakeFault() -> FaultRule? {
+        var random = ids.random
+        let rule = faults.decideHandshake(now: now, random: &random)
+        ids.random = random
+        if let rule { logFaultInjected(rule, context: nil) }
         return rule
     }
 

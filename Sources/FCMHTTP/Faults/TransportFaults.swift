@@ -4,7 +4,7 @@ import FCMCore
 import FCMJSON
 
 /// Applies transport fault rules in front of the router: an HTTP status with `Retry-After` in
-/// the called API's dialect, Google's HTML 502, a dropped connection, or latency.
+/// the called API's dialect, Google's HTML 502, a dropped connection, a GOAWAY, or latency.
 struct TransportFaults: Sendable {
     let emulator: Emulator
 
@@ -57,8 +57,16 @@ struct TransportFaults: Sendable {
             var response = Self.statusResponse(status, api: api)
             if let retryAfter { response.headers.append(("Retry-After", String(retryAfter))) }
             return response
-        case .error, .drain:
-            return next(request)  // the core applies errors in the API's dialect; drains are XMPP's
+        case .goAway(let code, let debugData):
+            let goAway = GoAway(errorCode: code, debugData: debugData)
+            var response = goAway.isGraceful ? next(request) : Self.dropped
+            if goAway.isGraceful { response.closeConnection = true }
+            response.goAway = goAway
+            return response
+        case .error, .drain, .slowHandshake:
+            // The core applies errors in the API's dialect; drains are XMPP's; handshakes come
+            // before any request (HTTPServer's SlowHandshakeHandler).
+            return next(request)
         }
     }
 

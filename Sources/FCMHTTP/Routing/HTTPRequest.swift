@@ -84,6 +84,10 @@ public struct HTTPResponse: Sendable {
     public var delayMillis: Int64 = 0
     /// Drop the connection instead of answering (an injected reset).
     public var resetConnection = false
+    /// End an HTTP/2 connection with GOAWAY (an injected goaway): after this answer when graceful,
+    /// instead of it otherwise (the answer then also has `resetConnection`, which is what HTTP/1.1
+    /// and in-process callers see).
+    public var goAway: GoAway?
     /// The rest of the answer comes later: a wait or an event stream (transports only).
     public var live: LiveAnswer?
     /// What an FCM front refused in this answer, as the client sees it (`RefusalRecorder` records
@@ -130,4 +134,18 @@ public struct HTTPResponse: Sendable {
         default: return "Status \(status)"
         }
     }
+}
+
+/// A GOAWAY frame to send (RFC 9113 §6.8): its error code (0 is NO_ERROR, a graceful close) and
+/// opaque debug data.
+public struct GoAway: Sendable, Equatable {
+    public var errorCode: UInt32
+    public var debugData: String?
+
+    public init(errorCode: UInt32, debugData: String? = nil) {
+        self.errorCode = errorCode
+        self.debugData = debugData
+    }
+
+    public var isGraceful: Bool { errorCode == 0 }
 }

@@ -83,7 +83,8 @@ public enum EmulatorRoutes {
                 recorder.record(&response, for: request)
                 return response
             },
-            clockSpeed: { emulator.clockStatus.paused ? 0 : emulator.clockStatus.speed }, live: live
+            clockSpeed: { emulator.clockStatus.paused ? 0 : emulator.clockStatus.speed }, live: live,
+            handshakeDelayMillis: { emulator.handshakeDelayMillis() }
         ) { request in
             var response = tooLarge(request, maxBodyBytes: maxBodyBytes)
             recorder.record(&response, for: request)

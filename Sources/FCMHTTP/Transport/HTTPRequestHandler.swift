@@ -3,6 +3,7 @@
 import Logging
 import NIOCore
 import NIOHTTP1
+import NIOHTTP2
 
 /// Collects one HTTP/1.1 request at a time, hands it to the responder, writes the answer.
 ///
@@ -29,6 +30,8 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
     var live: Live?
     /// When the request being read began, for the access log.
     var started = NIODeadline.now()
+    /// On an HTTP/2 stream: its connection and stream id, for a `goaway` fault.
+    var http2: (connection: HTTP2Connection, stream: HTTP2StreamID)?
     static let initialBodyCapacity = 16 * 1024
     /// The longest an injected latency may hold an answer, in wall time, however slow the clock.
     static let maxWallDelayMillis: Int64 = 10 * 60 * 1000
@@ -101,6 +104,12 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
             return
         }
         if head.version.major < 2, !head.keepsConnection { response.closeConnection = true }
+        if let goAway = response.goAway, let http2, let connection = context.channel.parent {
+            // Graceful: this answer, then the GOAWAY; an error: the GOAWAY instead of an answer.
+            if goAway.isGraceful { write(response, head: head, context: context) }
+            http2.connection.sendGoAway(goAway, from: http2.stream, on: connection)
+            return
+        }
         if response.resetConnection {
             // On HTTP/2 this handler sits on a stream channel, and closing it resets only the
             // stream; a reset fault stands for a dropped connection, which clients retry, so
@@ -176,7 +185,7 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
         if event is IdleStateHandler.IdleStateEvent {
             // A stream's or a wait's client has nothing to say; heartbeats and timeouts cover it.
             guard live == nil else { return }
-            log.refused("connection idle past its timeout", metadata: ["peer": "\(context.remoteAddress?.description ?? "-")"])
+            log.refused("connection idle past its timeout", metadata: ["peer": .string(peer(context))])
             context.close(promise: nil)
             return
         }
@@ -184,8 +193,15 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     func errorCaught(context: ChannelHandlerContext, error: Error) {
-        log.refused("connection error: \(error)", metadata: ["peer": "\(context.remoteAddress?.description ?? "-")"])
+        log.refused("connection error: \(error)", metadata: ["peer": .string(peer(context))])
         context.close(promise: nil)
+    }
+
+    /// The peer's address from the channel's stored property: on an HTTP/2 stream channel
+    /// `context.remoteAddress` asks the stream's core, which traps (swift-nio-http2's
+    /// `HTTP2StreamChannel.remoteAddress0`), and a client that resets a stream reaches this log.
+    private func peer(_ context: ChannelHandlerContext) -> String {
+        context.channel.remoteAddress?.description ?? "-"
     }
 }
 

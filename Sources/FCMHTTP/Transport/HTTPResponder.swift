@@ -12,14 +12,18 @@ public struct HTTPResponder: Sendable {
     public let clockSpeed: @Sendable () -> Double
     /// Streams and waits kept open, ended together at shutdown.
     public let live: LiveRequests
+    /// How long a new TLS connection's handshake waits (a `slowHandshake` fault), in emulator ms.
+    public let handshakeDelayMillis: @Sendable () -> Int64
     private let handle: @Sendable (HTTPRequest) -> HTTPResponse
 
     /// - Parameter handle: what answers requests; by default the router itself.
     public init(
         router: Router, maxBodyBytes: Int, handle: (@Sendable (HTTPRequest) -> HTTPResponse)? = nil,
         clockSpeed: @escaping @Sendable () -> Double = { 1 }, live: LiveRequests = LiveRequests(),
+        handshakeDelayMillis: @escaping @Sendable () -> Int64 = { 0 },
         tooLarge: @escaping @Sendable (HTTPRequest) -> HTTPResponse
     ) {
+        self.handshakeDelayMillis = handshakeDelayMillis
         self.clockSpeed = clockSpeed
         self.live = live
         self.router = router

@@ -39,8 +39,11 @@ public final class HTTPServer: Sendable {
                             channel.pipeline.syncOperations, responder: responder, idleTimeout: idleTimeout, logger: logger)
                     }
                 }
+                // Streams and GOAWAY, if ALPN picks HTTP/2 (HTTP2Connection.swift).
+                let http2 = NIOLoopBound(HTTP2Connection(), eventLoop: channel.eventLoop)
                 return channel.eventLoop.makeCompletedFuture {
                     let sync = channel.pipeline.syncOperations
+                    try sync.addHandler(SlowHandshakeHandler(responder: responder))
                     try sync.addHandler(IdleTimeoutHandler(timeout: idleTimeout))
                     let trust = TLSTrustLog.pair(logger: logger)
                     try sync.addHandler(trust.sniffer)
@@ -50,9 +53,29 @@ public final class HTTPServer: Sendable {
                     try sync.addHandler(BackPressureHandler())
                 }.flatMap {
                     // One configurator for HTTP/1.1 connections and for each HTTP/2 stream.
-                    channel.configureCommonHTTPServerPipeline { stream in
+                    channel.configureCommonHTTPServerPipeline(
+                        h2ConnectionChannelConfigurator: { connection in
+                            connection.eventLoop.makeCompletedFuture {
+                                let sync = connection.pipeline.syncOperations
+                                let nio = try sync.handler(type: NIOHTTP2Handler.self)
+                                try sync.addHandler(http2.value.writer, position: .before(nio))
+                                try sync.addHandler(http2.value.events)
+                            }
+                        }
+                    ) { stream in
                         stream.eventLoop.makeCompletedFuture {
-                            try stream.pipeline.syncOperations.addHandler(HTTPRequestHandler(responder: responder, logger: logger))
+                            let sync = stream.pipeline.syncOperations
+                            let id = try stream.syncOptions?.getOption(HTTP2StreamChannelOptions.streamID)
+                            if let id, !http2.value.accepts(id) {
+                                // Above a GOAWAY's last stream: refused, so the client may retry it
+                                // (written beneath the HTTP/1 codec, as a frame).
+                                let codec = try sync.context(handlerType: HTTP2FramePayloadToHTTP1ServerCodec.self)
+                                codec.writeAndFlush(NIOAny(HTTP2Frame.FramePayload.rstStream(.refusedStream)), promise: nil)
+                                return
+                            }
+                            let handler = HTTPRequestHandler(responder: responder, logger: logger)
+                            if let id { handler.http2 = (http2.value, id) }
+                            try sync.addHandler(handler)
                         }
                     }
                 }

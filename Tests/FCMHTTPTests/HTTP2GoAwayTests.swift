@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import FCMCore
+import FCMCoreJSON
+import FCMHTTP
+import FCMJSON
+import Logging
+import NIOCore
+import NIOPosix
+import Testing
+
+/// HTTP/2 as FCM's front end ends it (issue 22, item 10; docs/faults.md): GOAWAY for too many
+/// streams, GOAWAY faults, and the slow-handshake fault.
+@Suite("HTTP/2 GOAWAY and handshakes", .timeLimit(.minutes(1)))
+struct HTTP2GoAwayTests {
+    static let send = "/v1/projects/demo-fcm-emu/messages:send"
+
+    /// firebase-admin-node users meet "GOAWAY - exceeded_max_concurrent_streams, Error code: 1"
+    /// (firebase/firebase-admin-node#2943): 100 streams are advertised, the 101st is refused with a
+    /// GOAWAY that names the last stream accepted, and the accepted streams are still answered.
+    @Test func theStreamPastTheAdvertisedLimitGetsFCMsGoAway() async throws {
+        try await withServer { server in
+            let client = try await RawHTTP2Client.connect(port: try #require(server.https).port)
+            // 101 streams opened in one write, before the server's SETTINGS can be heeded.
+            var bytes: [UInt8] = []
+            for n in 0...100 { bytes += RawHTTP2Client.post(stream: UInt32(2 * n + 1), path: Self.send) }
+            try await client.send(bytes)
+            var events = client.events.makeAsyncIterator()
+            var settings: [UInt8]?
+            var goAway: RawHTTP2Client.GoAway?
+            while goAway == nil, case .frame(let type, let flags, _, let payload)? = await events.next() {
+                if type == 0x4, flags & 0x1 == 0 { settings = payload }
+                if type == 0x7 { goAway = RawHTTP2Client.goAway(payload) }
+            }
+            // SETTINGS_MAX_CONCURRENT_STREAMS (0x3) = 100 was advertised.
+            let advertised = try #require(settings)
+            #expect(stride(from: 0, to: advertised.count, by: 6).contains { advertised[$0 + 1] == 0x3 && advertised[$0 + 5] == 100 })
+            #expect(goAway == .init(lastStreamID: 199, errorCode: 0x1, debugData: "exceeded_max_concurrent_streams"))
+            // A stream it accepted is still served: its body ends, its answer comes.
+            try await client.send(RawHTTP2Client.data(stream: 1, #"{"message":{"topic":"news"}}"#))
+            var answered = false
+            while !answered, case .frame(let type, _, let stream, _)? = await events.next() {
+                answered = type == 0x1 && stream == 1
+            }
+            #expect(answered)
+            try? await client.channel.close()
+        }
+    }
+
+    /// A client that gives up on a request resets its stream (RST_STREAM CANCEL): the stream's
+    /// handler logs the error with the peer's address, which on a stream channel must not be
+    /// asked of the stream's core (it traps), and the server goes on serving.
+    @Test func aClientThatResetsAStreamLeavesTheServerServing() async throws {
+        try await withServer { server in
+            let client = try await RawHTTP2Client.connect(port: try #require(server.https).port)
+            let cancel: [UInt8] = [0, 0, 0, 0x8]
+            try await client.send(
+                RawHTTP2Client.post(stream: 1, path: Self.send) + RawHTTP2Client.frame(type: 0x3, flags: 0, stream: 1, payload: cancel)
+                    + RawHTTP2Client.post(stream: 3, path: Self.send) + RawHTTP2Client.data(stream: 3, #"{"message":{"topic":"news"}}"#))
+            var answered = false
+            for await event in client.events {
+                if case .frame(0x1, _, 3, _) = event {
+                    answered = true
+                    break
+                }
+            }
+            #expect(answered)
+            try? await client.channel.close()
+        }
+    }
+
+    /// A client that waits for SETTINGS may keep 100 streams open and is never refused.
+    @Test func aHundredOpenStreamsAreAllowed() async throws {
+        try await withServer { server in
+            let client = try await RawHTTP2Client.connect(port: try #require(server.https).port)
+            var bytes: [UInt8] = []
+            for n in 0..<100 { bytes += RawHTTP2Client.post(stream: UInt32(2 * n + 1), path: Self.send) }
+            // Then each ends.
+            for n in 0..<100 { bytes += RawHTTP2Client.data(stream: UInt32(2 * n + 1), #"{"message":{"topic":"news"}}"#) }
+            try await client.send(bytes)
+            var answers = 0
+            var goAways = 0
+            for await event in client.events {
+                guard case .frame(let type, _, _, _) = event else { break }
+                if type == 0x1 { answers += 1 }
+                if type == 0x7 { goAways += 1 }
+                if answers == 100 || goAways > 0 { break }
+            }
+            #expect(answers == 100)
+            #expect(goAways == 0)
+            try? await client.channel.close()
+        }
+    }
+
+    /// `{"goaway": "graceful"}`: the call is answered, GOAWAY NO_ERROR names it as the last stream,
+    /// and the connection closes once its streams are done.
+    @Test func aGracefulGoAwayAnswersTheCallThenClosesTheConnection() async throws {
+        try await withServer { server in
+            try server.emulator.addFaultRule(FaultRule(id: "g", match: .init(api: .v1, nth: 2), action: .goAway(errorCode: 0, debugData: nil)))
+            let client = try await RawHTTP2Client.connect(port: try #require(server.https).port)
+            let body = #"{"message":{"topic":"news"}}"#
+            try await client.send(
+                RawHTTP2Client.post(stream: 1, path: Self.send) + RawHTTP2Client.data(stream: 1, body)
+                    + RawHTTP2Client.post(stream: 3, path: Self.send) + RawHTTP2Client.data(stream: 3, body))
+            var answered: [UInt32] = []
+            var goAway: RawHTTP2Client.GoAway?
+            var closed = false
+            for await event in client.events {
+                switch event {
+                case .frame(0x1, _, let stream, _): answered.append(stream)
+                case .frame(0x7, _, _, let payload): goAway = RawHTTP2Client.goAway(payload)
+                case .closed: closed = true
+                default: break
+                }
+            }
+            #expect(answered == [1, 3])
+            #expect(goAway == .init(lastStreamID: 3, errorCode: 0, debugData: ""))
+            #expect(closed)
+        }
+    }
+
+    /// An error GOAWAY (`ENHANCE_YOUR_CALM`, with debug data) replaces the answer: the stream
+    /// before it is the last processed, and the connection closes.
+    @Test func anErrorGoAwayReplacesTheAnswerAndClosesTheConnection() async throws {
+        try await withServer { server in
+            let rule = try FaultRuleCodec.decode(
+                try JSONParser.parse(#"{"match":{"api":"v1","nth":2},"action":{"goaway":"ENHANCE_YOUR_CALM","debugData":"too_many_pings"}}"#),
+                defaultId: "e")
+            try server.emulator.addFaultRule(rule)
+            let client = try await RawHTTP2Client.connect(port: try #require(server.https).port)
+            let body = #"{"message":{"topic":"news"}}"#
+            try await client.send(RawHTTP2Client.post(stream: 1, path: Self.send) + RawHTTP2Client.data(stream: 1, body))
+            var events = client.events.makeAsyncIterator()
+            while case .frame(let type, _, let stream, _)? = await events.next(), !(type == 0x1 && stream == 1) {}
+            try await client.send(RawHTTP2Client.post(stream: 3, path: Self.send) + RawHTTP2Client.data(stream: 3, body))
+            var answeredThree = false
+            var goAway: RawHTTP2Client.GoAway?
+            var closed = false
+            while let event = await events.next() {
+                switch event {
+                case .frame(0x1, _, 3, _): answeredThree = true
+                case .frame(0x7, _, _, let payload): goAway = RawHTTP2Client.goAway(payload)
+                case .closed: closed = true
+                default: break
+                }
+            }
+            #expect(!answeredThree)
+            #expect(goAway == .init(lastStreamID: 1, errorCode: 0xb, debugData: "too_many_pings"))
+            #expect(closed)
+        }
+    }
+
+    /// `{"slowHandshake": "300ms"}`: the first connection's TLS handshake takes at least that long
+    /// on a clock running at wall speed; the next connection's does not wait.
+    @Test func aSlowHandshakeHoldsTheClientHello() async throws {
+        try await withServer(wallClock: true) { server in
+            let rule = try FaultRuleCodec.decode(try JSONParser.parse(#"{"match":{"nth":1},"action":{"slowHandshake":"300ms"}}"#), defaultId: "s")
+            try server.emulator.addFaultRule(rule)
+            let port = try #require(server.https).port
+            let clock = ContinuousClock()
+            let slow = try await clock.measure {
+                let client = try await RawHTTP2Client.connect(port: port)
+                var events = client.events.makeAsyncIterator()
+                _ = await events.next()  // the server's SETTINGS: the handshake is done
+                try? await client.channel.close()
+            }
+            #expect(slow >= .milliseconds(300))
+            #expect(try server.emulator.events(EventQuery(kinds: [.faultInjected])).map(\.detail) == ["rule s: slowHandshake 300ms"])
+        }
+    }
+
+    @Test func theCodecReadsGoAwayAndSlowHandshakeAndRefusesWhatCannotApply() throws {
+        for (text, action) in [
+            (#"{"action":{"goaway":"graceful"}}"#, FaultRule.Action.goAway(errorCode: 0, debugData: nil)),
+            (#"{"action":{"goaway":"PROTOCOL_ERROR","debugData":"x"}}"#, .goAway(errorCode: 1, debugData: "x")),
+            (#"{"action":{"slowHandshake":"2s"}}"#, .slowHandshake(millis: 2000)),
+            (#"{"action":{"slowHandshake":150}}"#, .slowHandshake(millis: 150)),
+        ] {
+            let rule = try FaultRuleCodec.decode(try JSONParser.parse(text), defaultId: "r")
+            #expect(rule.action == action, "\(text)")
+            // Snapshots write rules with the codec: made in code or posted, they read back the same.
+            let unposted = FaultRule(id: "r", match: rule.match, action: rule.action)
+            #expect(try FaultRuleCodec.decode(FaultRuleCodec.encode(unposted), defaultId: "x").action == action)
+        }
+        for (text, field) in [
+            (#"{"action":{"goaway":"SOMETIMES"}}"#, "action.goaway"),
+            (#"{"match":{"api":"xmpp"},"action":{"goaway":"graceful"}}"#, "match.api"),
+            (#"{"action":{"status":503,"debugData":"x"}}"#, "action.debugData"),
+            (#"{"match":{"project":"p"},"action":{"slowHandshake":"1s"}}"#, "match.project"),
+            (#"{"match":{"api":"v1"},"action":{"slowHandshake":"1s"}}"#, "match.api"),
+            (#"{"action":{"slowHandshake":"11m"}}"#, "action.slowHandshake"),
+        ] {
+            let json = try JSONParser.parse(text)
+            let error = #expect(throws: FCMError.self, "\(text)") { try FaultRuleCodec.decode(json, defaultId: "r") }
+            #expect(error?.field == field, "\(text)")
+        }
+    }
+
+    private func withServer(wallClock: Bool = false, _ body: (EmulatorServer) async throws -> Void) async throws {
+        try await withLiveServer(tls: true, wallClock: wallClock, body)
+    }
+}

@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import NIOCore
+import NIOPosix
+import NIOSSL
+
+/// An HTTP/2 client over TLS that writes frames byte by byte and reads every frame the server
+/// sends, for tests of what a client that does not wait for SETTINGS meets: it can open more
+/// streams than the server advertised, which NIO's own client (rightly) never does.
+final class RawHTTP2Client: Sendable {
+    /// A frame as read (RFC 9113 §4.1), or the end of the connection.
+    enum Event: Sendable, Equatable {
+        case frame(type: UInt8, flags: UInt8, stream: UInt32, payload: [UInt8])
+        case closed
+    }
+
+    /// A GOAWAY's fields (RFC 9113 §6.8).
+    struct GoAway: Equatable {
+        let lastStreamID: UInt32
+        let errorCode: UInt32
+        let debugData: String
+    }
+
+    let channel: any Channel
+    let events: AsyncStream<Event>
+
+    private init(channel: any Channel, events: AsyncStream<Event>) {
+        self.channel = channel
+        self.events = events
+    }
+
+    /// Connects with ALPN h2 (the emulator's CA is not checked) and sends the preface and an empty
+    /// SETTINGS frame.
+    static func connect(port: Int) async throws -> RawHTTP2Client {
+        var tls = TLSConfiguration.makeClientConfiguration()
+        tls.certificateVerification = .none
+        tls.applicationProtocols = ["h2"]
+        let context = try NIOSSLContext(configuration: tls)
+        let (events, continuation) = AsyncStream.makeStream(of: Event.self)
+        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: context, serverHostname: nil))
+                    try channel.pipeline.syncOperations.addHandler(FrameReader(continuation))
+                }
+            }
+            .connect(host: "127.0.0.1", port: port).get()
+        let client = RawHTTP2Client(channel: channel, events: events)
+        try await client.send(Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8) + frame(type: 0x4, flags: 0, stream: 0, payload: []))
+        return client
+    }
+
+    func send(_ bytes: [UInt8]) async throws {
+        try await channel.writeAndFlush(ByteBuffer(bytes: bytes))
+    }
+
+    /// One frame's bytes.
+    static func frame(type: UInt8, flags: UInt8, stream: UInt32, payload: [UInt8]) -> [UInt8] {
+        let n = payload.count
+        return [UInt8(n >> 16 & 0xff), UInt8(n >> 8 & 0xff), UInt8(n & 0xff), type, flags]
+            + withUnsafeBytes(of: stream.bigEndian, Array.init) + payload
+    }
+
+    /// A HEADERS frame (END_HEADERS; END_STREAM when `endStream`) posting to `path`, its header
+    /// block in HPACK literals without indexing (RFC 7541 §6.2.2), so no table is shared.
+    static func post(stream: UInt32, path: String, endStream: Bool = false) -> [UInt8] {
+        let fields = [
+            (":method", "POST"), (":scheme", "https"), (":path", path), (":authority", "127.0.0.1"),
+            ("authorization", "Bearer any"), ("content-type", "application/json"),
+        ]
+        var block: [UInt8] = []
+        for (name, value) in fields {
+            block += [0x00, UInt8(name.utf8.count)] + Array(name.utf8) + [UInt8(value.utf8.count)] + Array(value.utf8)
+        }
+        return frame(type: 0x1, flags: endStream ? 0x5 : 0x4, stream: stream, payload: block)
+    }
+
+    /// A DATA frame that ends the stream.
+    static func data(stream: UInt32, _ body: String) -> [UInt8] {
+        frame(type: 0x0, flags: 0x1, stream: stream, payload: Array(body.utf8))
+    }
+
+    static func goAway(_ payload: [UInt8]) -> GoAway? {
+        guard payload.count >= 8 else { return nil }
+        func word(_ at: Int) -> UInt32 { payload[at..<at + 4].reduce(0) { $0 << 8 | UInt32($1) } }
+        return GoAway(
+            lastStreamID: word(0) & 0x7fff_ffff, errorCode: word(4), debugData: String(decoding: payload[8...], as: UTF8.self))
+    }
+
+    /// Splits the decrypted bytes into frames.
+    private final class FrameReader: ChannelInboundHandler {
+        typealias InboundIn = ByteBuffer
+        private var pending = ByteBuffer()
+        private let continuation: AsyncStream<Event>.Continuation
+
+        init(_ continuation: AsyncStream<Event>.Continuation) {
+            self.continuation = continuation
+        }
+
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            var bytes = unwrapInboundIn(data)
+            pending.writeBuffer(&bytes)
+            while pending.readableBytes >= 9,
+                let length = pending.getInteger(at: pending.readerIndex, as: UInt32.self).map({ Int($0 >> 8) }),
+                pending.readableBytes >= 9 + length,
+                let header = pending.readBytes(length: 9),
+                let payload = pending.readBytes(length: length)
+            {
+                let stream = header[5..<9].reduce(UInt32(0)) { $0 << 8 | UInt32($1) } & 0x7fff_ffff
+                continuation.yield(.frame(type: header[3], flags: header[4], stream: stream, payload: payload))
+            }
+            pending.discardReadBytes()
+        }
+
+        func channelInactive(context: ChannelHandlerContext) {
+            continuation.yield(.closed)
+            continuation.finish()
+        }
+
+        func errorCaught(context: ChannelHandlerContext, error: any Error) {
+            context.close(promise: nil)
+        }
+    }
+}
