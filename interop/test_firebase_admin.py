@@ -1,7 +1,8 @@
 """firebase-admin (latest from PyPI) against fcm-emu over real sockets.
 
 What each device received is checked through the control API, and errors must come out as the
-exception classes the SDK raises against FCM (FCM-WIRE.md §1.6).
+exception classes the SDK raises against FCM (firebase_admin/_utils.py and messaging.py map the
+error's status and FcmError detail to them).
 """
 import asyncio
 

@@ -16,7 +16,7 @@ import (
 )
 
 // post makes a request as firebase-admin-go's messaging client does (its URL, body and headers;
-// see FCM-WIRE.md): the code under test, with no endpoint of its own.
+// see its messaging/messaging.go): the code under test, with no endpoint of its own.
 func post(t *testing.T, client *http.Client, url string, headers map[string]string, body any) (*http.Response, []byte) {
 	t.Helper()
 	data, _ := json.Marshal(body)

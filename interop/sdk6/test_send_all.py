@@ -1,5 +1,6 @@
 """firebase-admin 6.x, the last line with send_all, which posts to the removed /batch endpoint
-through googleapiclient (quoted boundary, bare LF, bracketed Content-IDs: FCM-WIRE.md §2)."""
+through googleapiclient (quoted boundary, bare LF, bracketed Content-IDs: googleapiclient/http.py;
+docs/http-v1.md)."""
 import pytest
 from firebase_admin import exceptions, messaging
 

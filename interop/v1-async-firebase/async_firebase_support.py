@@ -99,7 +99,7 @@ def write_key_file(directory, name, info):
 
 def token_endpoint_answer(emulator, info):
     """What the emulator's token endpoint says to a JWT-bearer grant signed with this key file, as
-    google-auth builds it (aud is Google's token URL, FCM-WIRE.md §6.2)."""
+    google-auth builds it (aud is Google's token URL: google/oauth2/service_account.py; docs/http-v1.md)."""
     now = int(time.time())
     assertion = jwt.encode(crypt.RSASigner.from_service_account_info(info), {
         "iss": info["client_email"], "aud": "https://oauth2.googleapis.com/token",

@@ -189,7 +189,7 @@ def test_delivery_receipt_and_upstream_are_received_and_acked(emulator, key, app
     [*_, message] = server.wait_for(3, "the upstream message")
     assert message["message_id"] == "t-up" and message["from"] == device["token"] and message["data"] == {"hello": "world"}
     server.ack(message)
-    # Both acks reached the emulator (FCM-WIRE.md §5.3: un-acked ones would come again).
+    # Both acks reached the emulator (un-acked ones would come again: the XMPP reference; docs/xmpp.md).
     acked = lambda: {e.get("detail") for e in emulator.events(project=None, kind="ccsAcked")} >= {"dr2:t-r", "t-up"}
     server.wait(acked, "the emulator to record both acks", timeout=10)
 

@@ -1,6 +1,7 @@
 """slixmpp (from PyPI) against fcm-emu's XMPP connection server: direct TLS with the emulator's
 CA, SASL PLAIN with the sender id and server key, downstream messages acked and nacked, and what
-the device received checked through the control API (FCM-WIRE.md §5)."""
+the device received checked through the control API (https://firebase.google.com/docs/cloud-messaging/xmpp-server-ref;
+docs/xmpp.md)."""
 import asyncio
 import json
 import logging
@@ -98,7 +99,7 @@ def test_upstream_is_acked_and_unacked_ones_come_again(emulator):
                                          {"data": {"hello": "world"}, "messageId": mid})
     [first] = converse(emulator, key, [], expect=1, on_start=lambda: upstream("u-1"))
     assert first["message_id"] == "u-1" and first["from"] == device["token"] and first["data"] == {"hello": "world"}
-    # Not acked: the next connection gets it again (FCM-WIRE.md §5.3); this time it is acked.
+    # Not acked: the next connection gets it again (the XMPP reference's upstream messages); this time it is acked.
     [again] = converse(emulator, key, [], expect=1, ack=True)
     assert again["message_id"] == "u-1"
     acked = [e for e in emulator.events(project=None, kind="ccsAcked") if e.get("detail") == "u-1"]
