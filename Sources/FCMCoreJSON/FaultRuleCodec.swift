@@ -31,14 +31,6 @@ public enum FaultRuleCodec {
         "AUTHENTICATION_FAILED": .thirdPartyAuthError,
     ]
 
-    /// HTTP/2's error codes by name (RFC 9113 §7), for `goaway`; `graceful` is NO_ERROR.
-    static let goAwayCodes: [String: UInt32] = [
-        "graceful": 0x0, "NO_ERROR": 0x0, "PROTOCOL_ERROR": 0x1, "INTERNAL_ERROR": 0x2, "FLOW_CONTROL_ERROR": 0x3,
-        "SETTINGS_TIMEOUT": 0x4, "STREAM_CLOSED": 0x5, "FRAME_SIZE_ERROR": 0x6, "REFUSED_STREAM": 0x7, "CANCEL": 0x8,
-        "COMPRESSION_ERROR": 0x9, "CONNECT_ERROR": 0xa, "ENHANCE_YOUR_CALM": 0xb, "INADEQUATE_SECURITY": 0xc,
-        "HTTP_1_1_REQUIRED": 0xd,
-    ]
-
     /// Bytes (UTF-8) of each text field of a rule (`id`, `match.route`, `match.target`, …): rules are
     /// listed, exported and matched on every request, so none may be as long as the body allows
     /// (issue 23, item 7). Routes, ids and tokens are far shorter (an FCM token is about 160 bytes).
@@ -109,7 +101,7 @@ public enum FaultRuleCodec {
         } else if a["drain"]?.boolValue == true {
             action = .drain
         } else if let name = try string(a, "goaway", at: "action") {
-            guard let code = goAwayCodes[name] else {
+            guard let code = name == "graceful" ? 0 : FaultRule.http2ErrorCodes.first(where: { $0.name == name })?.code else {
                 throw FCMError(
                     .invalidArgument,
                     "action.goaway must be graceful or an HTTP/2 error code (RFC 9113 §7) such as PROTOCOL_ERROR, ENHANCE_YOUR_CALM",
@@ -191,8 +183,7 @@ public enum FaultRuleCodec {
         case .html502: action = .object([("html502", .bool(true))])
         case .drain: action = .object([("drain", .bool(true))])
         case .goAway(let code, let debug):
-            let name = goAwayCodes.first { $0.value == code && $0.key != "NO_ERROR" }?.key ?? String(code)
-            action = .object(omittingNils: [("goaway", .string(name)), ("debugData", debug.map(JSONValue.string))])
+            action = .object(omittingNils: [("goaway", .string(FaultRule.goAwayName(code))), ("debugData", debug.map(JSONValue.string))])
         case .slowHandshake(let millis): action = .object([("slowHandshake", .string("\(millis)ms"))])
         case .deliverThenFail(let status, let retry):
             action = .object(omittingNils: [

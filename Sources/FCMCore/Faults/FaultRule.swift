@@ -122,7 +122,7 @@ public struct FaultRule: Sendable, Equatable {
             case .error(let code, let seconds): return "error \(code.rawValue)\(retry(seconds))"
             case .status(let status, let seconds): return "status \(status)\(retry(seconds))"
             case .latency(let millis): return "latency \(millis)ms"
-            case .goAway(let code, _): return code == 0 ? "goaway graceful" : "goaway error \(code)"
+            case .goAway(let code, _): return "goaway \(FaultRule.goAwayName(code))"
             case .slowHandshake(let millis): return "slowHandshake \(millis)ms"
             default:
                 // The other actions carry no more than their name (or a few words the codec knows).
@@ -142,6 +142,21 @@ public struct FaultRule: Sendable, Equatable {
             if case .slowHandshake = self { return true }
             return false
         }
+    }
+}
+
+extension FaultRule {
+    /// HTTP/2's error codes by name (RFC 9113 §7), for `goaway` actions; `graceful` is NO_ERROR.
+    public static let http2ErrorCodes: [(name: String, code: UInt32)] = [
+        ("NO_ERROR", 0x0), ("PROTOCOL_ERROR", 0x1), ("INTERNAL_ERROR", 0x2), ("FLOW_CONTROL_ERROR", 0x3),
+        ("SETTINGS_TIMEOUT", 0x4), ("STREAM_CLOSED", 0x5), ("FRAME_SIZE_ERROR", 0x6), ("REFUSED_STREAM", 0x7),
+        ("CANCEL", 0x8), ("COMPRESSION_ERROR", 0x9), ("CONNECT_ERROR", 0xa), ("ENHANCE_YOUR_CALM", 0xb),
+        ("INADEQUATE_SECURITY", 0xc), ("HTTP_1_1_REQUIRED", 0xd),
+    ]
+
+    /// `graceful` for NO_ERROR, else the code's name (or its number when it has none).
+    public static func goAwayName(_ code: UInt32) -> String {
+        code == 0 ? "graceful" : http2ErrorCodes.first { $0.code == code }?.name ?? String(code)
     }
 }
 

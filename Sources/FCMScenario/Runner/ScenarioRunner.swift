@@ -175,7 +175,15 @@ public struct ScenarioRunner {
         let body = (try? JSONParser.parse(response.body)) ?? .string(response.bodyText)
         var out: [String] = []
         let expect = step.expect.map(substitute)
-        if let status = expect?["status"] {
+        // A transport fault's fate of the connection: `kept`, `reset`, `goaway graceful`, `goaway ENHANCE_YOUR_CALM`.
+        let connection =
+            response.goAway.map { "goaway \(FaultRule.goAwayName($0.errorCode))" } ?? (response.resetConnection ? "reset" : "kept")
+        if let expected = expect?["connection"]?.stringValue, expected != connection {
+            out.append("connection: expected \(expected), got \(connection)")
+        }
+        if response.resetConnection, expect?["connection"] != nil, expect?["status"] == nil {
+            // No answer was written, so there is no status to hold to the 2xx default.
+        } else if let status = expect?["status"] {
             if status.int64Value != Int64(response.status) {
                 out.append("status: expected \(status.encoded()), got \(response.status) \(Matcher.describe(body))")
             }
