@@ -150,6 +150,27 @@ struct HTTP2GoAwayTests {
         }
     }
 
+    /// Over HTTP/1.1 a graceful goaway is `Connection: close` after the answer, and an error one
+    /// a connection dropped without an answer.
+    @Test func overHTTP1AGoAwayClosesTheConnection() async throws {
+        try await withServer { server in
+            try server.emulator.addFaultRule(FaultRule(id: "g", match: .init(api: .v1, count: 1), action: .goAway(errorCode: 0, debugData: nil)))
+            try server.emulator.addFaultRule(FaultRule(id: "e", match: .init(api: .v1, count: 1), action: .goAway(errorCode: 0xb, debugData: nil)))
+            let body = #"{"message":{"topic":"news"}}"#
+            let request = "POST \(Self.send) HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer any\r\n"
+                + "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
+            let graceful = try RawConnection(port: server.http.port)
+            try graceful.send(request)
+            let answer = try graceful.readResponse()
+            #expect(answer.status == 200)
+            #expect(answer.header("Connection") == "close")
+            #expect(try graceful.isClosedByPeer())
+            let error = try RawConnection(port: server.http.port)
+            try error.send(request)
+            #expect(try error.isClosedByPeer())
+        }
+    }
+
     /// `{"slowHandshake": "300ms"}`: the first connection's TLS handshake takes at least that long
     /// on a clock running at wall speed; the next connection's does not wait.
     @Test func aSlowHandshakeHoldsTheClientHello() async throws {
