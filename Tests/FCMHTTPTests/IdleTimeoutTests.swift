@@ -7,68 +7,87 @@ import NIOPosix
 import Synchronization
 import Testing
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 /// Issue 23, item 9: the idle timeout counted only bytes read, so a client reading a big answer
 /// slowly got a 200 cut short. Progress in either direction now keeps a connection.
-@Suite("Idle timeout counts progress both ways")
+@Suite("Idle timeout counts progress both ways", .timeLimit(.minutes(1)))
 struct IdleTimeoutTests {
     /// Bigger than the kernel's buffers on both sides together (tcp_wmem's ceiling is 4 MiB), so
     /// most of it waits in the server's own buffer while the client reads.
     static let bodyBytes = 16 << 20
     static let idle = TimeAmount.milliseconds(200)
 
-    /// A listener whose one route answers `bodyBytes` of zeros; its log tells when it lets a connection go.
-    private func withServer(_ body: (HTTPServer, IdleSignal) async throws -> Void) async throws {
+    /// A plain HTTP/1.1 listener built as `HTTPServer.start` builds one (`configurePlainHTTP`, the
+    /// unsent low-water mark), whose one route answers `bodyBytes` of zeros. `Looks` hears each
+    /// look of a connection's idle handler; the log tells when the server lets a connection go.
+    private func withServer(_ body: (_ port: Int, IdleSignal, Looks) async throws -> Void) async throws {
         var router = Router { _, _ in HTTPResponse(status: 404) }
         router.add("GET", "/big") { _, _ in HTTPResponse(status: 200, headers: [], body: [UInt8](repeating: 0, count: Self.bodyBytes)) }
         let responder = HTTPResponder(router: router, maxBodyBytes: 1024) { _ in HTTPResponse(status: 413) }
         let signal = IdleSignal()
-        let server = try await HTTPServer.start(
-            host: "127.0.0.1", port: 0, responder: responder, group: MultiThreadedEventLoopGroup.singleton, idleTimeout: Self.idle,
-            logger: signal.logger())
+        let logger = signal.logger()
+        let looks = Looks()
+        let listener = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .childChannelOption(IdleTimeoutHandler.unsentLowWater.option, value: IdleTimeoutHandler.unsentLowWater.bytes)
+            .childChannelInitializer { channel in
+                channel.closeFuture.whenComplete { _ in looks.closed() }
+                return channel.eventLoop.makeCompletedFuture {
+                    let sync = channel.pipeline.syncOperations
+                    try HTTPServer.configurePlainHTTP(sync, responder: responder, idleTimeout: Self.idle, logger: logger)
+                    try sync.handler(type: IdleTimeoutHandler.self).onLook = { looks.noted($0) }
+                }
+            }
+            .bind(host: "127.0.0.1", port: 0)
+            .get()
         do {
-            try await body(server, signal)
+            try await body(listener.localAddress?.port ?? 0, signal, looks)
         } catch {
-            await server.close()
+            try? await listener.close()
             throw error
         }
-        await server.close()
+        try? await listener.close()
     }
 
     @Test func aSlowReaderOfABigAnswerGetsAllOfIt() async throws {
-        try await withServer { server, signal in
-            let connection = try RawConnection(port: server.port, receiveBuffer: 64 * 1024)
+        try await withServer { port, signal, looks in
+            let connection = try RawConnection(port: port, receiveBuffer: 64 * 1024)
             try connection.send("GET /big HTTP/1.1\r\nHost: x\r\n\r\n")
             let head = try connection.readHead()
             #expect(head.status == 200)
-            // 64 KiB at most per read, 2 ms apart: each pause far under the timeout, the whole
-            // transfer (at least 256 reads, over half a second) well over it; at the timeout the
-            // server still holds megabytes, which the old timer threw away.
+            // A quarter of the answer, then a pause until the idle handler has looked again: the
+            // transfer spans three looks (more than two timeouts), and at each the server still
+            // holds megabytes, of which only what the reader took has moved since the look before.
+            // The old timer, which counted bytes read only, threw them away at the first look.
             var received = 0
+            var pauses = 0
             while received < Self.bodyBytes {
-                let n = try connection.discard(upTo: min(64 * 1024, Self.bodyBytes - received))
-                if n == 0 { break }
-                received += n
-                usleep(2000)
+                let before = looks.count
+                let quarter = min(received + Self.bodyBytes / 4, Self.bodyBytes)
+                while received < quarter {
+                    let n = try connection.discard(upTo: min(64 * 1024, quarter - received))
+                    if n == 0 { break }
+                    received += n
+                }
+                guard received == quarter, received < Self.bodyBytes else { break }
+                _ = await looks.after(before)
+                pauses += 1
             }
             #expect(received == Self.bodyBytes)
+            #expect(pauses == 3)
+            #expect(!looks.seen.contains(.idle))
             #expect(signal.idleClosures == 0)
         }
     }
 
     @Test func aPeerThatReadsNothingIsStillLetGo() async throws {
-        try await withServer { server, signal in
-            let connection = try RawConnection(port: server.port, receiveBuffer: 4096)
+        try await withServer { port, signal, looks in
+            let connection = try RawConnection(port: port, receiveBuffer: 4096)
             try connection.send("GET /big HTTP/1.1\r\nHost: x\r\n\r\n")
-            try await signal.firstIdleClosure(within: .seconds(10))
-            // What the kernels held still arrives, then the end: the answer was cut short.
+            // Nothing read: the first look may still see the kernels filling, the second sees no
+            // byte moved since and lets the connection go. A third look would be one too many.
+            let seen = await looks.after(2)
+            #expect(seen.prefix(2).contains(.idle), "the handler's looks: \(seen)")
+            // What the kernels held still arrives, then the end: the answer was cut short (a read
+            // fails after RawConnection's few seconds if the server never closes).
             _ = try connection.readHead()
             var received = 0
             while true {
@@ -77,6 +96,7 @@ struct IdleTimeoutTests {
                 received += n
             }
             #expect(received < Self.bodyBytes)
+            #expect(signal.idleClosures == 1)
         }
     }
 
@@ -101,11 +121,11 @@ struct IdleTimeoutTests {
     }
 }
 
-/// Counts the transport's "idle" log lines and lets a test await the first.
+/// Counts the transport's "idle" log lines: the connections the server let go.
 final class IdleSignal: Sendable {
-    private let state = Mutex<(count: Int, waiters: [CheckedContinuation<Void, Never>])>((0, []))
+    private let count = Mutex(0)
 
-    var idleClosures: Int { state.withLock { $0.count } }
+    var idleClosures: Int { count.withLock { $0 } }
 
     func logger() -> Logger {
         LogCapture { line in self.noted(line.message) }.logger(level: .trace)
@@ -113,37 +133,51 @@ final class IdleSignal: Sendable {
 
     private func noted(_ message: String) {
         guard message.contains("idle past its timeout") else { return }
-        let waiters = state.withLock { state in
-            state.count += 1
-            defer { state.waiters = [] }
-            return state.waiters
-        }
-        for waiter in waiters { waiter.resume() }
+        count.withLock { $0 += 1 }
+    }
+}
+
+/// The looks of the idle handlers of a test's connections, in order: a test awaits the handler's
+/// next look instead of sleeping. A connection that closes wakes every waiter (no look follows).
+final class Looks: Sendable {
+    typealias Action = IdleTimeoutHandler.Progress.Action
+
+    private struct State {
+        var seen: [Action] = []
+        var closed = false
+        var waiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
     }
 
-    /// Returns at the first idle closure; fails the test after `limit`.
-    func firstIdleClosure(within limit: Duration) async throws {
-        try await withThrowingTaskGroup(of: Bool.self) { group in
-            group.addTask {
-                await withCheckedContinuation { continuation in
-                    let now = self.state.withLock { state in
-                        if state.count > 0 { return true }
-                        state.waiters.append(continuation)
-                        return false
-                    }
-                    if now { continuation.resume() }
-                }
-                return true
-            }
-            group.addTask {
-                try await Task.sleep(for: limit)
+    private let state = Mutex(State())
+
+    var count: Int { state.withLock { $0.seen.count } }
+    var seen: [Action] { state.withLock { $0.seen } }
+
+    func noted(_ action: Action) { change { $0.seen.append(action) } }
+
+    func closed() { change { $0.closed = true } }
+
+    /// The looks so far, once there are more than `count` of them or the connection closed.
+    func after(_ count: Int) async -> [Action] {
+        await withCheckedContinuation { continuation in
+            let now = state.withLock { state in
+                if state.closed || state.seen.count > count { return true }
+                state.waiters.append((count, continuation))
                 return false
             }
-            let first = try await group.next() ?? false
-            group.cancelAll()
-            #expect(first, "the server did not let an idle connection go within \(limit)")
-            // The waiting child ends only when resumed.
-            if !first { self.noted("idle past its timeout (the test gave up)") }
+            if now { continuation.resume() }
         }
+        return seen
+    }
+
+    private func change(_ body: (inout State) -> Void) {
+        let ready = state.withLock { state in
+            body(&state)
+            let (seen, closed) = (state.seen.count, state.closed)
+            let ready = state.waiters.filter { closed || seen > $0.count }
+            state.waiters.removeAll { closed || seen > $0.count }
+            return ready.map(\.continuation)
+        }
+        for continuation in ready { continuation.resume() }
     }
 }

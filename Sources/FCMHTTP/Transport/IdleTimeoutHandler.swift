@@ -30,6 +30,9 @@ final class IdleTimeoutHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     private var progress: Progress
     private var timer: Scheduled<Void>?
+    /// Told what each look decided, on the event loop, before it is acted on: tests await the
+    /// handler's looks instead of sleeping. The listeners set none.
+    var onLook: ((Progress.Action) -> Void)?
 
     init(timeout: TimeAmount) {
         progress = Progress(timeout: timeout, now: .now())
@@ -83,7 +86,9 @@ final class IdleTimeoutHandler: ChannelDuplexHandler, RemovableChannelHandler {
         timer = nil
         guard context.channel.isActive else { return }
         let buffered = try? context.channel.syncOptions?.getOption(.bufferedWritableBytes)
-        switch progress.look(at: .now(), buffered: buffered) {
+        let action = progress.look(at: .now(), buffered: buffered)
+        onLook?(action)
+        switch action {
         case .lookAgain(let deadline):
             schedule(at: deadline, context: context)
         case .idle:
@@ -106,7 +111,7 @@ extension IdleTimeoutHandler {
 
     /// When the connection last moved, kept apart from I/O so it can be checked with any clock.
     struct Progress {
-        enum Action: Equatable {
+        enum Action: Equatable, Sendable {
             case lookAgain(NIODeadline)
             case idle
         }
