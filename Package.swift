@@ -113,6 +113,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
+                // ByteToMessageDecoderVerifier, for the stanza decoder.
+                .product(name: "NIOTestUtils", package: "swift-nio"),
             ]
         ),
         .testTarget(name: "FCMCoreTests", dependencies: ["FCMCore"]),

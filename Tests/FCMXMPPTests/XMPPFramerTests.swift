@@ -105,9 +105,9 @@ struct XMPPFramerTests {
     }
 
     @Test func elementsRenderBackToXML() {
-        let element = XMLElement(
+        let element = XMPPElement(
             name: "message", attributes: [("id", "a\"b")],
-            children: [XMLElement(name: "gcm", attributes: [("xmlns", "google:mobile:data")], text: #"{"k":"<v>"}"#)])
+            children: [XMPPElement(name: "gcm", attributes: [("xmlns", "google:mobile:data")], text: #"{"k":"<v>"}"#)])
         #expect(element.xml == #"<message id="a&quot;b"><gcm xmlns="google:mobile:data">{"k":"&lt;v&gt;"}</gcm></message>"#)
     }
 }

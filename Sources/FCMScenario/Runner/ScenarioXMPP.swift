@@ -34,12 +34,12 @@ struct ScenarioXMPP {
             "<stream:stream to=\"gcm.googleapis.com\" version=\"1.0\""
             + " xmlns=\"jabber:client\" xmlns:stream=\"http://etherx.jabber.org/streams\">"
         let credentials = Data("\0\(project.number)@gcm.googleapis.com\0\(project.serverKeys.first ?? "")".utf8).base64EncodedString()
-        let auth = XMLElement(
+        let auth = XMPPElement(
             name: "auth", attributes: [("xmlns", "urn:ietf:params:xml:ns:xmpp-sasl"), ("mechanism", "PLAIN")], text: credentials)
-        let bind = XMLElement(
+        let bind = XMPPElement(
             name: "iq", attributes: [("type", "set"), ("id", "b1")],
             children: [
-                XMLElement(name: "bind", attributes: [("xmlns", "urn:ietf:params:xml:ns:xmpp-bind")])
+                XMPPElement(name: "bind", attributes: [("xmlns", "urn:ietf:params:xml:ns:xmpp-bind")])
             ])
         for bytes in [header, auth.xml, header, bind.xml] { _ = take(connection.receive(Array(bytes.utf8))) }
         return isLoggedIn
@@ -49,10 +49,10 @@ struct ScenarioXMPP {
 
     /// Sends a CCS message (downstream or ack); returns the CCS replies it drew.
     mutating func send(_ payload: JSONValue) -> [JSONValue] {
-        let stanza = XMLElement(
+        let stanza = XMPPElement(
             name: "message", attributes: [("id", "")],
             children: [
-                XMLElement(name: "gcm", attributes: [("xmlns", "google:mobile:data")], text: payload.encoded())
+                XMPPElement(name: "gcm", attributes: [("xmlns", "google:mobile:data")], text: payload.encoded())
             ])
         let answers = take(connection.receive(Array(stanza.xml.utf8)))
         pump()

@@ -67,15 +67,25 @@ public struct CCSConnection: Sendable {
     public var projectId: String? { binding?.projectId }
     public var connection: Int? { binding?.connection }
 
-    /// Bytes from the client.
+    /// Bytes from the client (a connection without a pipeline: scenarios, fuzzers).
     public mutating func receive(_ bytes: some Sequence<UInt8>) -> [Effect] {
         do {
             var effects: [Effect] = []
-            for event in try framer.feed(bytes) { effects += perform(session.handle(event)) }
+            for event in try framer.feed(bytes) { effects += receive(event) }
             return effects
         } catch {
-            return perform(session.fail(error))
+            return fail(error)
         }
+    }
+
+    /// An event `XMPPStreamDecoder` read from the client.
+    public mutating func receive(_ event: XMPPStreamEvent) -> [Effect] {
+        perform(session.handle(event))
+    }
+
+    /// The client broke the stream's rules: the server answers with a stream error and closes.
+    public mutating func fail(_ error: XMPPStreamError) -> [Effect] {
+        perform(session.fail(error))
     }
 
     /// Sends what the core holds for this connection (upstream messages, receipts) and honours
@@ -149,7 +159,7 @@ public struct CCSConnection: Sendable {
         return [.joined(projectId: projectId, connection: connection)] + pump()
     }
 
-    private mutating func message(_ stanza: XMLElement) -> [Effect] {
+    private mutating func message(_ stanza: XMPPElement) -> [Effect] {
         guard case .established(let established) = session.state else { return [] }
         // A drain fault fires on the message that matches it, which is then nacked as draining.
         let drained = handler.drainFault(stanza, sender: established.sender) ? drain() : []

@@ -20,7 +20,7 @@ struct CCSHandler: Sendable {
         case refused(XMPPOutput)
     }
 
-    static func payload(of stanza: XMLElement, jid: String) -> Payload {
+    static func payload(of stanza: XMPPElement, jid: String) -> Payload {
         guard let gcm = stanza.child("gcm") else {
             return .refused(.stanzaError(stanza, to: jid, text: Self.parsingError("the message has no gcm payload")))
         }
@@ -43,7 +43,7 @@ struct CCSHandler: Sendable {
     /// Answers one CCS message from the app server on connection `connection` of `sender`; each
     /// nack and stanza error is also added to `refusals`, for the event log and the transport's log.
     func handle(
-        _ json: JSONValue, stanza: XMLElement, sender: String, jid: String, connection: Int?, draining: Bool,
+        _ json: JSONValue, stanza: XMPPElement, sender: String, jid: String, connection: Int?, draining: Bool,
         refusals: inout [Refusal]
     ) -> [XMPPOutput] {
         let outputs = handle(json, stanza: stanza, sender: sender, jid: jid, connection: connection, draining: draining)
@@ -63,7 +63,7 @@ struct CCSHandler: Sendable {
         return outputs
     }
 
-    private func handle(_ json: JSONValue, stanza: XMLElement, sender: String, jid: String, connection: Int?, draining: Bool) -> [XMPPOutput] {
+    private func handle(_ json: JSONValue, stanza: XMPPElement, sender: String, jid: String, connection: Int?, draining: Bool) -> [XMPPOutput] {
         if let type = json["message_type"]?.stringValue {
             return acknowledgement(json, type: type, connection: connection)
         }
@@ -116,7 +116,7 @@ struct CCSHandler: Sendable {
     }
 
     /// Whether a drain fault rule fires for this downstream stanza.
-    func drainFault(_ stanza: XMLElement, sender: String) -> Bool {
+    func drainFault(_ stanza: XMPPElement, sender: String) -> Bool {
         guard emulator.hasTransportFaults, let project = try? emulator.project(sender) else { return false }
         let context = FaultContext(
             api: .xmpp, route: "message", projects: [project.id, project.number], text: stanza.child("gcm")?.text ?? "")

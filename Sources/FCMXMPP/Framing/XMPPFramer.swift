@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 /// Splits a client's bytes into stream events, whatever the chunking: a stanza split across reads
-/// is held until it is complete. Restricted XML only (RFC 6120 §11.1): no DTD, comments or
+/// is built as its tags arrive and given out when its last one has. Restricted XML only (RFC 6120 §11.1): no DTD, comments or
 /// processing instructions (but the XML declaration before each stream header: RFC 6120 §11.5
 /// allows it at the start of every stream, and clients send it at the restart after SASL); text between
 /// stanzas must be white space (keepalives); stanzas are capped in size.
@@ -10,12 +10,24 @@ public struct XMPPFramer: Sendable {
 
     private enum Phase { case header, stream, closed }
 
+    /// An element of the stanza being read, open until its end tag: its text is gathered as raw
+    /// bytes and decoded once, when it closes.
+    private struct OpenElement: Sendable {
+        var element: XMPPElement
+        var text: [UInt8] = []
+    }
+
+    /// Bytes not yet read: at most a partial tag, or text not yet given to an element.
     private var buffer: [UInt8] = []
     private var scan = 0
+    /// Bytes dropped from the front of `buffer` so far, so positions can be counted from the
+    /// stream's start.
+    private var dropped = 0
     private var phase = Phase.header
-    /// Where the stanza being read starts in `buffer`, and how deep its elements are nested.
+    /// The stanza being read: its open elements, outermost first, each parsed once as its start
+    /// tag arrives (issue 19, item 5), and where it began in the stream, for the size cap.
+    private var open: [OpenElement] = []
     private var stanzaStart: Int?
-    private var depth = 0
     /// An XML declaration was read: the next tag must open a stream.
     private var declared = false
     private let maxStanzaBytes: Int
@@ -28,62 +40,68 @@ public struct XMPPFramer: Sendable {
         buffer.append(contentsOf: bytes)
         var events: [XMPPStreamEvent] = []
         while phase != .closed {
-            guard let open = buffer[scan...].firstIndex(of: UInt8(ascii: "<")) else {
-                try checkText(scan..<buffer.count)
+            guard let tagOpen = buffer[scan...].firstIndex(of: UInt8(ascii: "<")) else {
+                try takeText(scan..<buffer.count)
                 scan = buffer.count
-                try checkSize(pendingFrom: scan)
+                try checkSize(pendingTo: buffer.count)
                 break
             }
-            try checkText(scan..<open)
-            guard let close = Self.tagEnd(buffer, from: open) else {
-                scan = open
-                try checkSize(pendingFrom: open)
+            try takeText(scan..<tagOpen)
+            scan = tagOpen
+            guard let close = Self.tagEnd(buffer, from: tagOpen) else {
+                try checkSize(pendingTo: buffer.count)
                 break
             }
             scan = close + 1
-            try handleTag(open, close, into: &events)
+            try handleTag(tagOpen, close, into: &events)
         }
         compact()
         return events
     }
 
-    private func checkText(_ range: Range<Int>) throws(XMPPStreamError) {
-        guard stanzaStart == nil else { return }
+    /// Text between tags: the open element's, or white space between stanzas (keepalives).
+    private mutating func takeText(_ range: Range<Int>) throws(XMPPStreamError) {
+        guard !range.isEmpty else { return }
+        guard open.isEmpty else {
+            open[open.count - 1].text.append(contentsOf: buffer[range])
+            return
+        }
         for b in buffer[range] where !(b == 0x20 || b == 0x09 || b == 0x0A || b == 0x0D) {
             throw .notWellFormed("text outside a stanza")
         }
     }
 
-    private func checkSize(pendingFrom open: Int) throws(XMPPStreamError) {
-        let start = stanzaStart ?? open
-        if buffer.count - start > maxStanzaBytes { throw .policyViolation("stanza larger than \(maxStanzaBytes) bytes") }
+    /// A stanza, read or still arriving, may not pass `maxStanzaBytes`.
+    private func checkSize(pendingTo end: Int) throws(XMPPStreamError) {
+        let start = stanzaStart ?? (dropped + scan)
+        if dropped + end - start > maxStanzaBytes { throw .policyViolation("stanza larger than \(maxStanzaBytes) bytes") }
     }
 
-    private mutating func handleTag(_ open: Int, _ close: Int, into events: inout [XMPPStreamEvent]) throws(XMPPStreamError) {
-        guard open + 1 < close else { throw .notWellFormed("empty tag") }
-        switch buffer[open + 1] {
+    private mutating func handleTag(_ tagOpen: Int, _ close: Int, into events: inout [XMPPStreamEvent]) throws(XMPPStreamError) {
+        guard tagOpen + 1 < close else { throw .notWellFormed("empty tag") }
+        switch buffer[tagOpen + 1] {
         case UInt8(ascii: "?"):
-            let isDeclaration = stanzaStart == nil && !declared && buffer[open...].starts(with: Array("<?xml ".utf8))
+            let isDeclaration = open.isEmpty && !declared && buffer[tagOpen...].starts(with: Array("<?xml ".utf8))
             guard isDeclaration else { throw .restrictedXML("processing instructions are not allowed") }
             declared = true
-            return
         case UInt8(ascii: "!"):
             throw .restrictedXML("comments, CDATA and DTDs are not allowed")
         case UInt8(ascii: "/"):
             guard !declared else { throw .restrictedXML("processing instructions are not allowed") }
-            if stanzaStart != nil {
-                depth -= 1
-                if depth == 0 { try emitStanza(upTo: close, into: &events) }
-            } else {
-                guard phase == .stream, XMLParser.name(buffer, open + 2, close) == "stream:stream" else {
-                    throw .notWellFormed("unexpected end tag")
+            let name = RestrictedXML.name(buffer, tagOpen + 2, close)
+            if let innermost = open.last {
+                guard name == innermost.element.name else {
+                    throw .notWellFormed("</\(name)> does not close <\(innermost.element.name)>")
                 }
+                try closeElement(endingAt: close, into: &events)
+            } else {
+                guard phase == .stream, name == "stream:stream" else { throw .notWellFormed("unexpected end tag") }
                 phase = .closed
                 events.append(.streamClosed)
             }
         default:
-            let tag = try XMLParser.tag(buffer, open, close)
-            let opensStream = stanzaStart == nil && tag.name.split(separator: ":").last == "stream" && !tag.selfClosing
+            let tag = try RestrictedXML.tag(buffer, tagOpen, close)
+            let opensStream = open.isEmpty && tag.name.split(separator: ":").last == "stream" && !tag.selfClosing
             if declared {
                 // Only a stream header may follow the declaration; anywhere else it is a PI.
                 guard opensStream else { throw .restrictedXML("processing instructions are not allowed") }
@@ -91,37 +109,47 @@ public struct XMPPFramer: Sendable {
             }
             switch phase {
             case .header:
-                guard tag.name.split(separator: ":").last == "stream", !tag.selfClosing else {
-                    throw .notWellFormed("expected <stream:stream>")
-                }
+                guard opensStream else { throw .notWellFormed("expected <stream:stream>") }
                 phase = .stream
                 events.append(try Self.streamOpened(tag))
             case .stream:
-                if stanzaStart == nil, tag.name.split(separator: ":").last == "stream", !tag.selfClosing {
+                if opensStream {
                     // A new stream header between stanzas: the restart after SASL (RFC 6120 §6.4.6).
                     events.append(try Self.streamOpened(tag))
                     return
                 }
-                if stanzaStart == nil {
-                    stanzaStart = open
-                    depth = 0
+                guard open.count < RestrictedXML.maxDepth else {
+                    throw .policyViolation("elements nested deeper than \(RestrictedXML.maxDepth)")
                 }
-                if tag.selfClosing {
-                    if depth == 0 { try emitStanza(upTo: close, into: &events) }
-                } else {
-                    depth += 1
-                }
+                if open.isEmpty { stanzaStart = dropped + tagOpen }
+                open.append(OpenElement(element: XMPPElement(name: tag.name, attributes: tag.attributes)))
+                if tag.selfClosing { try closeElement(endingAt: close, into: &events) }
             case .closed:
                 break
             }
         }
     }
 
+    /// The innermost open element is complete: its text is decoded and it joins its parent, or,
+    /// outermost, it is a stanza.
+    private mutating func closeElement(endingAt close: Int, into events: inout [XMPPStreamEvent]) throws(XMPPStreamError) {
+        guard var done = open.popLast() else { return }
+        guard let text = XMLEscaping.unescape(done.text[...]) else { throw .notWellFormed("bad character data in <\(done.element.name)>") }
+        done.element.text = text
+        guard open.isEmpty else {
+            open[open.count - 1].element.children.append(done.element)
+            return
+        }
+        try checkSize(pendingTo: close + 1)
+        stanzaStart = nil
+        events.append(.stanza(done.element))
+    }
+
     public static let streamsNamespace = "http://etherx.jabber.org/streams"
 
     /// A stream header, once its element is known to be `stream` in the streams namespace, through
     /// whatever prefix the client bound (RFC 6120 §4.8.1; else `invalid-namespace`, §4.9.3.10).
-    private static func streamOpened(_ tag: XMLParser.Tag) throws(XMPPStreamError) -> XMPPStreamEvent {
+    private static func streamOpened(_ tag: RestrictedXML.Tag) throws(XMPPStreamError) -> XMPPStreamEvent {
         let parts = tag.name.split(separator: ":", maxSplits: 1)
         let binding = parts.count == 2 ? "xmlns:" + parts[0] : "xmlns"
         guard tag.attributes.first(where: { $0.0 == binding })?.1 == streamsNamespace else {
@@ -130,19 +158,12 @@ public struct XMPPFramer: Sendable {
         return .streamOpened(attributes: Dictionary(tag.attributes, uniquingKeysWith: { first, _ in first }))
     }
 
-    private mutating func emitStanza(upTo close: Int, into events: inout [XMPPStreamEvent]) throws(XMPPStreamError) {
-        guard let start = stanzaStart else { return }
-        stanzaStart = nil
-        if close + 1 - start > maxStanzaBytes { throw .policyViolation("stanza larger than \(maxStanzaBytes) bytes") }
-        events.append(.stanza(try XMLParser.element(buffer[start...close])))
-    }
-
+    /// Drops what was read: open elements hold their own copies of what they need.
     private mutating func compact() {
-        let keep = stanzaStart ?? scan
-        guard keep > 0 else { return }
-        buffer.removeFirst(keep)
-        scan -= keep
-        if stanzaStart != nil { stanzaStart = 0 }
+        guard scan > 0 else { return }
+        buffer.removeFirst(scan)
+        dropped += scan
+        scan = 0
     }
 
     /// The index of the `>` that ends the tag opened at `open`, skipping quoted attribute values.

@@ -5,7 +5,7 @@
 /// (`Core/XMPPParser.h`) all converge on.
 public enum XMPPStreamEvent: Sendable, Equatable {
     case streamOpened(attributes: [String: String])
-    case stanza(XMLElement)
+    case stanza(XMPPElement)
     case streamClosed
 }
 

@@ -3,7 +3,7 @@
 import FCMJSON
 
 /// Everything the server writes on a CCS stream, as typed values. `text` is the one renderer:
-/// elements go through `XMLElement.xml`, which escapes every attribute and text, and only the
+/// elements go through `XMPPElement.xml`, which escapes every attribute and text, and only the
 /// stream's own open and close tags, which are not whole elements, are written by hand.
 /// The exchange: RFC 6120 as CCS runs it, and https://firebase.google.com/docs/cloud-messaging/xmpp-server-ref.
 public enum XMPPOutput: Sendable, Equatable {
@@ -22,7 +22,7 @@ public enum XMPPOutput: Sendable, Equatable {
     /// An upstream message or receipt for the app server, addressed as CCS addresses them (the reference's examples).
     case toAppServer(JSONValue, sender: String)
     /// A stanza echoed back as a stanza error (`bad-request`, with CCS's text).
-    case stanzaError(XMLElement, to: String, text: String)
+    case stanzaError(XMPPElement, to: String, text: String)
     case streamError(XMPPStreamError)
     case streamClose
     /// The whitespace keepalive CCS sends between stanzas.
@@ -59,75 +59,75 @@ public enum XMPPOutput: Sendable, Equatable {
     }
 
     /// The element written, for every output that is one (the stream tags and the keepalive are not).
-    var element: XMLElement {
+    var element: XMPPElement {
         switch self {
         case .features(.mechanisms):
-            let mechanisms = ["X-OAUTH2", "X-GOOGLE-TOKEN", "PLAIN"].map { XMLElement(name: "mechanism", text: $0) }
-            return XMLElement(
+            let mechanisms = ["X-OAUTH2", "X-GOOGLE-TOKEN", "PLAIN"].map { XMPPElement(name: "mechanism", text: $0) }
+            return XMPPElement(
                 name: "stream:features",
-                children: [XMLElement(name: "mechanisms", attributes: [("xmlns", Self.sasl)], children: mechanisms)])
+                children: [XMPPElement(name: "mechanisms", attributes: [("xmlns", Self.sasl)], children: mechanisms)])
         case .features(.bind):
-            return XMLElement(
+            return XMPPElement(
                 name: "stream:features",
                 children: [
-                    XMLElement(name: "bind", attributes: [("xmlns", Self.bindNS)]),
-                    XMLElement(name: "session", attributes: [("xmlns", "urn:ietf:params:xml:ns:xmpp-session")]),
+                    XMPPElement(name: "bind", attributes: [("xmlns", Self.bindNS)]),
+                    XMPPElement(name: "session", attributes: [("xmlns", "urn:ietf:params:xml:ns:xmpp-session")]),
                 ])
         case .saslSuccess:
-            return XMLElement(name: "success", attributes: [("xmlns", Self.sasl)])
+            return XMPPElement(name: "success", attributes: [("xmlns", Self.sasl)])
         case .saslFailure(let condition):
-            return XMLElement(name: "failure", attributes: [("xmlns", Self.sasl)], children: [XMLElement(name: condition)])
+            return XMPPElement(name: "failure", attributes: [("xmlns", Self.sasl)], children: [XMPPElement(name: condition)])
         case .bindResult(let id, let jid):
-            return XMLElement(
+            return XMPPElement(
                 name: "iq", attributes: [("type", "result"), ("id", id)],
                 children: [
-                    XMLElement(name: "bind", attributes: [("xmlns", Self.bindNS)], children: [XMLElement(name: "jid", text: jid)])
+                    XMPPElement(name: "bind", attributes: [("xmlns", Self.bindNS)], children: [XMPPElement(name: "jid", text: jid)])
                 ])
         case .iqResult(let id, let to):
-            return XMLElement(name: "iq", attributes: [("type", "result"), ("id", id), ("to", to)])
+            return XMPPElement(name: "iq", attributes: [("type", "result"), ("id", id), ("to", to)])
         case .iqUnavailable(let id):
-            return XMLElement(
+            return XMPPElement(
                 name: "iq", attributes: [("type", "error"), ("id", id)],
                 children: [
-                    XMLElement(
+                    XMPPElement(
                         name: "error", attributes: [("type", "cancel")],
                         children: [
-                            XMLElement(name: "service-unavailable", attributes: [("xmlns", Self.stanzasNS)])
+                            XMPPElement(name: "service-unavailable", attributes: [("xmlns", Self.stanzasNS)])
                         ])
                 ])
         case .ccs(let json, let prefixed):
             // Acks, upstream messages and receipts use `<gcm xmlns=…>`; the reference shows nacks and
             // control messages in the prefixed form.
             if prefixed {
-                let gcm = XMLElement(name: "data:gcm", attributes: [("xmlns:data", "google:mobile:data")], text: json.encoded())
-                return XMLElement(name: "message", children: [gcm])
+                let gcm = XMPPElement(name: "data:gcm", attributes: [("xmlns:data", "google:mobile:data")], text: json.encoded())
+                return XMPPElement(name: "message", children: [gcm])
             }
-            let gcm = XMLElement(name: "gcm", attributes: [("xmlns", "google:mobile:data")], text: json.encoded())
-            return XMLElement(name: "message", attributes: [("id", "")], children: [gcm])
+            let gcm = XMPPElement(name: "gcm", attributes: [("xmlns", "google:mobile:data")], text: json.encoded())
+            return XMPPElement(name: "message", attributes: [("id", "")], children: [gcm])
         case .toAppServer(let json, let sender):
-            let gcm = XMLElement(name: "gcm", attributes: [("xmlns", "google:mobile:data")], text: json.encoded())
+            let gcm = XMPPElement(name: "gcm", attributes: [("xmlns", "google:mobile:data")], text: json.encoded())
             let attributes = [("to", "\(sender)@\(Self.domain)"), ("from", "devices@\(Self.domain)"), ("type", "normal")]
-            return XMLElement(name: "message", attributes: attributes, children: [gcm])
+            return XMPPElement(name: "message", attributes: attributes, children: [gcm])
         case .stanzaError(let stanza, let to, let text):
             var echo = stanza
             echo.attributes = [("id", stanza.attribute("id") ?? ""), ("type", "error"), ("to", to)]
             echo.children.append(
-                XMLElement(
+                XMPPElement(
                     name: "error", attributes: [("code", "400"), ("type", "modify")],
                     children: [
-                        XMLElement(name: "bad-request", attributes: [("xmlns", Self.stanzasNS)]),
-                        XMLElement(name: "text", attributes: [("xmlns", Self.stanzasNS)], text: text),
+                        XMPPElement(name: "bad-request", attributes: [("xmlns", Self.stanzasNS)]),
+                        XMPPElement(name: "text", attributes: [("xmlns", Self.stanzasNS)], text: text),
                     ]))
             return echo
         case .streamError(let error):
-            return XMLElement(
+            return XMPPElement(
                 name: "stream:error",
                 children: [
-                    XMLElement(name: error.condition, attributes: [("xmlns", Self.streamsNS)]),
-                    XMLElement(name: "text", attributes: [("xmlns", Self.streamsNS)], text: error.text),
+                    XMPPElement(name: error.condition, attributes: [("xmlns", Self.streamsNS)]),
+                    XMPPElement(name: "text", attributes: [("xmlns", Self.streamsNS)], text: error.text),
                 ])
         case .streamHeader, .streamClose, .keepalive:
-            return XMLElement(name: "")
+            return XMPPElement(name: "")
         }
     }
 }

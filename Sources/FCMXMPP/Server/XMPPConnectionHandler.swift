@@ -4,12 +4,12 @@ import FCMCore
 import Logging
 import NIOCore
 
-/// Carries one CCS connection over a channel: bytes in, effects out, and the timers the effects
+/// Carries one CCS connection over a channel: stream events in (from `XMPPStreamDecoder`), effects out, and the timers the effects
 /// ask for (keepalive, scheduled drain, drain grace), all cancelled when the channel closes.
 /// The connection decides; this handler only performs (fronts translate, transport carries:
 /// Sources/README.md).
 final class XMPPConnectionHandler: ChannelInboundHandler {
-    typealias InboundIn = ByteBuffer
+    typealias InboundIn = XMPPStreamEvent
     typealias OutboundOut = ByteBuffer
 
     private var connection: CCSConnection
@@ -48,8 +48,7 @@ final class XMPPConnectionHandler: ChannelInboundHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        let buffer = unwrapInboundIn(data)
-        perform(connection.receive(buffer.readableBytesView), context: context)
+        perform(connection.receive(unwrapInboundIn(data)), context: context)
     }
 
     private func perform(_ effects: [CCSConnection.Effect], context: ChannelHandlerContext) {
@@ -135,6 +134,11 @@ final class XMPPConnectionHandler: ChannelInboundHandler {
     private func peer(_ context: ChannelHandlerContext) -> String { context.remoteAddress?.description ?? "-" }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        // The decoder's: the client broke the stream's rules, and hears which.
+        if let error = error as? XMPPStreamError {
+            perform(connection.fail(error), context: context)
+            return
+        }
         // A failed TLS handshake or a vanished client ends only this connection.
         logger.debug("XMPP connection error: \(error)", metadata: ["peer": "\(peer(context))"])
         stopTimers()

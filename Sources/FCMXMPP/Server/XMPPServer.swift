@@ -79,6 +79,7 @@ public final class XMPPServer: Sendable {
         if configuration.idleTimeoutSeconds > 0 {
             try sync.addHandler(IdleStateHandler(readTimeout: .seconds(configuration.idleTimeoutSeconds)))
         }
+        try sync.addHandler(ByteToMessageHandler(XMPPStreamDecoder(maxStanzaBytes: configuration.connection.maxStanzaBytes)))
         try sync.addHandler(XMPPConnectionHandler(emulator: emulator, router: router, configuration: configuration, logger: logger))
     }
 

@@ -38,7 +38,7 @@ public struct XMPPSession: Sendable {
         /// The stream is bound to `sender`: join its CCS traffic.
         case bound(sender: String, jid: String)
         /// A `<message>` on the established stream, for CCS to answer.
-        case message(XMLElement)
+        case message(XMPPElement)
         /// CONNECTION_DRAINING was written: close the stream after the grace period.
         case drainStarted
         /// Why the session ends, for the log (it comes just before `close`).
@@ -125,7 +125,7 @@ public struct XMPPSession: Sendable {
     /// SASL PLAIN: `\0authcid\0password`, with the sender id as `SENDER@fcm.googleapis.com`,
     /// `SENDER@gcm.googleapis.com` or bare (go-xmpp strips the domain), and the project's server key
     /// (docs/xmpp.md).
-    private mutating func authenticate(_ stanza: XMLElement) -> [Action] {
+    private mutating func authenticate(_ stanza: XMPPElement) -> [Action] {
         guard stanza.attribute("mechanism") == "PLAIN" else { return refuse("invalid-mechanism") }
         guard let decoded = Data(base64Encoded: stanza.text.trimmingCharacters(in: .whitespacesAndNewlines)) else {
             return refuse("incorrect-encoding")
@@ -143,7 +143,7 @@ public struct XMPPSession: Sendable {
         return [.write(.saslFailure(condition: condition)), .ended(reason: "login refused: \(condition)"), .close]
     }
 
-    private func routeEstablished(_ stanza: XMLElement, jid: String) -> [Action] {
+    private func routeEstablished(_ stanza: XMPPElement, jid: String) -> [Action] {
         switch stanza.localName {
         case "iq":
             // Sessions (RFC 3921) and pings (XEP-0199) get a bare result; other IQs an error.

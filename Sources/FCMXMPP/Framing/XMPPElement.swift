@@ -3,21 +3,21 @@
 /// A parsed stanza: an element with attributes, children and text. Names keep their prefix
 /// (`data:gcm`); `localName` drops it, which is how CCS payload elements are found whichever form
 /// a client uses (the XMPP reference shows both, https://firebase.google.com/docs/cloud-messaging/xmpp-server-ref).
-public struct XMLElement: Sendable, Equatable {
+public struct XMPPElement: Sendable, Equatable {
     public var name: String
     public var attributes: [(String, String)]
-    public var children: [XMLElement]
+    public var children: [XMPPElement]
     /// The element's own text, entity-decoded, children's text excluded.
     public var text: String
 
-    public init(name: String, attributes: [(String, String)] = [], children: [XMLElement] = [], text: String = "") {
+    public init(name: String, attributes: [(String, String)] = [], children: [XMPPElement] = [], text: String = "") {
         self.name = name
         self.attributes = attributes
         self.children = children
         self.text = text
     }
 
-    public static func == (a: XMLElement, b: XMLElement) -> Bool {
+    public static func == (a: XMPPElement, b: XMPPElement) -> Bool {
         a.name == b.name && a.text == b.text && a.children == b.children
             && a.attributes.count == b.attributes.count && zip(a.attributes, b.attributes).allSatisfy { $0 == $1 }
     }
@@ -27,7 +27,7 @@ public struct XMLElement: Sendable, Equatable {
     public func attribute(_ name: String) -> String? { attributes.first { $0.0 == name }?.1 }
 
     /// The first child with this local name.
-    public func child(_ localName: String) -> XMLElement? { children.first { $0.localName == localName } }
+    public func child(_ localName: String) -> XMPPElement? { children.first { $0.localName == localName } }
 
     /// The element as XML, attribute values and text escaped.
     public var xml: String {

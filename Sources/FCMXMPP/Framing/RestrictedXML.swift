@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
-/// Parses one complete, restricted-XML element (a stanza the framer cut out) into an `XMLElement`.
+/// Reads the pieces of restricted XML the framer meets (tag names, start tags with their
+/// attributes); the framer builds elements from them as the tags arrive.
 ///
 /// Hand-written on purpose, for the subset RFC 6120 §11.1 allows (elements, attributes, text, the
 /// five predefined entities and character references; no DTD, comment, PI or CDATA). The two
@@ -12,8 +13,8 @@
 ///   builds, a parser that takes whole documents rather than chunks, and DTD and entity handling
 ///   that must be switched off option by option.
 /// Either way the framer must cut stanzas by hand to cap their size and survive any split of the
-/// bytes, so the remaining work is this parser; the fuzz targets in `Fuzz/` exercise it.
-enum XMLParser {
+/// bytes, so the remaining work is this reader; the fuzz targets in `Fuzz/` exercise it.
+enum RestrictedXML {
     struct Tag {
         let name: String
         let attributes: [(String, String)]
@@ -67,48 +68,6 @@ enum XMLParser {
             i += 1
         }
         return Tag(name: name, attributes: attributes, selfClosing: selfClosing)
-    }
-
-    static func element(_ slice: ArraySlice<UInt8>) throws(XMPPStreamError) -> XMLElement {
-        let bytes = Array(slice)
-        var index = 0
-        let element = try parseElement(bytes, &index, depth: 0)
-        return element
-    }
-
-    private static func parseElement(_ b: [UInt8], _ i: inout Int, depth: Int) throws(XMPPStreamError) -> XMLElement {
-        guard depth < maxDepth else { throw .policyViolation("elements nested deeper than \(maxDepth)") }
-        guard i < b.count, b[i] == UInt8(ascii: "<"), let close = XMPPFramer.tagEnd(b, from: i) else {
-            throw .notWellFormed("expected a tag")
-        }
-        let tag = try tag(b, i, close)
-        i = close + 1
-        var element = XMLElement(name: tag.name, attributes: tag.attributes)
-        if tag.selfClosing { return element }
-        var text: [UInt8] = []
-        while i < b.count {
-            if b[i] != UInt8(ascii: "<") {
-                text.append(b[i])
-                i += 1
-                continue
-            }
-            guard i + 1 < b.count else { break }
-            if b[i + 1] == UInt8(ascii: "/") {
-                guard let end = XMPPFramer.tagEnd(b, from: i) else { break }
-                guard name(b, i + 2, end) == tag.name else {
-                    throw .notWellFormed("</\(name(b, i + 2, end))> does not close <\(tag.name)>")
-                }
-                i = end + 1
-                guard let decoded = XMLEscaping.unescape(text[...]) else { throw .notWellFormed("bad character data in <\(tag.name)>") }
-                element.text = decoded
-                return element
-            }
-            if b[i + 1] == UInt8(ascii: "!") || b[i + 1] == UInt8(ascii: "?") {
-                throw .restrictedXML("comments, CDATA and processing instructions are not allowed")
-            }
-            element.children.append(try parseElement(b, &i, depth: depth + 1))
-        }
-        throw .notWellFormed("<\(tag.name)> is not closed")
     }
 
     /// An element or attribute name: UTF-8, and none of the characters that delimit markup, so
