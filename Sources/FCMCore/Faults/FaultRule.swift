@@ -6,7 +6,7 @@ public enum FaultAPI: String, Sendable, CaseIterable {
 }
 
 /// A scripted fault: when a call matches, the emulator misbehaves as told
-/// (ARCHITECTURE.md, "the fault injector sits between transport and front").
+/// (the fault injector sits between transport and fronts: Sources/README.md, docs/faults.md).
 public struct FaultRule: Sendable, Equatable {
     public var id: String
     public var match: Match

@@ -3,7 +3,7 @@
 import FCMCore
 
 /// A complete HTTP request as the fronts see it: no NIO types, so the same handlers serve
-/// HTTP/1.1, HTTP/2 and in-process calls from tests and scenarios (ARCHITECTURE.md, fronts).
+/// HTTP/1.1, HTTP/2 and in-process calls from tests and scenarios (Sources/README.md).
 public struct HTTPRequest: Sendable {
     public var method: String
     /// The path without the query, percent-encoded as received.
@@ -112,7 +112,8 @@ public struct HTTPResponse: Sendable {
         return headers.first { $0.0.lowercased() == lower }?.1
     }
 
-    /// The standard reason phrase; batch parsers need one on every status line (FCM-WIRE.md §2.2).
+    /// The standard reason phrase; batch parsers need one on every status line (googleapiclient/http.py
+    /// splits a batch part's status line in three; docs/http-v1.md).
     public static func reasonPhrase(_ status: Int) -> String {
         switch status {
         case 200: return "OK"

@@ -8,7 +8,8 @@ import NIOPosix
 import NIOSSL
 
 /// A listener in front of an `HTTPResponder`: plain HTTP/1.1, or TLS from the first byte with
-/// HTTP/2 or HTTP/1.1 chosen by ALPN (current SDKs send over HTTP/2, FCM-WIRE.md §0).
+/// HTTP/2 or HTTP/1.1 chosen by ALPN (firebase-admin-node sends sendEach over HTTP/2 since 12.3,
+/// as Python's send_each_async does; docs/http-v1.md).
 public final class HTTPServer: Sendable {
     public let channel: any Channel
     /// The address actually bound (port 0 becomes a free port).
