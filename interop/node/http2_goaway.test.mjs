@@ -1,5 +1,6 @@
 // Node's own http2 client (the one firebase-admin-node sends with) against the emulator's HTTPS
-// port: the stream limit FCM advertises, the GOAWAY FCM sends past it, and the goaway fault.
+// port: the stream limit FCM advertises, the GOAWAY FCM sends past it, the goaway fault, and a
+// cancelled request.
 // Run by interop/test_node_http2.py, which starts the emulator and sets FCM_EMU_HTTPS,
 // FCM_EMU_CONTROL and FCM_EMU_CA. Standard library only.
 import { test } from 'node:test';
@@ -101,4 +102,21 @@ test('an error goaway fault fails the call with the code and debug data the rule
   } finally {
     await removeFaults();
   }
+});
+
+test('a request the client cancels mid-body leaves the emulator serving', async () => {
+  // Node cancels a stream it gives up on (a timeout, an AbortSignal) with RST_STREAM CANCEL;
+  // until this test, the stream's error log line trapped and took the whole emulator down.
+  const { session } = connect();
+  const abandoned = session.request(headers(), { endStream: false });
+  abandoned.on('error', () => {});
+  abandoned.write('{');
+  await new Promise((resolve) => abandoned.once('ready', resolve));
+  abandoned.close(http2.constants.NGHTTP2_CANCEL);
+  await new Promise((resolve) => abandoned.once('close', resolve));
+  assert.equal((await send(session)).status, 200);
+  session.close();
+  const fresh = connect();
+  assert.equal((await send(fresh.session)).status, 200);
+  fresh.session.close();
 });
