@@ -210,11 +210,51 @@ extension Emulator {
 extension Emulator {
     /// Accepts a message from the project `projectIdOrNumber` and routes it.
     public func send(_ request: SendRequest, from projectIdOrNumber: String) throws(FCMError) -> SendOutcome {
-        let (outcome, fanningOut) = try withWorld { (w: inout World) throws(FCMError) -> (SendOutcome, Bool) in
-            (try w.send(request, projectIndex: w.projectIndex(idOrNumber: projectIdOrNumber)), !w.fanOuts.isEmpty)
+        guard let outcome = try send(request, from: .project(projectIdOrNumber), admit: { _ in true }) else {
+            throw FCMError(.internalError, "The send was not admitted")  // never: everyone is
+        }
+        return outcome
+    }
+
+    /// Accepts a message from `sender` when `admit` lets it in, both in one world call, so nothing
+    /// changes between the check and the send (issue 19, item 3). `admit` is the front's
+    /// credentials rule: it sees the id of the project the sender names (nil when there is none)
+    /// and runs under the lock, so keep it to comparisons. Nil, with nothing changed, when it says no.
+    public func send(_ request: SendRequest, from sender: Sender, admit: (_ projectId: String?) -> Bool) throws(FCMError) -> SendOutcome? {
+        let (outcome, fanningOut) = try withWorld { (w: inout World) throws(FCMError) -> (SendOutcome?, Bool) in
+            let found = w.senderProject(sender)
+            guard admit(found.id) else { return (nil, false) }
+            guard let destination = w.destination(of: request, as: found) else {
+                throw FCMError(.notFound, "No device group with this notification key", field: "to")
+            }
+            return (try w.send(request, to: destination), !w.fanOuts.isEmpty)
         }
         if fanningOut { continueFanOuts() }
         return outcome
+    }
+
+    /// A front request's sends in one world call, as `send(_:from:admit:)` makes one: the sender
+    /// looked up once, `admit` asked, each request sent in order, and last the legacy
+    /// `multicast_id` drawn when `multicastId` asks for it. Nil, with nothing changed, when
+    /// `admit` says no.
+    public func send(
+        _ requests: [SendRequest], from sender: Sender, multicastId: Bool = false, admit: (_ projectId: String?) -> Bool = { _ in true }
+    ) -> SendAnswer? {
+        let (answer, fanningOut) = withWorld { (w: inout World) -> (SendAnswer?, Bool) in
+            let found = w.senderProject(sender)
+            guard admit(found.id) else { return (nil, false) }
+            let items = requests.map { request in
+                guard let destination = w.destination(of: request, as: found) else {
+                    return SendAnswer.Item(projectId: found.name ?? DemoProject.id, toGroup: false, result: nil)
+                }
+                let result = Result { () throws(FCMError) -> SendOutcome in try w.send(request, to: destination) }
+                return SendAnswer.Item(projectId: destination.projectId, toGroup: destination.groupKey != nil, result: result)
+            }
+            let id = multicastId && !items.contains(where: \.toGroup) ? w.randomMulticastId() : nil
+            return (SendAnswer(senderId: found.id, items: items, multicastId: id), !w.fanOuts.isEmpty)
+        }
+        if fanningOut { continueFanOuts() }
+        return answer
     }
 
     public func createGroup(name: String, tokens: [String], projectIdOrNumber: String) throws(FCMError) -> DeviceGroup {
@@ -235,17 +275,6 @@ extension Emulator {
     public func group(named name: String, projectIdOrNumber: String) throws(FCMError) -> DeviceGroup {
         try withWorld { (w: inout World) throws(FCMError) -> DeviceGroup in
             try w.group(named: name, projectIndex: w.projectIndex(idOrNumber: projectIdOrNumber))
-        }
-    }
-
-    /// Whether `key` is the notification key of one of the project's device groups: the legacy
-    /// `to` field takes either a token or a group's key (https://firebase.google.com/docs/cloud-messaging/android/device-group).
-    public func isDeviceGroup(_ key: String, projectIdOrNumber: String) -> Bool {
-        withWorld { w in
-            guard let index = try? w.projectIndex(idOrNumber: projectIdOrNumber), let state = try? w.projectState(index) else {
-                return false
-            }
-            return state.groups[key] != nil
         }
     }
 
@@ -270,7 +299,7 @@ extension Emulator {
 
     /// A positive 19-digit number from the seeded generator (legacy `multicast_id`).
     public func randomInt64() -> Int64 {
-        withWorld { w in Int64(bitPattern: 1_000_000_000_000_000_000 + w.ids.random.next() % 8_000_000_000_000_000_000) }
+        withWorld { $0.randomMulticastId() }
     }
 
     /// The project a device belongs to (also after it was deleted).

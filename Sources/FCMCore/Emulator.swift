@@ -25,6 +25,10 @@ public final class Emulator: Sendable {
     /// Whether a background worker is finishing fan-outs (wall clock only).
     private let fanOutWorker = Atomic<Bool>(false)
     private let driver: Mutex<ClockDriver?>
+    /// The driver's speed as a `Double`'s bits, 0 when paused or virtual: the HTTP transport reads
+    /// it after every answer (to turn injected latency into waiting), so it takes no lock. Stored
+    /// under the driver's lock whenever the driver changes.
+    private let clockSpeedBits = Atomic<UInt64>(0)
     private let wallMillis: (@Sendable () -> Int64)?
     /// Told (outside the lock) which projects' XMPP connections have CCS work.
     private let ccsListener = Mutex<(@Sendable (String) -> Void)?>(nil)
@@ -45,7 +49,9 @@ public final class Emulator: Sendable {
             let wall = read()
             start = given ?? Instant(millis: wall)
             wallMillis = read
-            driver = Mutex(ClockDriver(wallMillis: wall, start: start))
+            let clock = ClockDriver(wallMillis: wall, start: start)
+            driver = Mutex(clock)
+            clockSpeedBits.store(clock.effectiveSpeed.bitPattern, ordering: .relaxed)
         }
         var world = World(settings: settings, start: start)
         if demoProject {
@@ -155,6 +161,20 @@ extension Emulator {
 
     public var now: Instant { withWorld { $0.now } }
 
+    /// How fast the clock runs against the wall: 0 when it is paused or virtual (it moves only
+    /// when told). One atomic read, no lock.
+    public var clockSpeed: Double { Double(bitPattern: clockSpeedBits.load(ordering: .relaxed)) }
+
+    /// Changes the wall-clock driver under its lock and publishes its speed.
+    private func changeDriver(_ body: (inout ClockDriver) -> Void) {
+        driver.withLock { d in
+            guard var clock = d else { return }
+            body(&clock)
+            d = clock
+            clockSpeedBits.store(clock.effectiveSpeed.bitPattern, ordering: .relaxed)
+        }
+    }
+
     public var clockStatus: ClockStatus {
         let d = driver.withLock { $0 }
         return withWorld { world in
@@ -200,13 +220,13 @@ extension Emulator {
         guard let wallMillis else { return }
         _ = now  // up to date first, through `withWorld`, so watchers hear of what fired
         let wall = wallMillis()
-        driver.withLock { $0?.pause(atWall: wall) }
+        changeDriver { $0.pause(atWall: wall) }
     }
 
     public func resumeClock() {
         guard let wallMillis else { return }
         let wall = wallMillis()
-        driver.withLock { $0?.resume(atWall: wall) }
+        changeDriver { $0.resume(atWall: wall) }
     }
 
     /// Sets how fast a wall-driven clock runs (1 = real time).
@@ -219,7 +239,7 @@ extension Emulator {
         }
         _ = now
         let wall = wallMillis()
-        driver.withLock { $0?.setSpeed(speed, atWall: wall) }
+        changeDriver { $0.setSpeed(speed, atWall: wall) }
     }
 
     /// Ties a wall-driven clock to `instant` from this wall reading on (after an import moved the

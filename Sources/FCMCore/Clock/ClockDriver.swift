@@ -20,6 +20,9 @@ public struct ClockDriver: Sendable {
         self.paused = paused
     }
 
+    /// How fast the clock moves against the wall now: 0 while paused.
+    public var effectiveSpeed: Double { paused ? 0 : speed }
+
     /// Where the emulator's clock should be at this wall reading.
     public func target(atWall wall: Int64) -> Instant {
         guard !paused else { return virtualAnchor }

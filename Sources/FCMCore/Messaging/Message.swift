@@ -33,12 +33,30 @@ public struct SendRequest: Sendable {
     /// `validate_only` / `dry_run`: run every check, store and deliver nothing.
     public var validateOnly: Bool
     public var api: SourceAPI
+    /// Whether the target's key may name one of the sender's device groups, looked up in the
+    /// send's own world call so no group comes or goes in between.
+    public var groupLookup: GroupLookup
 
-    public init(target: MessageTarget, content: MessageContent, validateOnly: Bool = false, api: SourceAPI) {
+    /// How a key that may name a device group is read.
+    public enum GroupLookup: Sendable {
+        /// The target is what it says (v1, the control API, legacy `registration_ids`).
+        case none
+        /// A token that is one of the sender's group keys goes to the group: the legacy and CCS
+        /// `to` take either (https://firebase.google.com/docs/cloud-messaging/android/device-group).
+        case tokenOrGroup
+        /// A notification key that names none of the sender's groups is not sent at all (the
+        /// legacy `notification_key`, which `/fcm/send` then answers with no results).
+        case groupOrNothing
+    }
+
+    public init(
+        target: MessageTarget, content: MessageContent, validateOnly: Bool = false, api: SourceAPI, groupLookup: GroupLookup = .none
+    ) {
         self.target = target
         self.content = content
         self.validateOnly = validateOnly
         self.api = api
+        self.groupLookup = groupLookup
     }
 }
 

@@ -28,6 +28,90 @@ extension World {
         }
     }
 
+    /// A sender as the world finds it, once for all of a request's sends: the project as it was
+    /// named (nil for each token's own project), and that project's index and id (nil when there
+    /// is no such project).
+    struct SenderProject {
+        let name: String?
+        let index: Int32?
+        let id: String?
+    }
+
+    func senderProject(_ sender: Sender) -> SenderProject {
+        switch sender {
+        case .project(let name):
+            let index = projectIndexById[name] ?? projectIndexByNumber[name]
+            return SenderProject(name: name, index: index, id: index.flatMap { projects[Int($0)]?.project.id })
+        case .serverKey(let key):
+            guard let index = projects.firstIndex(where: { $0?.project.serverKeys.contains(key) == true }),
+                let id = projects[index]?.project.id
+            else { return SenderProject(name: nil, index: nil, id: nil) }
+            return SenderProject(name: id, index: Int32(index), id: id)
+        case .tokenOwner:
+            return SenderProject(name: nil, index: nil, id: nil)
+        }
+    }
+
+    /// Where one of a front request's sends goes.
+    struct SendDestination {
+        /// The project as the sender named it, or the token's own (lax); the demo project's id when
+        /// there is none.
+        let projectId: String
+        /// Nil when there is no such project.
+        let projectIndex: Int32?
+        /// The device group the request's key names, when it names one.
+        let groupKey: String?
+    }
+
+    /// Where `request` goes as `sender`: the group key looked up, and a sender with no name acting
+    /// as each token's own project, and as the demo project for the rest. Nil when nothing is sent
+    /// (a `groupOrNothing` key that names no group).
+    func destination(of request: SendRequest, as sender: SenderProject) -> SendDestination? {
+        let named = sender.name ?? DemoProject.id
+        let namedIndex = sender.name == nil ? projectIndexById[DemoProject.id] : sender.index
+        switch request.groupLookup {
+        case .none: break
+        case .tokenOrGroup:
+            if case .token(let key) = request.target, hasGroup(key, in: namedIndex) {
+                return SendDestination(projectId: named, projectIndex: namedIndex, groupKey: key)
+            }
+        case .groupOrNothing:
+            if case .notificationKey(let key) = request.target {
+                guard hasGroup(key, in: namedIndex) else { return nil }
+                return SendDestination(projectId: named, projectIndex: namedIndex, groupKey: key)
+            }
+        }
+        if sender.name == nil, case .token(let token) = request.target, let id = deviceByToken[token], let device = devices[Int(id)] {
+            // Lax senders act as the token's own project.
+            let owner = projects[Int(device.projectIndex)]
+            return SendDestination(
+                projectId: owner?.project.id ?? "", projectIndex: owner == nil ? nil : device.projectIndex, groupKey: nil)
+        }
+        return SendDestination(projectId: named, projectIndex: namedIndex, groupKey: nil)
+    }
+
+    /// Sends `request` to `destination`: to the group when its key names one.
+    mutating func send(_ request: SendRequest, to destination: SendDestination) throws(FCMError) -> SendOutcome {
+        // No index: no such project, which `projectIndex` says in its words.
+        var index = destination.projectIndex ?? 0
+        if destination.projectIndex == nil { index = try projectIndex(idOrNumber: destination.projectId) }
+        if let key = destination.groupKey, case .token = request.target {
+            var toGroup = request
+            toGroup.target = .notificationKey(key)
+            return try send(toGroup, projectIndex: index)
+        }
+        return try send(request, projectIndex: index)
+    }
+
+    private func hasGroup(_ key: String, in projectIndex: Int32?) -> Bool {
+        projectIndex.flatMap { projects[Int($0)]?.groups[key] } != nil
+    }
+
+    /// A positive 19-digit number from the seeded generator (legacy `multicast_id`).
+    mutating func randomMulticastId() -> Int64 {
+        Int64(bitPattern: 1_000_000_000_000_000_000 + ids.random.next() % 8_000_000_000_000_000_000)
+    }
+
     /// The checks and routing of an accepted request, after the fault injector and the quota.
     private mutating func route(_ request: SendRequest, state: ProjectState, toTopic: Bool) throws(FCMError) -> SendOutcome {
         let project = state.project

@@ -70,6 +70,32 @@ struct AuthFailure: Error {
     }
 }
 
+/// A v1 call's credentials before the project they name is known.
+enum V1Credentials {
+    /// No bearer at all.
+    case refused(AuthFailure)
+    /// Lax mode: any bearer.
+    case lax
+    /// The grant the bearer carries, nil when it is not one of ours or has expired.
+    case bearer(AccessGrants.Grant?)
+
+    /// Whether the call is let in to the project of id `projectId` (nil: no such project), which
+    /// the call `named` (id or number): projects whose id starts with `demo-` take any bearer, as
+    /// Firebase's emulators do; others need a grant with a messaging scope for that very project.
+    func check(_ projectId: String?, named: String) -> AuthFailure? {
+        switch self {
+        case .refused(let failure): return failure
+        case .lax: return nil
+        case .bearer(let grant):
+            if projectId?.hasPrefix("demo-") == true { return nil }
+            guard let grant else { return .unauthenticated }
+            guard !grant.scopes.isDisjoint(with: Authenticator.messagingScopes) else { return .insufficientScopes }
+            guard projectId == grant.projectId else { return .permissionDenied(named) }
+            return nil
+        }
+    }
+}
+
 /// Checks credentials the way FCM does on its v1, IID and legacy endpoints (docs/http-v1.md,
 /// "Credentials and tokens"; docs/legacy.md).
 final class Authenticator: Sendable {
@@ -114,13 +140,38 @@ final class Authenticator: Sendable {
 
     /// A v1 call to `project` (id or number): nil when allowed.
     func authenticateV1(_ request: HTTPRequest, project: String) -> AuthFailure? {
-        guard let token = Self.bearer(request) else { return .unauthenticated }
-        if isLax(project) { return nil }
-        guard let grant = grants.grant(token) else { return .unauthenticated }
-        guard !grant.scopes.isDisjoint(with: Self.messagingScopes) else { return .insufficientScopes }
-        guard let target = try? emulator.project(project), target.id == grant.projectId else { return .permissionDenied(project) }
-        return nil
+        let credentials = v1Credentials(request)
+        guard case .bearer = credentials else { return credentials.check(nil, named: project) }
+        return credentials.check((try? emulator.project(project))?.id, named: project)
     }
+
+    /// A v1 call's credentials as far as they go before the project they name is known; a send
+    /// weighs the rest in its own world call (`Emulator.send(_:from:multicastId:admit:)`).
+    func v1Credentials(_ request: HTTPRequest) -> V1Credentials {
+        guard let token = Self.bearer(request) else { return .refused(.unauthenticated) }
+        if mode == .lax { return .lax }
+        return .bearer(grants.grant(token))
+    }
+
+    /// How a legacy call names its sender, as far as that goes before the project is known: a
+    /// server key is looked up in the send's own world call, with `admitsLegacy` deciding there.
+    /// A bearer the emulator never issued is still taken when every project the call `concerns`
+    /// (nil: the default project) is a `demo-` one: demo projects take any bearer on every API.
+    func legacySender(_ request: HTTPRequest, concerns: () -> [String?] = { [] }) -> Result<Sender, AuthFailure> {
+        guard let header = request.header("Authorization"), !header.isEmpty else { return .failure(.missingLegacyKey) }
+        if let key = Self.serverKey(request) { return .success(.serverKey(key)) }
+        if let token = Self.bearer(request), request.header("access_token_auth") == "true" {
+            if let grant = grants.grant(token) { return .success(.project(grant.projectId)) }
+            if mode == .lax { return .success(.tokenOwner) }
+            let projects = concerns()
+            let demoOnly = !projects.isEmpty && projects.allSatisfy { isLax($0 ?? DemoProject.id) }
+            return demoOnly ? .success(.tokenOwner) : .failure(.unauthenticated)
+        }
+        return .failure(.unauthenticated)
+    }
+
+    /// Whether a legacy sender whose server key names `projectId` (nil: no project has it) is let in.
+    func admitsLegacy(_ projectId: String?) -> Bool { projectId != nil || mode == .lax }
 
     /// An IID call about `registrationTokens`: the sender it acts for, or nil when lax (each
     /// token's own project). IID URLs name no project, so a call is lax when every token it names
@@ -148,22 +199,20 @@ final class Authenticator: Sendable {
 
     /// A legacy call (`/fcm/send`, `/fcm/notification`): `key=<server key>`, or a bearer token with
     /// `access_token_auth: true`, as firebase-admin-node 11 sent it (`src/messaging/messaging-api-request-internal.ts`).
-    /// The sender it acts for, or nil when lax.
-    /// A bearer the emulator never issued is still taken when every project the call `concerns`
-    /// (nil: the default project) is a `demo-` one: demo projects take any bearer on every API.
+    /// The sender it acts for, or nil when lax (`legacySender`, with the server key looked up here).
     func authenticateLegacy(_ request: HTTPRequest, concerns: () -> [String?] = { [] }) -> Result<String?, AuthFailure> {
-        guard let header = request.header("Authorization"), !header.isEmpty else { return .failure(.missingLegacyKey) }
-        if let key = Self.serverKey(request) {
-            if let project = emulator.project(serverKey: key) { return .success(project.id) }
-            return mode == .lax ? .success(nil) : .failure(.unauthenticated)
+        legacySender(request, concerns: concerns).flatMap(resolve)
+    }
+
+    /// The project a legacy sender acts for (nil: each token's own), a server key looked up in a
+    /// world call of its own: for calls that send nothing.
+    func resolve(_ sender: Sender) -> Result<String?, AuthFailure> {
+        switch sender {
+        case .project(let project): return .success(project)
+        case .tokenOwner: return .success(nil)
+        case .serverKey(let key):
+            let project = emulator.project(serverKey: key)?.id
+            return admitsLegacy(project) ? .success(project) : .failure(.unauthenticated)
         }
-        if let token = Self.bearer(request), request.header("access_token_auth") == "true" {
-            if let grant = grants.grant(token) { return .success(grant.projectId) }
-            if mode == .lax { return .success(nil) }
-            let projects = concerns()
-            let demoOnly = !projects.isEmpty && projects.allSatisfy { isLax($0 ?? DemoProject.id) }
-            return demoOnly ? .success(nil) : .failure(.unauthenticated)
-        }
-        return .failure(.unauthenticated)
     }
 }

@@ -26,50 +26,84 @@ struct LegacyFront: Sendable {
         let plainText = request.header("Content-Type")?.lowercased().hasPrefix("application/x-www-form-urlencoded") ?? false
         let form = plainText ? Swift.Result { () throws(LegacyFormReader.Refusal) in try LegacyFormReader.read(request.body) } : nil
         let json = plainText ? nil : Swift.Result { () throws(LegacyBadRequest) in try LegacyJSONReader.read(request.body) }
-        let sender: String?
-        switch auth.authenticateLegacy(request, concerns: { projects(of: (try? form?.get()) ?? (try? json?.get())) }) {
+        let sender: Sender
+        switch auth.legacySender(request, concerns: { projects(of: (try? form?.get()) ?? (try? json?.get())) }) {
         case .failure(let failure): return failure.legacyPage
-        case .success(let project): sender = project
+        case .success(let named): sender = named
         }
-        if let form {
-            switch form {
-            case .success(let parsed):
-                let outcome = sendToTokens(parsed, sender: sender)
-                var response = plainTextResponse(outcome.results.first ?? .failure("InternalServerError"))
-                response.refusals = Array(outcome.refusals.prefix(1))
-                return response
-            case .failure(let refusal):
-                var response = plainTextResponse(.failure(refusal.error))
-                response.refusals = [Refusal(api: "legacy", project: sender, status: 200, code: refusal.error, detail: refusal.error)]
-                return response
+        let body: LegacyRequest? = plainText ? try? form?.get() : try? json?.get()
+        guard let parsed = body else {
+            // A body that did not parse is answered once the credentials are settled: a server key
+            // is then looked up on its own.
+            switch auth.resolve(sender) {
+            case .failure(let failure): return failure.legacyPage
+            case .success(let senderId): return badBody(form: form, json: json, sender: senderId)
             }
         }
-        let parsed: LegacyRequest
-        switch json {
-        case .success(let request): parsed = request
-        case .failure(let error): return HTTPResponse(status: 400, contentType: "text/plain; charset=UTF-8", body: error.text + "\n")
-        case nil: return plainTextResponse(.failure("InternalServerError"))
+        func make(_ target: MessageTarget, _ lookup: SendRequest.GroupLookup) -> SendRequest {
+            SendRequest(target: target, content: parsed.content, validateOnly: parsed.dryRun, api: .legacy, groupLookup: lookup)
+        }
+        if plainText {
+            // Plain text: only the first result is answered.
+            let tokens = parsed.tokensOrEmpty
+            guard let answer = send(tokens.compactMap { $0.isEmpty ? nil : make(.token($0), .none) }, as: sender) else {
+                return AuthFailure.unauthenticated.legacyPage
+            }
+            let outcome = tokenResults(tokens, answer, sender: sender)
+            var response = plainTextResponse(outcome.results.first ?? .failure("InternalServerError"))
+            response.refusals = Array(outcome.refusals.prefix(1))
+            return response
         }
         switch parsed.recipients {
         case .tokens(let tokens, let multicast):
-            // A single `to` token that names a device group is a group send.
-            if !multicast, let token = tokens.first, let group = groupSend(key: token, request: parsed, sender: sender) { return group }
-            let outcome = sendToTokens(parsed, sender: sender)
+            // A single `to` that names one of the sender's device groups is a group send.
+            let lookup: SendRequest.GroupLookup = multicast ? .none : .tokenOrGroup
+            let requests = tokens.compactMap { $0.isEmpty ? nil : make(.token($0), lookup) }
+            guard let answer = send(requests, as: sender, multicastId: true) else { return AuthFailure.unauthenticated.legacyPage }
+            if let item = answer.items.first, item.toGroup, let key = tokens.first { return groupAnswer(item, key: key) }
+            let outcome = tokenResults(tokens, answer, sender: sender)
             var response = Self.json(
                 .object([
-                    ("multicast_id", .number(String(emulator.randomInt64()))), ("success", .int(outcome.success)),
+                    ("multicast_id", .number(String(answer.multicastId ?? 0))), ("success", .int(outcome.success)),
                     ("failure", .int(outcome.failure)), ("canonical_ids", .int(outcome.canonical)),
                     ("results", .array(outcome.results.map(\.json))),
                 ]))
             response.refusals = outcome.refusals
             return response
         case .topic(let name):
-            return sendToTopics(.topic(name), request: parsed, sender: sender)
+            return sendToTopics(make(.topic(name), .none), sender: sender)
         case .condition(let condition):
-            return sendToTopics(.condition(condition), request: parsed, sender: sender)
+            return sendToTopics(make(.condition(condition), .none), sender: sender)
         case .notificationKey(let key):
-            return groupSend(key: key, request: parsed, sender: sender)
-                ?? Self.json(.object([("success", .int(0)), ("failure", .int(0))]))
+            guard let answer = send([make(.notificationKey(key), .groupOrNothing)], as: sender) else {
+                return AuthFailure.unauthenticated.legacyPage
+            }
+            guard let item = answer.items.first else { return plainTextResponse(.failure("InternalServerError")) }
+            return groupAnswer(item, key: key)
+        }
+    }
+
+    /// A body that did not parse: the form's refusal as plain text, or the JSON reader's 400.
+    private func badBody(
+        form: Swift.Result<LegacyRequest, LegacyFormReader.Refusal>?, json: Swift.Result<LegacyRequest, LegacyBadRequest>?, sender: String?
+    ) -> HTTPResponse {
+        if case .failure(let refusal) = form {
+            var response = plainTextResponse(.failure(refusal.error))
+            response.refusals = [Refusal(api: "legacy", project: sender, status: 200, code: refusal.error, detail: refusal.error)]
+            return response
+        }
+        if case .failure(let error) = json {
+            return HTTPResponse(status: 400, contentType: "text/plain; charset=UTF-8", body: error.text + "\n")
+        }
+        return plainTextResponse(.failure("InternalServerError"))
+    }
+
+    /// Sends `requests` as `sender` in one world call, where a server key is looked up and weighed
+    /// too; nil when the key is refused there (nothing was sent).
+    private func send(_ requests: [SendRequest], as sender: Sender, multicastId: Bool = false) -> SendAnswer? {
+        emulator.send(requests, from: sender, multicastId: multicastId) { found in
+            guard case .serverKey = sender else { return true }
+            return auth.admitsLegacy(found)
         }
     }
 
@@ -85,15 +119,15 @@ struct LegacyFront: Sendable {
     }
 
     /// A topic or condition send: one `message_id`, or one error (the legacy reference's topic response).
-    private func sendToTopics(_ target: MessageTarget, request: LegacyRequest, sender: String?) -> HTTPResponse {
-        let project = sender ?? DemoProject.id
-        do {
-            let outcome = try emulator.send(
-                SendRequest(target: target, content: request.content, validateOnly: request.dryRun, api: .legacy), from: project)
+    private func sendToTopics(_ request: SendRequest, sender: Sender) -> HTTPResponse {
+        guard let answer = send([request], as: sender) else { return AuthFailure.unauthenticated.legacyPage }
+        guard let item = answer.items.first, let result = item.result else { return plainTextResponse(.failure("InternalServerError")) }
+        switch result {
+        case .success(let outcome):
             let id: JSONValue = Int64(outcome.messageId).map { .int($0) } ?? .string(outcome.messageId)
             return Self.json(.object([("message_id", id)]))
-        } catch {
-            return Self.refused(error, project: project, target: target.description)
+        case .failure(let error):
+            return Self.refused(error, project: item.projectId, target: request.target.description)
         }
     }
 
@@ -112,27 +146,38 @@ struct LegacyFront: Sendable {
         }
     }
 
-    private func sendToTokens(
-        _ request: LegacyRequest, sender: String?
+    /// One result per token, in order: an empty token is `MissingRegistration` (it was not sent),
+    /// the others take the answer's items in turn.
+    private func tokenResults(
+        _ tokens: [String], _ answer: SendAnswer, sender: Sender
     ) -> (results: [Result], success: Int, failure: Int, canonical: Int, refusals: [Refusal]) {
+        let senderId: String? =
+            switch sender {
+            case .project(let project): project
+            case .serverKey: answer.senderId
+            case .tokenOwner: nil
+            }
+        var items = answer.items.makeIterator()
         var results: [Result] = []
         var refusals: [Refusal] = []
-        for token in request.tokensOrEmpty {
+        for token in tokens {
             guard !token.isEmpty else {
                 results.append(.failure("MissingRegistration"))
                 refusals.append(
-                    Refusal(api: "legacy", project: sender, status: 200, code: "MissingRegistration", detail: "The registration token is empty"))
+                    Refusal(
+                        api: "legacy", project: senderId, status: 200, code: "MissingRegistration",
+                        detail: "The registration token is empty"))
                 continue
             }
-            // Lax senders act as the token's own project.
-            let project = sender ?? emulator.device(token: token)?.projectId ?? DemoProject.id
-            do {
-                let outcome = try emulator.send(
-                    SendRequest(target: .token(token), content: request.content, validateOnly: request.dryRun, api: .legacy), from: project)
-                results.append(.success(messageId: outcome.messageId, canonical: outcome.canonicalToken))
-            } catch {
+            guard let item = items.next(), let result = item.result else {
+                results.append(.failure("InternalServerError"))
+                continue
+            }
+            switch result {
+            case .success(let outcome): results.append(.success(messageId: outcome.messageId, canonical: outcome.canonicalToken))
+            case .failure(let error):
                 results.append(.failure(Self.errorName(error)))
-                refusals.append(Self.refusal(error, project: project, target: token))
+                refusals.append(Self.refusal(error, project: item.projectId, target: token))
             }
         }
         let success = results.filter { if case .success = $0 { return true } else { return false } }.count
@@ -140,13 +185,10 @@ struct LegacyFront: Sendable {
         return (results, success, results.count - success, canonical, refusals)
     }
 
-    private func groupSend(key: String, request: LegacyRequest, sender: String?) -> HTTPResponse? {
-        let project = sender ?? DemoProject.id
-        guard emulator.isDeviceGroup(key, projectIdOrNumber: project) else { return nil }
-        do {
-            let outcome = try emulator.send(
-                SendRequest(target: .notificationKey(key), content: request.content, validateOnly: request.dryRun, api: .legacy),
-                from: project)
+    /// A device group send's answer: how many members took it and which tokens failed, or one error.
+    private func groupAnswer(_ item: SendAnswer.Item, key: String) -> HTTPResponse {
+        switch item.result {
+        case .success(let outcome)?:
             return Self.json(
                 .object(omittingNils: [
                     ("success", .int(outcome.groupSuccess)), ("failure", .int(outcome.groupFailedTokens.count)),
@@ -155,8 +197,10 @@ struct LegacyFront: Sendable {
                         outcome.groupFailedTokens.isEmpty ? nil : .array(outcome.groupFailedTokens.map(JSONValue.string))
                     ),
                 ]))
-        } catch {
-            return Self.refused(error, project: project, target: key)
+        case .failure(let error)?:
+            return Self.refused(error, project: item.projectId, target: key)
+        case nil:
+            return Self.json(.object([("success", .int(0)), ("failure", .int(0))]))
         }
     }
 

@@ -83,7 +83,7 @@ public enum EmulatorRoutes {
                 recorder.record(&response, for: request)
                 return response
             },
-            clockSpeed: { emulator.clockStatus.paused ? 0 : emulator.clockStatus.speed }, live: live,
+            clockSpeed: { emulator.clockSpeed }, live: live,
             handshakeDelayMillis: { emulator.handshakeDelayMillis() }
         ) { request in
             var response = tooLarge(request, maxBodyBytes: maxBodyBytes)

@@ -119,7 +119,8 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
             return
         }
         // Emulator time to wall time: a paused or virtual clock (speed 0) does not wait.
-        let wallDelay = Self.wallDelay(emulatorMillis: response.delayMillis, speed: responder.clockSpeed())
+        // The speed is read only for a delayed answer.
+        let wallDelay = response.delayMillis > 0 ? Self.wallDelay(emulatorMillis: response.delayMillis, speed: responder.clockSpeed()) : 0
         guard wallDelay > 0 else {
             write(response, head: head, context: context)
             return

@@ -17,18 +17,32 @@ struct V1Front: Sendable {
     }
 
     func send(_ request: HTTPRequest, project: String) -> HTTPResponse {
-        // Credentials are checked before the body is read, as Google's front end does.
-        if let failure = auth.authenticateV1(request, project: project) { return failure.v1.response }
+        // Credentials are answered before the body, as Google's front end does. What they need of
+        // the world (the demo-project rule, the grant's project) is weighed in the send's own
+        // world call, so nothing changes between the check and the send (issue 19, item 3).
+        let credentials = auth.v1Credentials(request)
+        if case .refused(let failure) = credentials { return failure.v1.response }
         var target: String?
         do throws(V1Error) {
-            let send = try V1MessageDecoder.decode(request.body)
+            let send: SendRequest
+            do throws(V1Error) {
+                send = try V1MessageDecoder.decode(request.body)
+            } catch {
+                if let failure = auth.authenticateV1(request, project: project) { return failure.v1.response }
+                throw error
+            }
             target = send.target.description
-            let outcome: SendOutcome
-            do {
-                outcome = try emulator.send(send, from: project)
+            var denied: AuthFailure?
+            let sent: SendOutcome?
+            do throws(FCMError) {
+                sent = try emulator.send(send, from: .project(project)) { found in
+                    denied = credentials.check(found, named: project)
+                    return denied == nil
+                }
             } catch {
                 throw V1Error(error)
             }
+            guard let outcome = sent else { return (denied ?? .unauthenticated).v1.response }
             // `{project}` is echoed as given: id or number (docs/http-v1.md).
             return V1Response.json(.object([("name", .string("projects/\(project)/messages/\(outcome.messageId)"))]))
         } catch {

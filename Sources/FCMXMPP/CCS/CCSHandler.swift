@@ -91,6 +91,7 @@ struct CCSHandler: Sendable {
         var content = request.content
         content.clientMessageId = messageId
         let target: MessageTarget
+        var lookup = SendRequest.GroupLookup.none
         switch request.recipients {
         case .tokens(let tokens, _):
             let token = tokens.first ?? ""
@@ -101,14 +102,16 @@ struct CCSHandler: Sendable {
             guard !token.isEmpty else {
                 return [nack(messageId: messageId, from: to, error: "INVALID_JSON", description: "Missing registration token in \"to\"")]
             }
-            target = emulator.isDeviceGroup(token, projectIdOrNumber: sender) ? .notificationKey(token) : .token(token)
+            // `to` takes a token or a device group's key, told apart inside the send.
+            target = .token(token)
+            lookup = .tokenOrGroup
         case .topic(let name): target = .topic(name)
         case .condition(let condition): target = .condition(condition)
         case .notificationKey(let key): target = .notificationKey(key)
         }
         do {
             let outcome = try emulator.send(
-                SendRequest(target: target, content: content, validateOnly: request.dryRun, api: .xmpp), from: sender)
+                SendRequest(target: target, content: content, validateOnly: request.dryRun, api: .xmpp, groupLookup: lookup), from: sender)
             return [.ccs(CCSPayloads.ack(messageId: messageId, from: to, canonicalToken: outcome.canonicalToken), prefixed: false)]
         } catch {
             return [nack(messageId: messageId, from: to, error: Self.nackCode(error), description: error.message)]
