@@ -15,11 +15,14 @@ struct IdleTimeoutTests {
     /// most of it waits in the server's own buffer while the client reads.
     static let bodyBytes = 16 << 20
     static let idle = TimeAmount.milliseconds(200)
+    /// The slow reader's timeout: a reader starved of the CPU for a whole timeout has truly made
+    /// no progress, and under CI's parallel tests 200 ms of starvation happens (a run saw it).
+    static let slowReaderIdle = TimeAmount.seconds(1)
 
     /// A plain HTTP/1.1 listener built as `HTTPServer.start` builds one (`configurePlainHTTP`, the
     /// unsent low-water mark), whose one route answers `bodyBytes` of zeros. `Looks` hears each
     /// look of a connection's idle handler; the log tells when the server lets a connection go.
-    private func withServer(_ body: (_ port: Int, IdleSignal, Looks) async throws -> Void) async throws {
+    private func withServer(idle: TimeAmount = Self.idle, _ body: (_ port: Int, IdleSignal, Looks) async throws -> Void) async throws {
         var router = Router { _, _ in HTTPResponse(status: 404) }
         router.add("GET", "/big") { _, _ in HTTPResponse(status: 200, headers: [], body: [UInt8](repeating: 0, count: Self.bodyBytes)) }
         let responder = HTTPResponder(router: router, maxBodyBytes: 1024) { _ in HTTPResponse(status: 413) }
@@ -32,7 +35,7 @@ struct IdleTimeoutTests {
                 channel.closeFuture.whenComplete { _ in looks.closed() }
                 return channel.eventLoop.makeCompletedFuture {
                     let sync = channel.pipeline.syncOperations
-                    try HTTPServer.configurePlainHTTP(sync, responder: responder, idleTimeout: Self.idle, logger: logger)
+                    try HTTPServer.configurePlainHTTP(sync, responder: responder, idleTimeout: idle, logger: logger)
                     try sync.handler(type: IdleTimeoutHandler.self).onLook = { looks.noted($0) }
                 }
             }
@@ -48,7 +51,7 @@ struct IdleTimeoutTests {
     }
 
     @Test func aSlowReaderOfABigAnswerGetsAllOfIt() async throws {
-        try await withServer { port, signal, looks in
+        try await withServer(idle: Self.slowReaderIdle) { port, signal, looks in
             let connection = try RawConnection(port: port, receiveBuffer: 64 * 1024)
             try connection.send("GET /big HTTP/1.1\r\nHost: x\r\n\r\n")
             let head = try connection.readHead()

@@ -11,25 +11,27 @@ import Testing
 /// whole, byte by byte and in random cuts, and the events must be the same every time.
 @Suite("XMPP stream decoder")
 struct XMPPStreamDecoderTests {
-    /// The verifier feeds every input again on the same decoder in other cuts, so the stream is
-    /// never closed here: a second header between stanzas is a restart (RFC 6120 §6.4.6).
+    /// The verifier feeds its inputs in a shuffled order, again and again on the same decoder, in
+    /// other cuts each time: so each input here is a whole stream's beginning, never closed, and
+    /// feeding it again is a restart (a header between stanzas, RFC 6120 §6.4.6).
     @Test func givesTheSameEventsHoweverTheBytesAreCut() throws {
-        // A CCS session up to its close, as one input.
+        // A CCS session up to its close.
         let session = String(decoding: XMPPFramerTests.clientBytes, as: UTF8.self).replacingOccurrences(of: "\n</stream:stream>", with: "")
         var framer = XMPPFramer()
         let events = try framer.feed(Array(session.utf8))
         #expect(events.count == 7)
         try ByteToMessageDecoderVerifier.verifyDecoder(stringInputOutputPairs: [(session, events)], decoderFactory: { XMPPStreamDecoder() })
-        // A stream in pieces, each with the events it completes: text around and between children
-        // belongs to its element, entities decoded once it closes.
+        // A stanza whose text lies around and between its children belongs to its element, its
+        // entities decoded once it closes.
         let element = XMPPElement(
             name: "iq", attributes: [("id", "1")],
             children: [XMPPElement(name: "b", attributes: [("x", "<")], children: [XMPPElement(name: "c")], text: "cd")], text: "ae")
         try ByteToMessageDecoderVerifier.verifyDecoder(
             stringInputOutputPairs: [
-                (XMPPFramerTests.open, [.streamOpened(attributes: ["xmlns:stream": XMPPFramer.streamsNamespace])]),
-                ("<iq id='1'>a<b x='&lt;'>c<c/>d</b>e</iq>", [.stanza(element)]),
-                (" \n", []),
+                (
+                    XMPPFramerTests.open + "<iq id='1'>a<b x='&lt;'>c<c/>d</b>e</iq> \n",
+                    [.streamOpened(attributes: ["xmlns:stream": XMPPFramer.streamsNamespace]), .stanza(element)]
+                )
             ],
             decoderFactory: { XMPPStreamDecoder() })
     }
