@@ -171,6 +171,22 @@ struct HTTP2GoAwayTests {
         }
     }
 
+    /// The HTTPS port's HTTP/1.1 (ALPN `http/1.1`) goes through the same configurator as HTTP/2
+    /// streams, and must not be treated as one: a graceful goaway is `Connection: close` there.
+    @Test func overTLSWithHTTP1AGoAwayClosesTheConnection() async throws {
+        try await withServer { server in
+            try server.emulator.addFaultRule(FaultRule(id: "g", match: .init(api: .v1, count: 1), action: .goAway(errorCode: 0, debugData: nil)))
+            let port = try #require(server.https).port
+            let body = #"{"message":{"topic":"news"}}"#
+            let answer = try await RawHTTP2Client.http1(
+                port: port,
+                "POST \(Self.send) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nAuthorization: Bearer any\r\n"
+                    + "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
+            #expect(answer.hasPrefix("HTTP/1.1 200 OK\r\n"), "\(answer)")
+            #expect(answer.lowercased().contains("connection: close"))
+        }
+    }
+
     /// `{"slowHandshake": "300ms"}`: the first connection's TLS handshake takes at least that long
     /// on a clock running at wall speed; the next connection's does not wait.
     @Test func aSlowHandshakeHoldsTheClientHello() async throws {

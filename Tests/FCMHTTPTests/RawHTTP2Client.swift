@@ -32,22 +32,51 @@ final class RawHTTP2Client: Sendable {
     /// Connects with ALPN h2 (the emulator's CA is not checked) and sends the preface and an empty
     /// SETTINGS frame.
     static func connect(port: Int) async throws -> RawHTTP2Client {
-        var tls = TLSConfiguration.makeClientConfiguration()
-        tls.certificateVerification = .none
-        tls.applicationProtocols = ["h2"]
-        let context = try NIOSSLContext(configuration: tls)
         let (events, continuation) = AsyncStream.makeStream(of: Event.self)
-        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .channelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: context, serverHostname: nil))
-                    try channel.pipeline.syncOperations.addHandler(FrameReader(continuation))
-                }
-            }
-            .connect(host: "127.0.0.1", port: port).get()
+        let channel = try await tlsChannel(port: port, alpn: "h2", reader: FrameReader(continuation))
         let client = RawHTTP2Client(channel: channel, events: events)
         try await client.send(Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8) + frame(type: 0x4, flags: 0, stream: 0, payload: []))
         return client
+    }
+
+    /// Sends `request` over TLS with ALPN http/1.1 and answers everything the server wrote until it
+    /// closed the connection.
+    static func http1(port: Int, _ request: String) async throws -> String {
+        let (bytes, continuation) = AsyncStream.makeStream(of: ByteBuffer.self)
+        let channel = try await tlsChannel(port: port, alpn: "http/1.1", reader: ByteReader(continuation))
+        try await channel.writeAndFlush(ByteBuffer(string: request))
+        var answer = ""
+        for await chunk in bytes { answer += String(buffer: chunk) }
+        return answer
+    }
+
+    private static func tlsChannel(port: Int, alpn: String, reader: some ChannelInboundHandler & Sendable) async throws -> any Channel {
+        var tls = TLSConfiguration.makeClientConfiguration()
+        tls.certificateVerification = .none
+        tls.applicationProtocols = [alpn]
+        let context = try NIOSSLContext(configuration: tls)
+        return try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: context, serverHostname: nil))
+                    try channel.pipeline.syncOperations.addHandler(reader)
+                }
+            }
+            .connect(host: "127.0.0.1", port: port).get()
+    }
+
+    /// Hands on the decrypted bytes as they come, and ends with the connection.
+    private final class ByteReader: ChannelInboundHandler, @unchecked Sendable {
+        typealias InboundIn = ByteBuffer
+        private let continuation: AsyncStream<ByteBuffer>.Continuation
+
+        init(_ continuation: AsyncStream<ByteBuffer>.Continuation) {
+            self.continuation = continuation
+        }
+
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) { continuation.yield(unwrapInboundIn(data)) }
+        func channelInactive(context: ChannelHandlerContext) { continuation.finish() }
+        func errorCaught(context: ChannelHandlerContext, error: any Error) { context.close(promise: nil) }
     }
 
     func send(_ bytes: [UInt8]) async throws {
@@ -88,7 +117,7 @@ final class RawHTTP2Client: Sendable {
     }
 
     /// Splits the decrypted bytes into frames.
-    private final class FrameReader: ChannelInboundHandler {
+    private final class FrameReader: ChannelInboundHandler, @unchecked Sendable {
         typealias InboundIn = ByteBuffer
         private var pending = ByteBuffer()
         private let continuation: AsyncStream<Event>.Continuation

@@ -66,7 +66,9 @@ public final class HTTPServer: Sendable {
                     ) { stream in
                         stream.eventLoop.makeCompletedFuture {
                             let sync = stream.pipeline.syncOperations
-                            let id = try stream.syncOptions?.getOption(HTTP2StreamChannelOptions.streamID)
+                            // An HTTP/2 stream has an id; an HTTP/1.1 connection (which this
+                            // configurator also gets) must not be asked for one: NIO traps.
+                            let id = http2.value.isNegotiated ? try stream.syncOptions?.getOption(HTTP2StreamChannelOptions.streamID) : nil
                             if let id, !http2.value.accepts(id) {
                                 // Above a GOAWAY's last stream: refused, so the client may retry it
                                 // (written beneath the HTTP/1 codec, as a frame).
