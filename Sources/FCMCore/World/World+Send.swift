@@ -213,6 +213,9 @@ extension World {
     }
 
     private mutating func fanOut(_ request: SendRequest, project: Project, recipients: [DeviceID]) -> SendOutcome {
+        // An expired token's topic subscriptions expire with it ("the stale tokens and topic
+        // subscriptions ... will be considered as expired", docs/simulation.md, "Expired tokens").
+        let recipients = recipients.filter { id in devices[Int(id)].map { !isExpired($0) } ?? false }
         let message = Message(
             id: ids.topicMessageId(), projectId: project.id, senderId: project.number,
             target: request.target, content: request.content, api: request.api, acceptedAt: now
