@@ -4,6 +4,7 @@ import FCMCore
 import FCMCoreJSON
 import FCMHTTP
 import FCMJSON
+import Foundation
 import Logging
 import NIOCore
 import NIOPosix
@@ -234,6 +235,9 @@ struct HTTP2GoAwayTests {
     }
 
     private func withServer(wallClock: Bool = false, _ body: (EmulatorServer) async throws -> Void) async throws {
-        try await withLiveServer(tls: true, wallClock: wallClock, body)
+        // A fault's delay is emulator time, waited at the clock's speed: 1 on a wall clock, 0 on a
+        // virtual one (it would not wait at all).
+        let emulator = wallClock ? Emulator(clock: .wall(wallMillis: { Int64(Date().timeIntervalSince1970 * 1000) })) : Emulator()
+        try await withLiveServer(emulator, tls: true, wallClock: wallClock, body)
     }
 }
