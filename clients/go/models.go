@@ -78,25 +78,28 @@ type ProjectInfo struct {
 // Device is a simulated device (one app install), as the API last described it. A Device read
 // through a Client is bound to it: its methods call the API with its project and id.
 type Device struct {
-	ID                     string   `json:"id"`
-	Name                   string   `json:"name,omitempty"`
-	ProjectID              string   `json:"projectId"`
-	Platform               Platform `json:"platform"`
-	AppID                  string   `json:"appId,omitempty"`
-	Token                  string   `json:"token"`
-	FID                    string   `json:"fid,omitempty"`
-	State                  State    `json:"state"`
-	TokenValid             bool     `json:"tokenValid"`
-	Senders                []string `json:"senders,omitempty"`
-	Topics                 []string `json:"topics,omitempty"`
-	CreatedAt              string   `json:"createdAt,omitempty"`
-	LastConnectedAt        string   `json:"lastConnectedAt,omitempty"`
-	StoredCount            int      `json:"storedCount"`
-	StoredCollapsible      int      `json:"storedCollapsible"`
-	StoredNonCollapsible   int      `json:"storedNonCollapsible"`
-	LastDeliveryAt         string   `json:"lastDeliveryAt,omitempty"`
-	DeliveredCount         int      `json:"deliveredCount"`
-	DeletedMessagesPending bool     `json:"deletedMessagesPending"`
+	ID              string   `json:"id"`
+	Name            string   `json:"name,omitempty"`
+	ProjectID       string   `json:"projectId"`
+	Platform        Platform `json:"platform"`
+	AppID           string   `json:"appId,omitempty"`
+	Token           string   `json:"token"`
+	FID             string   `json:"fid,omitempty"`
+	State           State    `json:"state"`
+	TokenValid      bool     `json:"tokenValid"`
+	Senders         []string `json:"senders,omitempty"`
+	Topics          []string `json:"topics,omitempty"`
+	CreatedAt       string   `json:"createdAt,omitempty"`
+	LastConnectedAt string   `json:"lastConnectedAt,omitempty"`
+	// LastSeenAt is when the app was last connected or refreshed its token; an Android token
+	// unseen for staleTokenDays has expired (TokenValid false).
+	LastSeenAt             string `json:"lastSeenAt,omitempty"`
+	StoredCount            int    `json:"storedCount"`
+	StoredCollapsible      int    `json:"storedCollapsible"`
+	StoredNonCollapsible   int    `json:"storedNonCollapsible"`
+	LastDeliveryAt         string `json:"lastDeliveryAt,omitempty"`
+	DeliveredCount         int    `json:"deliveredCount"`
+	DeletedMessagesPending bool   `json:"deletedMessagesPending"`
 
 	client *Client
 }

@@ -70,6 +70,8 @@ export interface DeviceJSON {
   topics?: string[];
   createdAt?: string;
   lastConnectedAt?: string;
+  /** When the app was last connected or refreshed its token; an Android token unseen for staleTokenDays has expired. */
+  lastSeenAt?: string;
   storedCount?: number;
   storedCollapsible?: number;
   storedNonCollapsible?: number;

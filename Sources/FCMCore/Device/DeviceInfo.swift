@@ -48,11 +48,16 @@ public struct DeviceInfo: Sendable, Equatable {
     public let token: String
     public let fid: String
     public let state: DeviceState
+    /// False once the token was replaced or deleted, and once it expired for inactivity
+    /// (docs/simulation.md, "Expired tokens").
     public let tokenValid: Bool
     public let senders: [String]
     public let topics: [String]
     public let createdAt: Instant
     public let lastConnectedAt: Instant
+    /// When the app was last connected or refreshed its token: what an Android token's expiry
+    /// counts from (`staleTokenDays`).
+    public let lastSeenAt: Instant
     /// Messages stored for it now.
     public let storedCount: Int
     /// Of those, the ones under a collapse key (at most 4 keys); the rest count toward the
@@ -73,9 +78,10 @@ extension World {
         return DeviceInfo(
             id: device.id, projectId: project?.id ?? "", name: device.name, platform: device.platform,
             appId: device.appId, token: device.token, fid: device.fid, state: device.state,
-            tokenValid: device.tokenValid, senders: [project?.number ?? ""] + device.extraSenders,
+            tokenValid: device.tokenValid && !isExpired(device), senders: [project?.number ?? ""] + device.extraSenders,
             topics: topics ? device.topics.keys.sorted() : [], createdAt: device.createdAt,
             lastConnectedAt: device.state.isConnected ? now : device.lastConnectedAt,
+            lastSeenAt: device.state.isConnected ? now : device.lastSeenAt,
             storedCount: device.store?.items.count ?? 0,
             storedCollapsible: device.store?.items.lazy.filter(\.profile.isCollapsible).count ?? 0,
             lastDeliveryAt: device.inbox.last?.time, deliveredCount: min(device.inbox.count, settings.maxInboxPerDevice),

@@ -35,6 +35,7 @@ enum ControlJSON {
             ("topics", topics ? .array(d.topics.map(JSONValue.string)) : nil),
             ("createdAt", .string(d.createdAt.iso8601)),
             ("lastConnectedAt", .string(d.lastConnectedAt.iso8601)),
+            ("lastSeenAt", .string(d.lastSeenAt.iso8601)),
             ("storedCount", .int(d.storedCount)),
             ("storedCollapsible", .int(d.storedCollapsible)),
             ("storedNonCollapsible", .int(d.storedNonCollapsible)),
