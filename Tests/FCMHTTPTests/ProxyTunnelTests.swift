@@ -158,8 +158,13 @@ private final class ConnectPreamble: ChannelDuplexHandler, RemovableChannelHandl
             return
         }
         pending.moveReaderIndex(forwardBy: end + 4)
-        context.pipeline.syncOperations.removeHandler(self, promise: nil)
+        // What came with the answer goes on before the handler leaves: a removed context no
+        // longer has a next one, and a read fired from it is dropped (TLS then saw the record
+        // after it as its first, `WRONG_VERSION_NUMBER`, when the answer and the ServerHello
+        // arrived in one read).
+        answer = nil
         if pending.readableBytes > 0 { context.fireChannelRead(wrapInboundOut(pending)) }
+        context.pipeline.syncOperations.removeHandler(self, promise: nil)
     }
 }
 
