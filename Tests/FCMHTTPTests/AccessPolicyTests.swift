@@ -204,13 +204,19 @@ struct AccessPolicyTests {
         #expect(ControlTokenSetting.value("given").resolve(host: "127.0.0.1") == "given")
     }
 
+    /// The plane comes from the API the router finds for the path, read as routes read it.
     @Test func planesAreReadAsTheRouterReadsPaths() {
-        #expect(AccessPolicy.plane(of: "/emulator/v1/info") == .control)
-        #expect(AccessPolicy.plane(of: "/%65mulator/v1/info") == .control)
-        #expect(AccessPolicy.plane(of: "/emulator/v1:import") == .control)
-        #expect(AccessPolicy.plane(of: "/emulator%3Av1") == .control)
-        #expect(AccessPolicy.plane(of: "/ui") == .dashboard)
-        #expect(AccessPolicy.plane(of: "/v1/projects/p/messages:send") == .fronts)
-        #expect(AccessPolicy.plane(of: "/") == .fronts)
+        let router = EmulatorRoutes.responder(emulator: Emulator(), maxBodyBytes: 1024, info: { .null }).router
+        func plane(_ path: String) -> AccessPolicy.Plane { router.resolve(method: "GET", path: path).api.plane }
+        #expect(plane("/emulator/v1/info") == .control)
+        #expect(plane("/%65mulator/v1/info") == .control)
+        #expect(plane("/emulator/v1:import") == .control)
+        #expect(plane("/emulator%3Av1") == .control)
+        #expect(plane("/emulator") == .control)
+        #expect(plane("/ui") == .dashboard)
+        #expect(plane("/ui/app.js") == .dashboard)
+        #expect(plane("/v1/projects/p/messages:send") == .fronts)
+        #expect(plane("/") == .fronts)
+        #expect(plane("/emulatorx/v1/info") == .fronts)
     }
 }

@@ -23,7 +23,10 @@ struct IdleTimeoutTests {
     /// unsent low-water mark), whose one route answers `bodyBytes` of zeros. `Looks` hears each
     /// look of a connection's idle handler; the log tells when the server lets a connection go.
     private func withServer(idle: TimeAmount = Self.idle, _ body: (_ port: Int, IdleSignal, Looks) async throws -> Void) async throws {
-        var router = Router { _, _ in HTTPResponse(status: 404) }
+        var router = Router(
+            unmounted: Dialect(
+                notFound: { _, _ in HTTPResponse(status: 404) }, tooLarge: { _ in HTTPResponse(status: 413) },
+                refused: { HTTPResponse(status: $0.status) }))
         router.add("GET", "/big") { _, _ in HTTPResponse(status: 200, headers: [], body: [UInt8](repeating: 0, count: Self.bodyBytes)) }
         let responder = HTTPResponder(router: router, maxBodyBytes: 1024) { _ in HTTPResponse(status: 413) }
         let signal = IdleSignal()

@@ -12,12 +12,18 @@ struct BatchFront: Sendable {
     let nextBoundary: @Sendable () -> String
 
     func register(into router: inout Router) {
+        router.mount(.batch, ["/batch", "/v1"], dialect: Self.dialect)
         router.add("POST", "/batch") { request, _ in batch(request) }
         // Go's `option.WithEndpoint("http://host:port/v1")` sets its batch URL to that same value
         // (firebase-admin-go messaging.go: `batchEndpoint := messagingEndpoint`), so SendAll and
         // SendMulticast post the multipart body to `/v1` itself.
         router.add("POST", "/v1") { request, _ in batch(request) }
     }
+
+    /// v1's JSON errors for the batch as a whole; Google's pages for a path or method it lacks.
+    static let dialect = Dialect(
+        notFound: { request, _ in GoogleFrontEnd.notFound(request) }, tooLarge: { ControlAPI.tooLarge(limit: $0) },
+        refused: V1Front.refused, injected: V1Front.injected)
 
     func batch(_ request: HTTPRequest) -> HTTPResponse {
         guard let boundary = BatchRequestParser.boundary(contentType: request.header("Content-Type")) else {

@@ -32,6 +32,7 @@ public struct ControlAPI: Sendable {
     }
 
     public func register(into router: inout Router) {
+        router.mount(.control, ["/emulator", "/emulator/*"], dialect: Self.dialect)
         let p = Self.prefix
         router.add("GET", "\(p)/health") { _, _ in ControlJSON.response(.object([("status", .string("ok"))])) }
         router.add("GET", "\(p)/info") { _, _ in ControlJSON.response(info()) }
@@ -82,9 +83,14 @@ public struct ControlAPI: Sendable {
     }
 
     /// A body over the limit.
-    public static func tooLarge(_ request: HTTPRequest, limit: Int) -> HTTPResponse {
+    public static func tooLarge(limit: Int) -> HTTPResponse {
         ControlError.response(status: 413, name: "INVALID_ARGUMENT", message: "The request body is larger than \(limit) bytes")
     }
+
+    /// The control API's own error JSON for everything; fault rules never reach it.
+    public static let dialect = Dialect(
+        notFound: fallback, tooLarge: { tooLarge(limit: $0) },
+        refused: { ControlError.response(status: $0.status, name: $0.statusName, message: $0.message) })
 
     // MARK: - Clock
 

@@ -29,7 +29,6 @@ enum ControlContentType {
 
     /// nil when the request's body (if any) is declared as the route reads it; else a 415.
     static func refusal(_ request: HTTPRequest) -> HTTPResponse? {
-        guard AccessPolicy.plane(of: request.path) == .control else { return nil }
         let type = mediaType(request)
         if isImport(request) {
             if type == tar { return nil }

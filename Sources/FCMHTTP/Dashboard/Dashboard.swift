@@ -22,6 +22,7 @@ struct Dashboard: Sendable {
     }
 
     func register(into router: inout Router) {
+        router.mount(.dashboard, [Self.prefix, Self.prefix + "/*"], dialect: GoogleFrontEnd.dialect)
         // The router reads `/ui` and `/ui/` alike; relative links in the page need the slash.
         router.add("GET", Self.prefix) { request, _ in
             guard request.path.hasSuffix("/") else { return HTTPResponse(status: 308, headers: [("Location", Self.prefix + "/")]) }
@@ -31,7 +32,7 @@ struct Dashboard: Sendable {
     }
 
     private func file(_ name: String, request: HTTPRequest) -> HTTPResponse {
-        guard Self.isPlainName(name), let bytes = contents(name) else { return EmulatorRoutes.notFoundPage(request) }
+        guard Self.isPlainName(name), let bytes = contents(name) else { return GoogleFrontEnd.notFound(request) }
         return HTTPResponse(
             status: 200,
             headers: [

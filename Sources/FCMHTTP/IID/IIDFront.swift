@@ -14,6 +14,7 @@ struct IIDFront: Sendable {
     let auth: Authenticator
 
     func register(into router: inout Router) {
+        router.mount(.iid, ["/iid/*"], dialect: Self.dialect)
         router.add("POST", "/iid/v1:batchAdd") { request, _ in batch(request, subscribe: true) }
         router.add("POST", "/iid/v1:batchRemove") { request, _ in batch(request, subscribe: false) }
         router.add("GET", "/iid/info/{token}") { request, params in
@@ -25,6 +26,12 @@ struct IIDFront: Sendable {
             return relate(request, token: token, topic: topic)
         }
     }
+
+    /// Google's pages for what never reaches IID; IID's own `{"error": …}` for an injected status.
+    static let dialect = Dialect(
+        notFound: { request, _ in GoogleFrontEnd.notFound(request) }, tooLarge: { ControlAPI.tooLarge(limit: $0) },
+        refused: GoogleFrontEnd.refused,
+        injected: { status in error(status, status == 503 ? "Unavailable" : HTTPResponse.reasonPhrase(status)) })
 
     static func error(_ status: Int, _ text: String) -> HTTPResponse {
         HTTPResponse(
@@ -44,13 +51,15 @@ struct IIDFront: Sendable {
 
     private func batch(_ request: HTTPRequest, subscribe: Bool) -> HTTPResponse {
         let project: String?
-        // Credentials come first; the tokens are read leniently here only to learn their projects.
-        let named = (try? JSONParser.parse(request.body))?["registration_tokens"]?.arrayValue?.compactMap(\.stringValue) ?? []
+        // Parsed once; credentials are answered first, so the tokens are read leniently here only
+        // to learn their projects, and a body that is not JSON is refused after them.
+        let parsed = try? JSONParser.parse(request.body)
+        let named = parsed?["registration_tokens"]?.arrayValue?.compactMap(\.stringValue) ?? []
         switch sender(request, tokens: named) {
         case .failure(let failure): return Self.error(failure.status, failure.iidText)
         case .success(let p): project = p
         }
-        guard let body = try? JSONParser.parse(request.body), case .object = body else {
+        guard let body = parsed, case .object = body else {
             return Self.error(400, "InvalidJSON")
         }
         guard let to = body["to"]?.stringValue else { return Self.error(400, "MissingTopic") }

@@ -12,6 +12,7 @@ struct DeviceGroupFront: Sendable {
     let auth: Authenticator
 
     func register(into router: inout Router) {
+        router.mount(.groups, ["/fcm/notification"], dialect: LegacyFront.dialect)
         router.add("POST", "/fcm/notification") { request, _ in change(request) }
         router.add("GET", "/fcm/notification") { request, _ in lookup(request) }
     }

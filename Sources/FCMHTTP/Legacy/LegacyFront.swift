@@ -12,14 +12,23 @@ struct LegacyFront: Sendable {
     let auth: Authenticator
 
     func register(into router: inout Router) {
+        router.mount(.legacy, ["/fcm/*", "/gcm/*"], dialect: Self.dialect)
         for path in ["/fcm/send", "/gcm/send"] {
             router.add("POST", path) { request, _ in send(request) }
         }
     }
 
     static func fallback(_ request: HTTPRequest, allowed: [String]) -> HTTPResponse {
-        allowed.isEmpty ? EmulatorRoutes.notFoundPage(request) : LegacyPages.methodNotAllowed(request.method)
+        allowed.isEmpty ? GoogleFrontEnd.notFound(request) : LegacyPages.methodNotAllowed(request.method)
     }
+
+    /// The legacy endpoints' HTML pages (device groups share them).
+    static let dialect = Dialect(
+        notFound: fallback, tooLarge: { _ in LegacyPages.tooLarge() }, refused: GoogleFrontEnd.refused,
+        injected: { status in
+            let phrase = HTTPResponse.reasonPhrase(status)
+            return GoogleFrontEnd.page(status, phrase, "<H1>\(phrase)</H1>\n<H2>Error \(status)</H2>")
+        })
 
     func send(_ request: HTTPRequest) -> HTTPResponse {
         // Read once, answered only after the credentials: FCM refuses a bad key before a bad body.

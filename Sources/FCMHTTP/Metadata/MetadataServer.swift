@@ -20,6 +20,7 @@ struct MetadataServer: Sendable {
     static let scopes = ["https://www.googleapis.com/auth/cloud-platform", "https://www.googleapis.com/auth/firebase.messaging"]
 
     func register(into router: inout Router) {
+        router.mount(.metadata, ["/computeMetadata", "/computeMetadata/*"], dialect: GoogleFrontEnd.dialect)
         let b = Self.base
         // The SDKs' availability pings: google-auth and the Java client GET the root, gcp-metadata `/instance`.
         router.add("GET", b, metadata { _, _ in Self.text("instance/\nproject/\nuniverse/\n") })

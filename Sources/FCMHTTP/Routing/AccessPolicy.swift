@@ -15,7 +15,8 @@ import Synchronization
 ///   no-cors GET (an `<img>`, `fetch(…, {mode: "no-cors"})`) sends no `Origin`.
 /// - Beyond loopback, the control API needs `Authorization: Bearer <controlToken>`.
 public struct AccessPolicy: Sendable {
-    /// Which part of the emulator a path belongs to.
+    /// Which part of the emulator a path belongs to: what its Host may be and whether it needs
+    /// the control token.
     public enum Plane: Sendable, Equatable {
         /// `/emulator/…`: the control API.
         case control
@@ -43,26 +44,9 @@ public struct AccessPolicy: Sendable {
         warnings = OnceWarnings(logger: logger)
     }
 
-    /// The plane of a path, read as the router reads it: the first segment, percent-decoded, so
-    /// `/%65mulator/v1/info` is the control API here as it is there.
-    public static func plane(of path: String) -> Plane {
-        var rest = Substring(path)
-        if rest.hasPrefix("/") { rest = rest.dropFirst() }
-        var first = rest.prefix { $0 != "/" }
-        if let colon = first.firstIndex(of: ":") { first = first[..<colon] }
-        let name = first.contains("%") ? (HTTPRequest.percentDecode(String(first)) ?? "") : String(first)
-        // A decoded ':' ends the segment's name as a literal one does (`/emulator/v1:import`).
-        let head = name.prefix { $0 != ":" && $0 != "/" }
-        switch head {
-        case "emulator": return .control
-        case "ui": return .dashboard
-        default: return .fronts
-        }
-    }
-
     /// nil when the request may go on; it may be changed (the stream's `access_token` removed).
-    public func admit(_ request: inout HTTPRequest) -> Refusal? {
-        let plane = Self.plane(of: request.path)
+    /// `plane`: the part the request's path lies in (`API.plane`, from the router's mounts).
+    public func admit(_ request: inout HTTPRequest, plane: Plane) -> Refusal? {
         let hostValues = request.headers.filter { $0.0.lowercased() == "host" }
         // One Host at most (RFC 9112 §3.2); none comes from HTTP/1.0 clients, never from browsers.
         guard hostValues.count <= 1 else { return refuse(.host, 400, "INVALID_ARGUMENT", "A request carries one Host header") }
@@ -151,5 +135,16 @@ final class OnceWarnings: Sendable {
     func warn(_ kind: String, _ message: String) {
         guard let logger, seen.withLock({ $0.insert(kind).inserted }) else { return }
         logger.warning("Refused a request: \(message) (logged once per kind; see docs/security.md)")
+    }
+}
+
+extension API {
+    /// The part of the emulator an API is, for the access policy.
+    public var plane: AccessPolicy.Plane {
+        switch self {
+        case .control: .control
+        case .dashboard: .dashboard
+        default: .fronts
+        }
     }
 }

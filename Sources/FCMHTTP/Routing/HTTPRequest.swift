@@ -94,6 +94,8 @@ public struct HTTPResponse: Sendable {
     /// them as `refused` events; the access log says why). A front notes those it answers with a
     /// success status (legacy per-result errors); error statuses are noted even when it does not.
     public var refusals: [Refusal] = []
+    /// The API that answered, as the access log names it (`API`, set from the router's mounts).
+    public var api = API.other.rawValue
 
     public init(status: Int, headers: [(String, String)] = [], body: [UInt8] = []) {
         self.status = status

@@ -22,20 +22,28 @@ public struct PathParameters: Sendable {
 /// A request handler: pure, synchronous, and free of transport types.
 public typealias RouteHandler = @Sendable (HTTPRequest, PathParameters) -> HTTPResponse
 
-/// Maps (method, path) to handlers. Patterns are `/`-separated segments where `{name}` captures a
-/// segment and `{name}:verb` captures a segment ending in Google's custom-method suffix
-/// (`devices/{device}:uninstall`, as in `messages:send`).
+/// Maps (method, path) to handlers, and paths to the API that owns them. Patterns are
+/// `/`-separated segments where `{name}` captures a segment and `{name}:verb` captures a segment
+/// ending in Google's custom-method suffix (`devices/{device}:uninstall`, as in `messages:send`).
+///
+/// Each front mounts the paths it owns (`mount`) with its `API` and `Dialect` before adding its
+/// routes: that declaration is the only table of paths; the access policy, transport faults,
+/// refusal events, the access log, a body over the limit and an unknown path all read it through
+/// `resolve`.
 public struct Router: Sendable {
-    private struct Route: Sendable {
+    fileprivate struct Route: Sendable {
         let method: String
         let segments: [String]
         let handler: RouteHandler
+        /// The API the route is logged and faulted as, when it is not its mount's.
+        let api: API?
         /// Literal text the pattern demands: literal segments and the suffixes after captures.
         let specificity: Int
 
-        init(method: String, segments: [String], handler: @escaping RouteHandler) {
+        init(method: String, segments: [String], api: API?, handler: @escaping RouteHandler) {
             self.method = method
             self.segments = segments
+            self.api = api
             self.handler = handler
             specificity = segments.reduce(0) { total, segment in
                 guard segment.hasPrefix("{"), let close = segment.firstIndex(of: "}") else { return total + 1 + segment.utf8.count }
@@ -44,12 +52,32 @@ public struct Router: Sendable {
         }
     }
 
-    private var routes: [Route] = []
-    /// Answers requests that match no route, in the dialect of whoever owns the path.
-    public var fallback: @Sendable (HTTPRequest, _ allowed: [String]) -> HTTPResponse
+    /// Paths an API owns: `/v1` itself, or `/v1/*`, everything beneath it.
+    private struct Mount: Sendable {
+        let api: API
+        let segments: [String]
+        let beneath: Bool
+        let dialect: Dialect
+    }
 
-    public init(fallback: @escaping @Sendable (HTTPRequest, _ allowed: [String]) -> HTTPResponse) {
-        self.fallback = fallback
+    /// A request's place in the table: the API that owns its path and the route that answers it
+    /// (nil: none does, and `allowed` lists the methods the path has, for a 405's `Allow`).
+    public struct Resolution: Sendable {
+        public let api: API
+        public let dialect: Dialect
+        fileprivate let route: Route?
+        fileprivate let parameters: PathParameters
+        public let allowed: [String]
+    }
+
+    private var routes: [Route] = []
+    /// Most segments first, so the longest mount that fits wins (`/fcm/notification` over `/fcm/*`).
+    private var mounts: [Mount] = []
+    /// Who answers for a path no front mounted.
+    private let unmounted: Dialect
+
+    public init(unmounted: Dialect) {
+        self.unmounted = unmounted
     }
 
     /// Every (method, pattern) served, in registration order.
@@ -57,22 +85,39 @@ public struct Router: Sendable {
         routes.map { ($0.method, "/" + $0.segments.joined(separator: "/")) }
     }
 
-    public mutating func add(_ method: String, _ pattern: String, _ handler: @escaping RouteHandler) {
-        // Kept most specific first (stable among equals), so that `respond` stops at the first
+    /// Declares that `api` owns `paths` (`/x` the path itself, `/x/*` every path beneath it) and
+    /// words its errors in `dialect`.
+    public mutating func mount(_ api: API, _ paths: [String], dialect: Dialect) {
+        for path in paths {
+            let beneath = path.hasSuffix("/*")
+            let mount = Mount(api: api, segments: Self.split(beneath ? String(path.dropLast(2)) : path), beneath: beneath, dialect: dialect)
+            let index = mounts.firstIndex { $0.segments.count < mount.segments.count }
+            mounts.insert(mount, at: index ?? mounts.endIndex)
+        }
+    }
+
+    /// `api`: the API the route is logged and faulted as, when not its mount's (the v1 topic
+    /// subscriptions beneath `/v1/*`).
+    public mutating func add(_ method: String, _ pattern: String, api: API? = nil, _ handler: @escaping RouteHandler) {
+        // Kept most specific first (stable among equals), so that `resolve` stops at the first
         // route that fits the path and method.
-        let route = Route(method: method, segments: Self.split(pattern), handler: handler)
+        let route = Route(method: method, segments: Self.split(pattern), api: api, handler: handler)
         let index = routes.firstIndex { $0.specificity < route.specificity } ?? routes.endIndex
         routes.insert(route, at: index)
     }
 
-    /// Routes one request; a path that exists under other methods gets the fallback with the
-    /// methods that would have matched (for `405` and `Allow`).
-    public func respond(to request: HTTPRequest) -> HTTPResponse {
-        var segments = Self.split(request.path)
+    /// Finds the API and route of a request, once; `respond(to:_:)` then answers it.
+    public func resolve(_ request: HTTPRequest) -> Resolution {
+        resolve(method: request.method, path: request.path)
+    }
+
+    public func resolve(method: String, path: String) -> Resolution {
+        var segments = Self.split(path)
+        let mount = self.mount(of: segments)
         // A trailing slash (an empty last segment) is read as none only by safe methods (RFC 9110
         // §9.2.1), so `/ui/` is `/ui`; `DELETE …/faults/`, which a browser makes of the rule id
         // `.` (WHATWG URL standard, "single-dot segment"), is not the collection's DELETE.
-        if segments.count > 1, segments.last == "", request.method == "GET" || request.method == "HEAD" {
+        if segments.count > 1, segments.last == "", method == "GET" || method == "HEAD" {
             segments.removeLast()
         }
         // The most specific patterns win: `devices/{device}:uninstall` over `devices/{device}`,
@@ -84,19 +129,49 @@ public struct Router: Sendable {
             if let specificity, route.specificity < specificity { break }  // only less specific routes remain
             guard let parameters = Self.match(route.segments, segments) else { continue }
             specificity = route.specificity
-            if route.method == request.method || (route.method == "GET" && request.method == "HEAD") {
-                var response = route.handler(request, parameters)
-                if request.method == "HEAD" {
-                    // The length the GET would have (RFC 9110 §9.3.2), with no body.
-                    response.headers.removeAll { $0.0.lowercased() == "content-length" }
-                    response.headers.append(("Content-Length", String(response.body.count)))
-                    response.body = []
-                }
-                return response
+            if route.method == method || (route.method == "GET" && method == "HEAD") {
+                return Resolution(
+                    api: route.api ?? mount?.api ?? .other, dialect: mount?.dialect ?? unmounted, route: route,
+                    parameters: parameters, allowed: [])
             }
             allowed.append(route.method)
         }
-        return fallback(request, allowed)
+        return Resolution(
+            api: mount?.api ?? .other, dialect: mount?.dialect ?? unmounted, route: nil, parameters: PathParameters(),
+            allowed: allowed)
+    }
+
+    /// Routes one request.
+    public func respond(to request: HTTPRequest) -> HTTPResponse {
+        respond(to: request, resolve(request))
+    }
+
+    /// Answers a resolved request: its route, or its API's 404/405 (with the methods the path has).
+    public func respond(to request: HTTPRequest, _ resolution: Resolution) -> HTTPResponse {
+        guard let route = resolution.route else { return resolution.dialect.notFound(request, resolution.allowed) }
+        var response = route.handler(request, resolution.parameters)
+        if request.method == "HEAD" {
+            // The length the GET would have (RFC 9110 §9.3.2), with no body.
+            response.headers.removeAll { $0.0.lowercased() == "content-length" }
+            response.headers.append(("Content-Length", String(response.body.count)))
+            response.body = []
+        }
+        return response
+    }
+
+    /// The mount a path lies in. Segments are read as routes read them, percent-decoded, and the
+    /// first up to a ':' (decoded or not), so `/%65mulator/v1/info` and `/emulator%3Av1` are the
+    /// control API's as `/emulator/v1/info` is: its stricter checks cannot be stepped around.
+    private func mount(of segments: [String]) -> Mount? {
+        func decoded(_ i: Int) -> Substring {
+            let segment = segments[i]
+            let plain = segment.contains("%") ? Substring(HTTPRequest.percentDecode(segment) ?? "") : Substring(segment)
+            return i == 0 ? plain.prefix { $0 != ":" } : plain
+        }
+        return mounts.first { mount in
+            guard mount.beneath ? segments.count > mount.segments.count : segments.count == mount.segments.count else { return false }
+            return mount.segments.indices.allSatisfy { decoded($0) == mount.segments[$0] }
+        }
     }
 
     /// Splits on '/' byte-wise: paths are ASCII on the wire, and grapheme-aware splitting was a

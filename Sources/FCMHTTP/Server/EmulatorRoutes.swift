@@ -45,7 +45,7 @@ public enum EmulatorRoutes {
         let accounts = credentials.accounts
         let grants = credentials.grants
         let auth = Authenticator(mode: fronts.authMode, emulator: emulator, accounts: accounts, grants: grants)
-        var router = Router(fallback: fallback)
+        var router = Router(unmounted: GoogleFrontEnd.dialect)
         var snapshots = fronts.snapshots
         if snapshots.root == nil { snapshots.root = fronts.stateDirectory.map { $0 + "/snapshots" } }
         let live = LiveRequests()
@@ -61,7 +61,9 @@ public enum EmulatorRoutes {
         Dashboard().register(into: &router)
         let metadata = MetadataServer(emulator: emulator, grants: grants, project: fronts.metadataProject)
         metadata.register(into: &router)
-        router.add("GET", "/") { request, _ in metadata.root(request) ?? fallback(request, allowed: []) }
+        // The root is the emulator's own: its words, not Google's, unless the metadata server is asked.
+        router.mount(.other, ["/"], dialect: ControlAPI.dialect)
+        router.add("GET", "/") { request, _ in metadata.root(request) ?? ControlAPI.fallback(request, allowed: []) }
         // Batch parts are answered by the routes above, exactly as direct calls.
         let inner = router
         let boundaries = BoundaryFactory()
@@ -74,87 +76,41 @@ public enum EmulatorRoutes {
         return HTTPResponder(
             router: routes, maxBodyBytes: maxBodyBytes,
             handle: { request in
-                // Before faults and routes: a refused page's call changes nothing and counts nowhere.
                 var request = request
-                if let refusal = access?.admit(&request) { return refused(refusal, request) }
-                if let refusal = ControlContentType.refusal(request) { return refusal }
-                // The fronts' refusals become events here, whatever refused them (issue 21, item 1).
-                var response = faults.respond(request) { routes.respond(to: $0) }
-                recorder.record(&response, for: request)
+                let resolution = routes.resolve(request)
+                var response: HTTPResponse
+                if let refused = admit(&request, resolution, access: access) {
+                    response = refused
+                } else {
+                    response = faults.respond(request, api: resolution.api, dialect: resolution.dialect) {
+                        routes.respond(to: $0, resolution)
+                    }
+                    // The fronts' refusals become events here, whatever refused them (issue 21, item 1).
+                    recorder.record(&response, for: request, api: resolution.api)
+                }
+                response.api = resolution.api.rawValue
                 return response
             },
             clockSpeed: { emulator.clockSpeed }, live: live,
             handshakeDelayMillis: { emulator.handshakeDelayMillis() }
         ) { request in
-            var response = tooLarge(request, maxBodyBytes: maxBodyBytes)
-            recorder.record(&response, for: request)
+            let resolution = routes.resolve(request)
+            var response = resolution.dialect.tooLarge(maxBodyBytes)
+            recorder.record(&response, for: request, api: resolution.api)
+            response.api = resolution.api.rawValue
             return response
         }
     }
 
-    /// A body over the limit, in the dialect of the API it was sent to.
-    static func tooLarge(_ request: HTTPRequest, maxBodyBytes: Int) -> HTTPResponse {
-        if request.path.hasPrefix("/fcm/") || request.path.hasPrefix("/gcm/") { return LegacyPages.tooLarge() }
-        if request.path.hasPrefix("/v1/") {
-            return V1Error(
-                status: 413, statusName: "INVALID_ARGUMENT", message: "Request payload size exceeds the limit: \(maxBodyBytes) bytes.",
-                details: []
-            ).response
+    /// Before faults and routes, the access policy and the control API's content type: a refused
+    /// page's call changes nothing and counts nowhere.
+    static func admit(_ request: inout HTTPRequest, _ resolution: Router.Resolution, access: AccessPolicy?) -> HTTPResponse? {
+        if let refusal = access?.admit(&request, plane: resolution.api.plane) {
+            var response = resolution.dialect.refused(refusal)
+            if refusal.status == 401 { response.headers.append(("WWW-Authenticate", "Bearer realm=\"fcm-emu control API\"")) }
+            return response
         }
-        return ControlAPI.tooLarge(request, limit: maxBodyBytes)
-    }
-
-    /// A request the access policy refused, in the dialect of the API it called.
-    static func refused(_ refusal: AccessPolicy.Refusal, _ request: HTTPRequest) -> HTTPResponse {
-        var response: HTTPResponse
-        if AccessPolicy.plane(of: request.path) == .control || request.path == "/" {
-            response = ControlError.response(status: refusal.status, name: refusal.statusName, message: refusal.message)
-        } else if request.path.hasPrefix("/v1/") || request.path == "/v1" {
-            response = V1Error(status: refusal.status, statusName: refusal.statusName, message: refusal.message, details: []).response
-        } else {
-            // Legacy, IID, OAuth, metadata and the dashboard: Google's front end words refusals as an HTML page.
-            let title = "Error \(refusal.status) (\(HTTPResponse.reasonPhrase(refusal.status)))!!1"
-            let html = """
-                <!DOCTYPE html>
-                <html lang=en>
-                  <meta charset=utf-8>
-                  <title>\(title)</title>
-                  <p><b>\(refusal.status).</b> <ins>That’s an error.</ins>
-                  <p>\(escapeHTML(refusal.message))  <ins>That’s all we know.</ins>
-
-                """
-            response = HTTPResponse(status: refusal.status, contentType: "text/html; charset=UTF-8", body: html)
-        }
-        if refusal.status == 401 { response.headers.append(("WWW-Authenticate", "Bearer realm=\"fcm-emu control API\"")) }
-        return response
-    }
-
-    /// Unknown paths: the control API's dialect under its prefix, Google's 404 page elsewhere.
-    @Sendable static func fallback(_ request: HTTPRequest, allowed: [String]) -> HTTPResponse {
-        if request.path.hasPrefix(ControlAPI.prefix) || request.path == "/" {
-            return ControlAPI.fallback(request, allowed: allowed)
-        }
-        if request.path.hasPrefix("/v1/") { return V1Front.fallback(request, allowed: allowed) }
-        if request.path.hasPrefix("/fcm/") || request.path.hasPrefix("/gcm/") { return LegacyFront.fallback(request, allowed: allowed) }
-        return notFoundPage(request)
-    }
-
-    /// Google's front end answers unknown URLs with an HTML 404 page.
-    static func notFoundPage(_ request: HTTPRequest) -> HTTPResponse {
-        let html = """
-            <!DOCTYPE html>
-            <html lang=en>
-              <meta charset=utf-8>
-              <title>Error 404 (Not Found)!!1</title>
-              <p><b>404.</b> <ins>That’s an error.</ins>
-              <p>The requested URL <code>\(escapeHTML(request.path))</code> was not found on this server.  <ins>That’s all we know.</ins>
-
-            """
-        return HTTPResponse(status: 404, contentType: "text/html; charset=UTF-8", body: html)
-    }
-
-    static func escapeHTML(_ s: String) -> String {
-        s.replacingAll("&", "&amp;").replacingAll("<", "&lt;").replacingAll(">", "&gt;").replacingAll("\"", "&quot;")
+        return resolution.api == .control ? ControlContentType.refusal(request) : nil
     }
 }
 

@@ -11,19 +11,11 @@ import FCMJSON
 struct RefusalRecorder: Sendable {
     let emulator: Emulator
 
-    /// The API of an FCM front's path; nil for the control API, the dashboard, OAuth and the rest.
-    static func api(_ path: String) -> String? {
-        if path == "/batch" || path == "/v1" { return "batch" }
-        if path.hasPrefix("/v1/") { return "v1" }
-        if path.hasPrefix("/fcm/") || path.hasPrefix("/gcm/") { return "legacy" }
-        if path.hasPrefix("/iid/") { return "iid" }
-        return nil
-    }
-
     /// Completes the answer's refusals (API, project, a note for an unnoted error status) and
-    /// records them; the transport's access log then says why.
-    func record(_ response: inout HTTPResponse, for request: HTTPRequest) {
-        guard let api = Self.api(request.path), response.live == nil, !response.resetConnection else {
+    /// records them; the transport's access log then says why. `api`: the request's, from the
+    /// router's mounts.
+    func record(_ response: inout HTTPResponse, for request: HTTPRequest, api: API) {
+        guard let name = api.refusalName, response.live == nil, !response.resetConnection else {
             response.refusals = []
             return
         }
@@ -32,7 +24,7 @@ struct RefusalRecorder: Sendable {
         let project = project(of: request)
         for i in response.refusals.indices {
             // Batch parts keep `batch`, which the batch front set; everything else is its path's.
-            if response.refusals[i].api != "batch" { response.refusals[i].api = api }
+            if response.refusals[i].api != "batch" { response.refusals[i].api = name }
             if response.refusals[i].project == nil { response.refusals[i].project = project }
         }
         emulator.recordRefusals(response.refusals)
@@ -91,5 +83,19 @@ struct RefusalRecorder: Sendable {
             }
         }
         return out.replacingAll("&quot;", "\"").replacingAll("&lt;", "<").replacingAll("&gt;", ">").replacingAll("&amp;", "&")
+    }
+}
+
+extension API {
+    /// The API a `refused` event names (device groups are legacy's); nil for those whose answers
+    /// are not an FCM front's refusals (the control API, the dashboard, OAuth and the rest).
+    var refusalName: String? {
+        switch self {
+        case .v1, .v1Topics: "v1"
+        case .batch: "batch"
+        case .legacy, .groups: "legacy"
+        case .iid: "iid"
+        case .oauth, .metadata, .control, .dashboard, .other: nil
+        }
     }
 }

@@ -11,16 +11,18 @@ import NIOHTTP1
 struct AccessLog: Sendable {
     let logger: Logger
 
-    /// `refusals`: what an FCM front refused in the answer; the line then says why (issue 21, item 1).
+    /// `api`: the API that answered (`HTTPResponse.api`). `refusals`: what an FCM front refused in
+    /// the answer; the line then says why (issue 21, item 1).
     func answered(
-        method: String, target: String, status: Int, version: HTTPVersion, since start: NIODeadline, refusals: [Refusal] = []
+        api: String, method: String, target: String, status: Int, version: HTTPVersion, since start: NIODeadline,
+        refusals: [Refusal] = []
     ) {
         guard logger.logLevel <= .info else { return }
         let path = target.split(separator: "?", maxSplits: 1).first.map(String.init) ?? target
         let millis = Double((NIODeadline.now() - start).nanoseconds) / 1_000_000
         var metadata: Logger.Metadata = [
             // Numbers as numbers: `--log-format json` writes them unquoted for log collectors.
-            "api": "\(Self.api(path))", "method": "\(method)", "path": "\(path)", "status": .stringConvertible(status),
+            "api": "\(api)", "method": "\(method)", "path": "\(path)", "status": .stringConvertible(status),
             "http": "\(version.major == 2 ? "2" : "\(version.major).\(version.minor)")",
             "ms": .stringConvertible((millis * 100).rounded() / 100),
         ]
@@ -42,19 +44,6 @@ struct AccessLog: Sendable {
 
     func refused(_ reason: String, metadata: Logger.Metadata = [:]) {
         logger.debug("refused: \(reason)", metadata: metadata)
-    }
-
-    /// Which API a path belongs to, by the routes of `EmulatorRoutes`.
-    static func api(_ path: String) -> String {
-        if path.hasPrefix("/emulator/") { return "control" }
-        if path.hasPrefix("/fcm/send") || path.hasPrefix("/gcm/send") { return "legacy" }
-        if path.hasPrefix("/fcm/notification") { return "groups" }
-        if path.hasPrefix("/iid/") { return "iid" }
-        if path == "/batch" || path == "/v1" { return "batch" }
-        if path.hasSuffix("/token") || path.hasPrefix("/o/oauth2/") || path.hasPrefix("/oauth2/") { return "oauth" }
-        if path.contains("/topicSubscriptions") { return "v1-topics" }
-        if path.hasPrefix("/v1/") { return "v1" }
-        return "other"
     }
 
     /// The project a path names (`/v1/projects/{p}/…`, `/emulator/v1/projects/{p}/…`), if any.

@@ -96,12 +96,13 @@ extension HTTPRequestHandler {
         live = nil
         var answer = response
         answer.live = nil
+        answer.api = liveAPI
         if head.version.major < 2, !head.keepsConnection { answer.closeConnection = true }
         write(answer, head: head, context: context)
     }
 
     private func startStream(_ body: StreamingBody, head request: HTTPRequestHead, context: ChannelHandlerContext) {
-        log.answered(method: request.method.rawValue, target: request.uri, status: 200, version: request.version, since: started)
+        log.answered(api: liveAPI, method: request.method.rawValue, target: request.uri, status: 200, version: request.version, since: started)
         // No Content-Length: HTTP/1.1 goes chunked, HTTP/2 as DATA frames until the stream ends.
         let headers = HTTPHeaders([
             ("Content-Type", "text/event-stream; charset=utf-8"), ("Cache-Control", "no-cache"), ("X-Accel-Buffering", "no"),

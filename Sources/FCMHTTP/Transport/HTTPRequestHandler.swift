@@ -28,6 +28,8 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
     let log: AccessLog
     /// A wait or an event stream in progress (HTTPRequestHandler+Live.swift).
     var live: Live?
+    /// The API of the live answer, for its access-log line (the answer itself comes later).
+    var liveAPI = ""
     /// When the request being read began, for the access log.
     var started = NIODeadline.now()
     /// On an HTTP/2 stream: its connection and stream id, for a `goaway` fault.
@@ -100,6 +102,7 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
     private func answer(_ request: HTTPRequest, head: HTTPRequestHead, context: ChannelHandlerContext) {
         var response = responder.respond(request)
         if let answer = response.live {
+            liveAPI = response.api
             begin(answer, head: head, context: context)
             return
         }
@@ -153,7 +156,7 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     func write(_ response: HTTPResponse, head request: HTTPRequestHead, context: ChannelHandlerContext) {
         log.answered(
-            method: request.method.rawValue, target: request.uri, status: response.status, version: request.version, since: started,
+            api: response.api, method: request.method.rawValue, target: request.uri, status: response.status, version: request.version, since: started,
             refusals: response.refusals)
         let version = request.version
         var headers = HTTPHeaders(response.headers)

@@ -10,6 +10,7 @@ struct V1Front: Sendable {
     let auth: Authenticator
 
     func register(into router: inout Router) {
+        router.mount(.v1, ["/v1/*"], dialect: Self.dialect)
         router.add("POST", "/v1/projects/{project}/messages:send") { request, params in
             guard let project = params["project"] else { return V1Error.routeMismatch.response }
             return send(request, project: project)
@@ -68,5 +69,32 @@ struct V1Front: Sendable {
             return V1Error(status: 405, statusName: "INVALID_ARGUMENT", message: "Method not allowed", details: []).response
         }
         return V1Error(status: 404, statusName: "NOT_FOUND", message: "Requested entity was not found.", details: []).response
+    }
+
+    /// Google's JSON error (`{"error": {code, message, status, details}}`) for everything.
+    static let dialect = Dialect(
+        notFound: fallback,
+        tooLarge: { V1Error(status: 413, statusName: "INVALID_ARGUMENT", message: "Request payload size exceeds the limit: \($0) bytes.", details: []).response },
+        refused: refused, injected: injected)
+
+    static func refused(_ refusal: AccessPolicy.Refusal) -> HTTPResponse {
+        V1Error(status: refusal.status, statusName: refusal.statusName, message: refusal.message, details: []).response
+    }
+
+    /// An injected status with the status name and `FcmError` code the SDKs map it by.
+    static func injected(_ status: Int) -> HTTPResponse {
+        let (name, code): (String, String?) =
+            switch status {
+            case 400: ("INVALID_ARGUMENT", "INVALID_ARGUMENT")
+            case 401: ("UNAUTHENTICATED", nil)
+            case 403: ("PERMISSION_DENIED", nil)
+            case 404: ("NOT_FOUND", "UNREGISTERED")
+            case 429: ("RESOURCE_EXHAUSTED", "QUOTA_EXCEEDED")
+            case 500: ("INTERNAL", "INTERNAL")
+            case 503: ("UNAVAILABLE", "UNAVAILABLE")
+            default: ("UNKNOWN", nil)
+            }
+        let message = status == 503 ? "The service is currently unavailable." : "Injected error \(status)."
+        return V1Error(status: status, statusName: name, message: message, details: code.map { [.fcmError($0)] } ?? []).response
     }
 }

@@ -18,11 +18,11 @@ struct V1TopicSubscriptions: Sendable {
 
     func register(into router: inout Router) {
         let base = "/v1/projects/{project}/registrations/{token}/topicSubscriptions"
-        router.add("POST", base) { request, params in
+        router.add("POST", base, api: .v1Topics) { request, params in
             guard let project = params["project"], let token = params["token"] else { return V1Error.routeMismatch.response }
             return subscribe(request, project: project, token: token)
         }
-        router.add("DELETE", base + "/{topic}") { request, params in
+        router.add("DELETE", base + "/{topic}", api: .v1Topics) { request, params in
             guard let project = params["project"], let token = params["token"], let topic = params["topic"] else {
                 return V1Error.routeMismatch.response
             }

@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: Apache-2.0
+
+/// Which API a request calls, as its front declared when it mounted its paths (`Router.mount`).
+/// The access log names it; the access policy, transport faults and refusal events read it from
+/// the request's `Router.Resolution` rather than from paths of their own.
+public enum API: String, Sendable, CaseIterable {
+    /// `/v1/*`: HTTP v1 (`messages:send`, and the IAM routes the SDKs call beside it).
+    case v1
+    /// `/v1/projects/{p}/registrations/{token}/topicSubscriptions…`, beneath v1's paths.
+    case v1Topics = "v1-topics"
+    /// `/batch` and `/v1`: multipart batches of v1 calls.
+    case batch
+    /// `/fcm/*`, `/gcm/*`: the legacy HTTP API.
+    case legacy
+    /// `/fcm/notification`: legacy device groups.
+    case groups
+    /// `/iid/*`: Instance ID topic management.
+    case iid
+    /// Google's token endpoints.
+    case oauth
+    /// `/computeMetadata/*`: the GCE metadata server.
+    case metadata
+    /// `/emulator/*`: the control API.
+    case control
+    /// `/ui/*`: the dashboard's files.
+    case dashboard
+    /// Any other path, the root among them.
+    case other
+}
