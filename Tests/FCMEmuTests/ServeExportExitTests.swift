@@ -24,6 +24,26 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: dir + "/snapshot/manifest.json"))
     }
 
+    /// A SIGTERM to `exec` goes on to the command, and `exec` ends with the command's status once
+    /// it has stopped (the command is the first service the shutdown stops: EmulatorServices.swift).
+    @Test func execPassesASignalOnToTheCommandAndEndsWithItsStatus() throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: ExecTestSupport.binary)
+        let script = #"trap 'echo bye; exit 7' TERM; echo up; while true; do sleep 1 & wait $!; done"#
+        process.arguments = ["exec", "--set", "tlsPort=off", "--set", "xmppPort=off", "--set", "stateDir=none", "--", "sh", "-c", script]
+        process.environment = ExecTestSupport.cleanEnvironment()
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        #expect(ExecTestSupport.read(out, until: "up").contains("up"))
+        process.terminate()
+        #expect(ExecTestSupport.read(out, until: "bye").contains("bye"))
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 7)
+    }
+
     static func serveUntilReadyThenTerminate(_ extra: [String]) throws -> Int32 {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: ExecTestSupport.binary)

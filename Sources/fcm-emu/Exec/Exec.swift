@@ -5,6 +5,7 @@ import FCMCore
 import FCMHTTP
 import Foundation
 import Logging
+import ServiceLifecycle
 
 #if canImport(Glibc)
     import Glibc
@@ -90,13 +91,20 @@ extension FCMEmu {
             }
             options.fronts.metadataProject = project
             RunningEmulator.bootstrapLogging(options)
-            let running = try await RunningEmulator.start(options, file: file, logger: Logger(label: "fcm-emu"))
-            let code = await runCommand(with: running)
-            SnapshotLifecycle.exportAtExit(running, options, logger: Logger(label: "fcm-emu"))
-            await running.stop()
-            throw ExitCode(code)
+            let logger = Logger(label: "fcm-emu")
+            let running = try await RunningEmulator.start(options, file: file, logger: logger)
+            // The command stops first (a signal is passed on to it), then the emulator, exported
+            // if asked (EmulatorServices.swift); the command's status is exec's.
+            let command = CommandService { await runCommand(with: running) }
+            do {
+                try await EmulatorServices.run([EmulatorService(running: running, options: options, logger: logger), command], logger: logger)
+            } catch is EmulatorService.ExportFailed {
+                // The command's status stands: it ran; the export's failure is in the log.
+            }
+            throw ExitCode(command.code.load(ordering: .acquiring))
         }
 
+        /// Prepares the project, the files and the environment, runs the command, and returns its status.
         private func runCommand(with running: RunningEmulator) async -> Int32 {
             let emulator = running.server.emulator
             if (try? emulator.project(project)) == nil {
@@ -143,11 +151,13 @@ extension FCMEmu {
                     Data("fcm-emu exec: cannot run \(command[0]): \(String(cString: strerror(error.code.rawValue)))\n".utf8))
                 return 127
             }
-            // The command's process group gets the signals; the emulator stops once it has exited.
-            let forward = ShutdownSignals { child.signal(SIGTERM) }
-            let code = await child.exitCode()
-            forward.cancel()
-            return code
+            // A signal to exec (the group's graceful shutdown) goes on to the command's process
+            // group as SIGTERM; the emulator stops once the command has exited.
+            return await withGracefulShutdownHandler {
+                await child.exitCode()
+            } onGracefulShutdown: {
+                child.signal(SIGTERM)
+            }
         }
 
         /// The key file (0600), the CA bundle and the Java trust store in `work`, and the plan naming them.

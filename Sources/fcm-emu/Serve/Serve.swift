@@ -9,6 +9,7 @@ import Foundation
 import Logging
 import NIOCore
 import NIOPosix
+import ServiceLifecycle
 
 extension FCMEmu {
     struct Serve: AsyncParsableCommand {
@@ -81,24 +82,27 @@ extension FCMEmu {
             let logger = Logger(label: "fcm-emu")
             let running = try await RunningEmulator.start(options, file: file, logger: logger)
             let server = running.server
-            let autosave = try SnapshotLifecycle.startAutosave(running, options, logger: logger)
-            // Before the ready file: a harness may send SIGTERM the moment it reads it.
-            let signals = ShutdownSignals { [logger] in
-                logger.info("Stopping")
-                server.http.channel.close(promise: nil)
+            let autosave: Autosave?
+            do {
+                autosave = try SnapshotLifecycle.autosave(running, options, logger: logger)
+            } catch {
+                await running.stop()
+                throw error
             }
-            if let path = options.readyFile { try ReadyFile.write(server.info, to: path) }
-            // Unbuffered: a harness reading a pipe should see the banner now, not at exit.
-            FileHandle.standardOutput.write(Data(Banner.text(server: server, xmppPorts: running.xmpp.map(\.port)).utf8))
-            try? await server.http.channel.closeFuture.get()
-            signals.cancel()
-            autosave?.cancel()
-            let exported = SnapshotLifecycle.exportAtExit(running, options, logger: logger)
-            await running.stop()
-            if let path = options.readyFile { ReadyFile.remove(path) }
+            let services: [any Service] = [
+                Announcement(
+                    readyFile: options.readyFile, info: server.info,
+                    banner: Banner.text(server: server, xmppPorts: running.xmpp.map(\.port))),
+                EmulatorService(running: running, options: options, logger: logger),
+            ] + (autosave.map { [$0] } ?? [])
+            do {
+                try await EmulatorServices.run(services, logger: logger)
+            } catch is EmulatorService.ExportFailed {
+                // A world the user asked to keep and did not get is a failure a script must see.
+                logger.info("Stopped")
+                throw ExitCode(1)
+            }
             logger.info("Stopped")
-            // A world the user asked to keep and did not get is a failure a script must see.
-            guard exported else { throw ExitCode(1) }
         }
 
         /// Applies the sources in order of precedence.

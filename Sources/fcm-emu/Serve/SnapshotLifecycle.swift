@@ -48,20 +48,13 @@ enum SnapshotLifecycle {
             ?? options.fronts.stateDirectory.map { $0 + "/snapshots/autosave" }
     }
 
-    /// Saves every `autosave` seconds until cancelled. A task of its own, cancelled by `serve`
-    /// before it stops: nothing else in `serve` is a loop it could join.
-    static func startAutosave(_ running: RunningEmulator, _ options: ServeOptions, logger: Logger) throws -> Task<Void, Never>? {
+    /// The `autosave` service (`EmulatorServices.swift`), or nil when autosave is off.
+    static func autosave(_ running: RunningEmulator, _ options: ServeOptions, logger: Logger) throws -> Autosave? {
         guard let seconds = options.autosaveSeconds else { return nil }
         guard let directory = autosaveDirectory(options) else {
             throw ConfigError("autosave needs --export-on-exit or a state directory to write to")
         }
-        return Task {
-            while !Task.isCancelled {
-                try? await Task.sleep(for: .seconds(seconds))
-                guard !Task.isCancelled else { return }
-                _ = export(running, options, to: directory, logger: logger)
-            }
-        }
+        return Autosave(seconds: seconds) { _ = export(running, options, to: directory, logger: logger) }
     }
 
     @discardableResult
