@@ -27,16 +27,9 @@ import Testing
     /// A SIGTERM to `exec` goes on to the command, and `exec` ends with the command's status once
     /// it has stopped (the command is the first service the shutdown stops: EmulatorServices.swift).
     @Test func execPassesASignalOnToTheCommandAndEndsWithItsStatus() throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: ExecTestSupport.binary)
         let script = #"trap 'echo bye; exit 7' TERM; echo up; while true; do sleep 1 & wait $!; done"#
-        process.arguments = ["exec", "--set", "tlsPort=off", "--set", "xmppPort=off", "--set", "stateDir=none", "--", "sh", "-c", script]
-        process.environment = ExecTestSupport.cleanEnvironment()
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
+        let (process, out) = try Self.start(
+            ["exec", "--set", "tlsPort=off", "--set", "xmppPort=off", "--set", "stateDir=none", "--", "sh", "-c", script])
         #expect(ExecTestSupport.read(out, until: "up").contains("up"))
         process.terminate()
         #expect(ExecTestSupport.read(out, until: "bye").contains("bye"))
@@ -45,21 +38,27 @@ import Testing
     }
 
     static func serveUntilReadyThenTerminate(_ extra: [String]) throws -> Int32 {
+        let (process, out) = try start(
+            ["serve", "--port", "0", "--host", "127.0.0.1", "--set", "tlsPort=off", "--set", "xmppPort=off", "--set", "xmppTestPort=off"]
+                + ["--set", "stateDir=none"] + extra)
+        // The banner is written after the SIGTERM handler is in place: read until it is out.
+        _ = ExecTestSupport.read(out, until: "127.0.0.1")
+        process.terminate()
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    /// The built binary with `arguments`, its standard output in a pipe.
+    static func start(_ arguments: [String]) throws -> (Process, Pipe) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: ExecTestSupport.binary)
-        process.arguments =
-            ["serve", "--port", "0", "--host", "127.0.0.1", "--set", "tlsPort=off", "--set", "xmppPort=off", "--set", "xmppTestPort=off"]
-            + ["--set", "stateDir=none"] + extra
+        process.arguments = arguments
         process.environment = ExecTestSupport.cleanEnvironment()
         let out = Pipe()
         process.standardOutput = out
         process.standardError = FileHandle.nullDevice
         process.standardInput = FileHandle.nullDevice
         try process.run()
-        // The banner is written after the SIGTERM handler is in place: read until it is out.
-        _ = ExecTestSupport.read(out, until: "127.0.0.1")
-        process.terminate()
-        process.waitUntilExit()
-        return process.terminationStatus
+        return (process, out)
     }
 }
