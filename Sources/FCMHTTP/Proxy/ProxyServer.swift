@@ -11,10 +11,12 @@ import NIOPosix
 public final class ProxyServer: Sendable {
     public let channel: any Channel
     public let port: Int
+    private let connections: OpenConnections
 
-    private init(channel: any Channel, port: Int) {
+    private init(channel: any Channel, port: Int, connections: OpenConnections) {
         self.channel = channel
         self.port = port
+        self.connections = connections
     }
 
     /// A setting that would make an open proxy.
@@ -36,6 +38,7 @@ public final class ProxyServer: Sendable {
                     + "could tunnel anywhere. Name the hosts to tunnel in proxyTunnelHosts instead.")
         }
         let configuration = ProxyRequestHandler.Configuration(targets: targets, tunnel: tunnel, ownPorts: ownPorts)
+        let connections = OpenConnections()
         let channel = try await ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -43,7 +46,8 @@ public final class ProxyServer: Sendable {
             .childChannelOption(IdleTimeoutHandler.unsentLowWater.option, value: IdleTimeoutHandler.unsentLowWater.bytes)
             .childChannelOption(.maxMessagesPerRead, value: 16)
             .childChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
+                connections.track(channel)
+                return channel.eventLoop.makeCompletedFuture {
                     let front = ProxyRequestHandler(configuration: configuration, emulator: emulator, logger: logger)
                     try HTTPServer.configurePlainHTTP(
                         channel.pipeline.syncOperations, responder: responder, idleTimeout: idleTimeout, logger: logger, proxy: front)
@@ -53,10 +57,13 @@ public final class ProxyServer: Sendable {
             .get()
         let bound = channel.localAddress?.port ?? port
         logger.info("HTTPS proxy listening", metadata: ["address": "\(host):\(bound)"])
-        return ProxyServer(channel: channel, port: bound)
+        return ProxyServer(channel: channel, port: bound, connections: connections)
     }
 
+    /// Stops accepting connections; requests in flight are answered, tunnels closed after
+    /// `OpenConnections.gracePeriod`.
     public func close() async {
         try? await channel.close()
+        await connections.quiesce(on: channel.eventLoop)
     }
 }

@@ -165,7 +165,7 @@ public struct Router: Sendable {
     private func mount(of segments: [String]) -> Mount? {
         func decoded(_ i: Int) -> Substring {
             let segment = segments[i]
-            let plain = segment.contains("%") ? Substring(HTTPRequest.percentDecode(segment) ?? "") : Substring(segment)
+            let plain = segment.utf8.contains(UInt8(ascii: "%")) ? Substring(HTTPRequest.percentDecode(segment) ?? "") : Substring(segment)
             return i == 0 ? plain.prefix { $0 != ":" } : plain
         }
         return mounts.first { mount in

@@ -130,6 +130,10 @@ final class HTTP2Connection {
             switch event {
             case let created as NIOHTTP2StreamCreatedEvent: connection.streamOpened(created.streamID)
             case is StreamClosedEvent: connection.streamClosed()
+            case is ChannelShouldQuiesceEvent:
+                // The server is stopping: every stream opened so far is answered, then the
+                // connection closes (OpenConnections).
+                connection.sendGoAway(GoAway(errorCode: 0), from: connection.highestStreamID, on: context.channel)
             default: break
             }
             context.fireUserInboundEventTriggered(event)

@@ -15,11 +15,13 @@ public final class HTTPServer: Sendable {
     /// The address actually bound (port 0 becomes a free port).
     public let host: String
     public let port: Int
+    private let connections: OpenConnections
 
-    private init(channel: any Channel, host: String, port: Int) {
+    private init(channel: any Channel, host: String, port: Int, connections: OpenConnections) {
         self.channel = channel
         self.host = host
         self.port = port
+        self.connections = connections
     }
 
     /// Binds and starts serving; returns once the socket listens.
@@ -27,6 +29,7 @@ public final class HTTPServer: Sendable {
         host: String, port: Int, responder: HTTPResponder, group: any EventLoopGroup,
         idleTimeout: TimeAmount = .seconds(120), tls: NIOSSLContext? = nil, logger: Logger
     ) async throws -> HTTPServer {
+        let connections = OpenConnections()
         let channel = try await ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -34,6 +37,7 @@ public final class HTTPServer: Sendable {
             .childChannelOption(IdleTimeoutHandler.unsentLowWater.option, value: IdleTimeoutHandler.unsentLowWater.bytes)
             .childChannelOption(.maxMessagesPerRead, value: 16)
             .childChannelInitializer { channel in
+                connections.track(channel)
                 guard let tls else {
                     return channel.eventLoop.makeCompletedFuture {
                         try configurePlainHTTP(
@@ -87,7 +91,7 @@ public final class HTTPServer: Sendable {
             .get()
         let bound = channel.localAddress?.port ?? port
         logger.info(tls == nil ? "HTTP listening" : "HTTPS (h2, http/1.1) listening", metadata: ["address": "\(host):\(bound)"])
-        return HTTPServer(channel: channel, host: host, port: bound)
+        return HTTPServer(channel: channel, host: host, port: bound, connections: connections)
     }
 
     /// The plain HTTP/1.1 pipeline: idle timeout (reads and writes both count), no reading while
@@ -109,8 +113,10 @@ public final class HTTPServer: Sendable {
         try sync.addHandler(HTTPRequestHandler(responder: responder, logger: logger), name: ProxyRequestHandler.Names.routes)
     }
 
-    /// Stops accepting connections and closes the listener.
+    /// Stops accepting connections, then lets the open ones finish what they are answering
+    /// (`OpenConnections`) and closes them.
     public func close() async {
         try? await channel.close()
+        await connections.quiesce(on: channel.eventLoop)
     }
 }
