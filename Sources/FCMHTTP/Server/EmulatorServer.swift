@@ -182,8 +182,10 @@ public final class EmulatorServer: Sendable {
         tick.withLock { $0?.cancel() }
         // Event streams say goodbye (`event: shutdown`) and waits answer with what there is.
         responder.live.endAll()
-        await http.close()
-        await https?.close()
+        // Both wait for their connections at once (`HTTPServer.close`).
+        async let plain: Void = http.close()
+        async let secure: Void? = https?.close()
+        _ = await (plain, secure)
         // A CA made for this run only (its key included) does not outlive it.
         if ownsTLSDirectory { try? FileManager.default.removeItem(atPath: tlsDirectory) }
     }

@@ -28,8 +28,8 @@ enum EmulatorServices {
     }
 }
 
-/// The listeners, run until the group shuts down; then the world is exported if asked
-/// (`--export-on-exit`) and every listener closed.
+/// The listeners, run until the group shuts down; then they close (connections finish what they
+/// are answering), the world is exported if asked (`--export-on-exit`), and the event loops end.
 struct EmulatorService: Service {
     let running: RunningEmulator
     let options: ServeOptions
@@ -42,8 +42,9 @@ struct EmulatorService: Service {
         // Cancelled instead when the group is (a service failed): stop all the same.
         try? await gracefulShutdown()
         logger.info("Stopping")
+        await running.stopListening()
         let exported = SnapshotLifecycle.exportAtExit(running, options, logger: logger)
-        await running.stop()
+        await running.stopEventLoops()
         guard exported else { throw ExportFailed() }
     }
 }

@@ -85,9 +85,19 @@ struct RunningEmulator {
 
     /// Closes every listener (CCS streams end with system-shutdown) and the event loops.
     func stop() async {
+        await stopListening()
+        await stopEventLoops()
+    }
+
+    func stopEventLoops() async {
+        try? await group.shutdownGracefully()
+    }
+
+    /// Closes every listener, letting open HTTP connections finish what they are answering
+    /// (`HTTPServer.close`); the world no longer changes after this.
+    func stopListening() async {
         await proxy?.close()
         for listener in xmpp { await listener.close() }
         await server.shutdown()
-        try? await group.shutdownGracefully()
     }
 }
