@@ -147,8 +147,7 @@ class Emulator:
     def rewrite(self, text: str) -> str:
         http = self.info["http"]["port"]
         https = self.info["https"]["port"]
-        # The ready file names the proxy by URL only (`{"proxy": {"url": "http://127.0.0.1:PORT"}}`).
-        proxy = int(self.info["proxy"]["url"].rsplit(":", 1)[1])
+        proxy = self.info["proxy"]["port"]
         xmpp = self.info["xmpp"]["ports"][0]
         for host in ("127.0.0.1", "localhost"):
             text = text.replace(f"{host}:9092", f"127.0.0.1:{http}")

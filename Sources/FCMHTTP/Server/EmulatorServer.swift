@@ -196,7 +196,8 @@ public final class EmulatorServer: Sendable {
         base + Dashboard.prefix + "/" + (token.map { "#token=" + $0 } ?? "")
     }
 
-    static func urlHost(_ host: String) -> String { host.contains(":") ? "[\(host)]" : host }
+    /// `host` as a URL writes it: an IPv6 address in brackets (RFC 3986 §3.2.2).
+    public static func urlHost(_ host: String) -> String { host.contains(":") ? "[\(host)]" : host }
 
     static func makeInfo(
         host: String, port: Int, https: HTTPServer?, caPath: String?, emulator: Emulator, controlToken: String? = nil

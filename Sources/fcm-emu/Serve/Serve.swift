@@ -180,7 +180,13 @@ extension FCMEmu {
                     responder: server.responder, emulator: server.emulator, group: group,
                     idleTimeout: .seconds(options.server.idleTimeoutSeconds), logger: logger)
             }
-            server.addInfo("proxy", .object([("url", .string("http://\(options.server.host):\(proxy.port)"))]))
+            // Named as the other listeners are: host, port, and a URL (IPv6 in brackets).
+            let host = options.server.host
+            server.addInfo(
+                "proxy",
+                .object([
+                    ("host", .string(host)), ("port", .int(proxy.port)), ("url", .string("http://\(EmulatorServer.urlHost(host)):\(proxy.port)")),
+                ]))
             return proxy
         }
 
