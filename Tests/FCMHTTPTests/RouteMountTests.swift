@@ -73,4 +73,17 @@ import Testing
         #expect(other.status == 404 && other.bodyText.contains("<code>/nothing</code> was not found on this server"))
         #expect([v1.api, legacy.api, control.api, other.api] == ["v1", "legacy", "control", "other"])
     }
+
+    /// Header names match in any case, ASCII letters only (RFC 9110 §5.1), with no copies made.
+    @Test func headerNamesMatchInAnyASCIICase() {
+        let request = HTTPRequest(method: "GET", target: "/", headers: [("content-TYPE", "a"), ("Hoſt", "b"), ("X-One", "c")])
+        #expect(request.header("Content-Type") == "a")
+        #expect(request.header("CONTENT-TYPE") == "a")
+        // U+017F (long s) lowercases to nothing ASCII: "Hoſt" is not "Host".
+        #expect(request.header("host") == nil)
+        #expect(request.header("X-On") == nil)
+        #expect(request.header("X-Ones") == nil)
+        #expect("Bearer".equalsIgnoringASCIICase("bEARER"))
+        #expect(!"Bearer".equalsIgnoringASCIICase("Bearer "))
+    }
 }

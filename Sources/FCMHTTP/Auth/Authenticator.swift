@@ -120,7 +120,7 @@ final class Authenticator: Sendable {
     static func bearer(_ request: HTTPRequest) -> String? {
         if let header = request.header("Authorization") {
             let parts = header.split(separator: " ", maxSplits: 1)
-            if parts.count == 2, parts[0].lowercased() == "bearer", !parts[1].isEmpty { return String(parts[1]) }
+            if parts.count == 2, parts[0].equalsIgnoringASCIICase("bearer"), !parts[1].isEmpty { return String(parts[1]) }
         }
         return request.queryValue("access_token") ?? request.queryValue("oauth_token")
     }

@@ -52,7 +52,7 @@ enum BatchRequestParser {
 
     private static func part(_ chunk: String) throws(V1Error) -> BatchPart {
         let (partHeaders, inner) = splitHead(chunk.hasPrefix("\n") ? String(chunk.dropFirst()) : chunk)
-        let contentID = partHeaders.first { $0.0.lowercased() == "content-id" }?.1
+        let contentID = partHeaders.first { $0.0.equalsIgnoringASCIICase("content-id") }?.1
         let (head, body) = splitHead(inner, requestLine: true)
         guard let requestLine = head.first?.1 else { throw failure("A batch part has no request line.") }
         let words = requestLine.split(separator: " ")

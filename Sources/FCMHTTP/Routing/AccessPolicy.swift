@@ -47,7 +47,7 @@ public struct AccessPolicy: Sendable {
     /// nil when the request may go on; it may be changed (the stream's `access_token` removed).
     /// `plane`: the part the request's path lies in (`API.plane`, from the router's mounts).
     public func admit(_ request: inout HTTPRequest, plane: Plane) -> Refusal? {
-        let hostValues = request.headers.filter { $0.0.lowercased() == "host" }
+        let hostValues = request.headers.filter { $0.0.equalsIgnoringASCIICase("host") }
         // One Host at most (RFC 9112 §3.2); none comes from HTTP/1.0 clients, never from browsers.
         guard hostValues.count <= 1 else { return refuse(.host, 400, "INVALID_ARGUMENT", "A request carries one Host header") }
         let host = hostValues.first?.1
@@ -98,7 +98,7 @@ public struct AccessPolicy: Sendable {
     private func presentedToken(_ request: inout HTTPRequest) -> String? {
         if let authorization = request.header("Authorization"), authorization.utf8.count <= 1024 {
             let parts = authorization.split(separator: " ", maxSplits: 1)
-            if parts.count == 2, parts[0].lowercased() == "bearer" { return String(parts[1]).trimmingSpaces }
+            if parts.count == 2, parts[0].equalsIgnoringASCIICase("bearer") { return String(parts[1]).trimmingSpaces }
         }
         let isStream = request.method == "GET" && request.path.hasSuffix(":stream")
         guard isStream, let token = request.queryValue("access_token") else { return nil }

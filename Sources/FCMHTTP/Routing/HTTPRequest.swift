@@ -27,8 +27,7 @@ public struct HTTPRequest: Sendable {
 
     /// The first value of a header, matched case-insensitively.
     public func header(_ name: String) -> String? {
-        let lower = name.lowercased()
-        return headers.first { $0.0.lowercased() == lower }?.1
+        headers.first { $0.0.equalsIgnoringASCIICase(name) }?.1
     }
 
     /// The first value of a query parameter.
@@ -110,8 +109,7 @@ public struct HTTPResponse: Sendable {
     public var bodyText: String { String(decoding: body, as: UTF8.self) }
 
     public func header(_ name: String) -> String? {
-        let lower = name.lowercased()
-        return headers.first { $0.0.lowercased() == lower }?.1
+        headers.first { $0.0.equalsIgnoringASCIICase(name) }?.1
     }
 
     /// The standard reason phrase; batch parsers need one on every status line (googleapiclient/http.py

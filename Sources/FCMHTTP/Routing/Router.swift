@@ -152,7 +152,7 @@ public struct Router: Sendable {
         var response = route.handler(request, resolution.parameters)
         if request.method == "HEAD" {
             // The length the GET would have (RFC 9110 §9.3.2), with no body.
-            response.headers.removeAll { $0.0.lowercased() == "content-length" }
+            response.headers.removeAll { $0.0.equalsIgnoringASCIICase("content-length") }
             response.headers.append(("Content-Length", String(response.body.count)))
             response.body = []
         }

@@ -76,7 +76,7 @@ enum ProtoJSONReader {
             return value
         case .enumeration(let typeName, let values):
             if let number = value.int64Value, number >= 0, number < Int64(values.count) { return .string(values[Int(number)]) }
-            guard let text = value.stringValue, let match = values.first(where: { $0.caseInsensitiveEquals(text) }) else {
+            guard let text = value.stringValue, let match = values.first(where: { $0.equalsIgnoringASCIICase(text) }) else {
                 throw invalid(path, "type.googleapis.com/" + typeName, value)
             }
             return .string(match)
@@ -129,8 +129,4 @@ enum TimestampShape {
         // RFC 3339 with a 'T', as Timestamp's JSON mapping requires; the core parser is shared.
         text.contains("T") && Instant(iso8601: text) != nil
     }
-}
-
-extension String {
-    func caseInsensitiveEquals(_ other: String) -> Bool { lowercased() == other.lowercased() }
 }
