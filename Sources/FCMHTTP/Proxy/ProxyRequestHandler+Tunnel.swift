@@ -24,8 +24,9 @@ extension ProxyRequestHandler {
             refuse(context: context, status: .forbidden, text: Self.notStoodInFor(target.host, name: name))
             return
         }
-        var ownPorts = configuration.ownPorts
-        if let port = context.channel.localAddress?.port { ownPorts.insert(port) }
+        // The proxy's own port too (the connection's local one); a constant the resolver's
+        // completion may read on any thread.
+        let ownPorts = configuration.ownPorts.union(context.channel.localAddress?.port.map { [$0] } ?? [])
         let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
         // getaddrinfo and getifaddrs block: a thread of the pool, not the event loop.
         NIOThreadPool.singleton.runIfActive(eventLoop: context.eventLoop) {
