@@ -163,15 +163,21 @@ public struct Router: Sendable {
     /// first up to a ':' (decoded or not), so `/%65mulator/v1/info` and `/emulator%3Av1` are the
     /// control API's as `/emulator/v1/info` is: its stricter checks cannot be stepped around.
     private func mount(of segments: [String]) -> Mount? {
-        func decoded(_ i: Int) -> Substring {
-            let segment = segments[i]
-            let plain = segment.utf8.contains(UInt8(ascii: "%")) ? Substring(HTTPRequest.percentDecode(segment) ?? "") : Substring(segment)
-            return i == 0 ? plain.prefix { $0 != ":" } : plain
-        }
+        guard let head = segments.first else { return nil }
+        // The first segment is read once (every mount compares it); the rest only by the few
+        // mounts of two segments.
+        let plain = Self.decoded(head)
+        let first = plain.utf8.firstIndex(of: UInt8(ascii: ":")).map { plain[..<$0] } ?? plain
         return mounts.first { mount in
-            guard mount.beneath ? segments.count > mount.segments.count : segments.count == mount.segments.count else { return false }
-            return mount.segments.indices.allSatisfy { decoded($0) == mount.segments[$0] }
+            guard mount.beneath ? segments.count > mount.segments.count : segments.count == mount.segments.count,
+                mount.segments.first.map({ $0 == first }) == true
+            else { return false }
+            return mount.segments.indices.dropFirst().allSatisfy { Self.decoded(segments[$0]) == mount.segments[$0] }
         }
+    }
+
+    private static func decoded(_ segment: String) -> Substring {
+        segment.utf8.contains(UInt8(ascii: "%")) ? Substring(HTTPRequest.percentDecode(segment) ?? "") : Substring(segment)
     }
 
     /// Splits on '/' byte-wise: paths are ASCII on the wire, and grapheme-aware splitting was a
