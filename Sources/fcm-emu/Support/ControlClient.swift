@@ -100,8 +100,9 @@ struct ControlClient: Sendable {
         let deadline = channel.channel.eventLoop.scheduleTask(in: timeout) { channel.channel.close(promise: nil) }
         defer { deadline.cancel() }
         return try await channel.executeThenClose { inbound, outbound in
-            try await outbound.write(.head(head))
-            try await outbound.write(.end(nil))
+            // One write: a GET is complete with its head, so the emulator may answer and close
+            // before a separate `.end` was written, which then failed ("I/O on closed channel").
+            try await outbound.write(contentsOf: [.head(head), .end(nil)])
             var status = 0
             var body: [UInt8] = []
             for try await part in inbound {
