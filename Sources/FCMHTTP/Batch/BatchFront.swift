@@ -21,9 +21,7 @@ struct BatchFront: Sendable {
     }
 
     /// v1's JSON errors for the batch as a whole; Google's pages for a path or method it lacks.
-    static let dialect = Dialect(
-        notFound: { request, _ in GoogleFrontEnd.notFound(request) }, tooLarge: { ControlAPI.tooLarge(limit: $0) },
-        refused: V1Front.refused, injected: V1Front.injected)
+    static let dialect = GoogleFrontEnd.dialect.injecting(V1Front.injected, refused: V1Front.refused)
 
     func batch(_ request: HTTPRequest) -> HTTPResponse {
         guard let boundary = BatchRequestParser.boundary(contentType: request.header("Content-Type")) else {

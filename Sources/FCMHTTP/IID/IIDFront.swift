@@ -28,10 +28,9 @@ struct IIDFront: Sendable {
     }
 
     /// Google's pages for what never reaches IID; IID's own `{"error": …}` for an injected status.
-    static let dialect = Dialect(
-        notFound: { request, _ in GoogleFrontEnd.notFound(request) }, tooLarge: { ControlAPI.tooLarge(limit: $0) },
-        refused: GoogleFrontEnd.refused,
-        injected: { status in error(status, status == 503 ? "Unavailable" : HTTPResponse.reasonPhrase(status)) })
+    static let dialect = GoogleFrontEnd.dialect.injecting { status in
+        error(status, status == 503 ? "Unavailable" : HTTPResponse.reasonPhrase(status))
+    }
 
     static func error(_ status: Int, _ text: String) -> HTTPResponse {
         HTTPResponse(

@@ -39,17 +39,14 @@ struct TokenEndpoint: Sendable {
 
     /// Google's pages, and OAuth's own `{"error", "error_description"}` (RFC 6749 §5.2) for an
     /// injected status.
-    static let dialect = Dialect(
-        notFound: { request, _ in GoogleFrontEnd.notFound(request) }, tooLarge: { ControlAPI.tooLarge(limit: $0) },
-        refused: GoogleFrontEnd.refused,
-        injected: { status in
-            HTTPResponse(
-                status: status, contentType: "application/json; charset=utf-8",
-                body: JSONValue.object([
-                    ("error", .string(status >= 500 ? "temporarily_unavailable" : "invalid_request")),
-                    ("error_description", .string("Injected error \(status).")),
-                ]).encoded())
-        })
+    static let dialect = GoogleFrontEnd.dialect.injecting { status in
+        HTTPResponse(
+            status: status, contentType: "application/json; charset=utf-8",
+            body: JSONValue.object([
+                ("error", .string(status >= 500 ? "temporarily_unavailable" : "invalid_request")),
+                ("error_description", .string("Injected error \(status).")),
+            ]).encoded())
+    }
 
     func respond(_ request: HTTPRequest) -> HTTPResponse {
         let form = Dictionary(

@@ -23,4 +23,14 @@ public struct Dialect: Sendable {
         self.refused = refused
         self.injected = injected
     }
+
+    /// This dialect with an API's own answer to injected statuses (and to refusals, when given).
+    public func injecting(
+        _ injected: @escaping @Sendable (Int) -> HTTPResponse, refused: (@Sendable (AccessPolicy.Refusal) -> HTTPResponse)? = nil
+    ) -> Dialect {
+        var dialect = self
+        dialect.injected = injected
+        if let refused { dialect.refused = refused }
+        return dialect
+    }
 }
