@@ -21,6 +21,8 @@ let package = Package(
         .library(name: "FCMCore", targets: ["FCMCore"]),
         .library(name: "FCMHTTP", targets: ["FCMHTTP"]),
         .library(name: "FCMXMPP", targets: ["FCMXMPP"]),
+        // The test harnesses, for this package's tests, the Fuzz package and users' own Swift tests.
+        .library(name: "FCMTesting", targets: ["FCMTesting"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -105,9 +107,21 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
+        // The harnesses every test target would otherwise rebuild (issue 19, item 7): an emulator
+        // with device and send helpers, its routes in process, a server on free loopback ports,
+        // scratch directories. Tests and the Fuzz package only: no target of the binary uses it.
+        .target(
+            name: "FCMTesting",
+            dependencies: [
+                "FCMCore", "FCMHTTP", "FCMJSON",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
         .testTarget(name: "FCMJSONTests", dependencies: ["FCMJSON"]),
-        .testTarget(name: "FCMEmuTests", dependencies: ["fcm-emu", "FCMCore", "FCMJSON"]),
-        .testTarget(name: "FCMScenarioTests", dependencies: ["FCMScenario", "FCMCore", "FCMSnapshot"]),
+        .testTarget(name: "FCMEmuTests", dependencies: ["fcm-emu", "FCMCore", "FCMJSON", "FCMTesting"]),
+        .testTarget(name: "FCMScenarioTests", dependencies: ["FCMScenario", "FCMCore", "FCMSnapshot", "FCMTesting"]),
         .testTarget(
             name: "FCMXMPPTests",
             dependencies: [
@@ -119,14 +133,14 @@ let package = Package(
                 .product(name: "NIOTestUtils", package: "swift-nio"),
             ]
         ),
-        .testTarget(name: "FCMCoreTests", dependencies: ["FCMCore"]),
-        .testTarget(name: "FCMSnapshotTests", dependencies: ["FCMSnapshot", "FCMCore", "FCMJSON"]),
+        .testTarget(name: "FCMCoreTests", dependencies: ["FCMCore", "FCMTesting"]),
+        .testTarget(name: "FCMSnapshotTests", dependencies: ["FCMSnapshot", "FCMCore", "FCMJSON", "FCMTesting"]),
         .testTarget(name: "FCMLegacyFormatTests", dependencies: ["FCMLegacyFormat", "FCMCore", "FCMJSON"]),
         .testTarget(
             name: "FCMHTTPTests",
             dependencies: [
                 // FCMXMPP: one test refuses a message on each front, CCS included (RefusalEventTests).
-                "FCMHTTP", "FCMCore", "FCMJSON", "FCMSnapshot", "FCMXMPP",
+                "FCMHTTP", "FCMCore", "FCMJSON", "FCMSnapshot", "FCMXMPP", "FCMTesting",
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import FCMCore
+import FCMTesting
 import Testing
 
 @Suite("Device states, priority, Doze, absence (docs/simulation.md)")

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 @testable import FCMCore
+import FCMTesting
 import Synchronization
 import Testing
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import FCMCore
+import FCMTesting
 import Testing
 
 @Suite("Fault injector: matching and error rules")

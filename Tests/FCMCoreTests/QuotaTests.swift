@@ -3,6 +3,7 @@
 import Testing
 
 @testable import FCMCore
+import FCMTesting
 
 /// FCM's per-project quotas with `quotas=fcm` (issue 22, item 9;
 /// https://firebase.google.com/docs/cloud-messaging/throttling-and-quotas).

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import FCMCore
+import FCMTesting
 import Testing
 
 /// One front request is one world call (issue 19, item 3): the sender's project, the front's

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import FCMCore
+import FCMTesting
 import Testing
 
 @Suite("Store and forward, TTL, collapse keys, the 100-message cap (docs/simulation.md)")

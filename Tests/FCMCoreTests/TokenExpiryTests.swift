@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import FCMCore
+import FCMTesting
 import Testing
 
 /// Android tokens of apps FCM has not seen for 270 days are expired and refused as UNREGISTERED

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import FCMJSON
+import FCMTesting
 import Foundation
 import Testing
 
@@ -121,9 +122,10 @@ struct CLIErrorTests {
     }
 
     @Test func aConfigFileKeyGetsASuggestion() throws {
-        let path = NSTemporaryDirectory() + "fcm-emu-cli-\(UUID().uuidString).yaml"
+        let scratch = try ScratchDirectory("cli")
+        defer { scratch.cleanup() }
+        let path = scratch.sub("config.yaml")
         try "tlsPrt: 1\n".write(toFile: path, atomically: true, encoding: .utf8)
-        defer { try? FileManager.default.removeItem(atPath: path) }
         #expect { try FCMEmu.Serve.parse(["--config", path]).resolve(environment: [:]) } throws: {
             "\($0)".contains("unknown setting 'tlsPrt'; did you mean 'tlsPort'?")
         }

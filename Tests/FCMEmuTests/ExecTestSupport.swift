@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
+import FCMTesting
 import Foundation
 
 #if canImport(Glibc)
@@ -25,11 +26,7 @@ enum ExecTestSupport {
         return path.split(separator: ":").map { "\($0)/\(name)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 
-    static func temporaryDirectory() throws -> String {
-        let path = NSTemporaryDirectory() + "fcm-emu-exec-test-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        return path
-    }
+    static func temporaryDirectory() throws -> String { try ScratchDirectory("exec-test").path }
 
     /// The environment without anything that points at an emulator, a proxy or a CA, plus `extra`.
     static func cleanEnvironment(_ extra: [String: String] = [:]) -> [String: String] {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import FCMCore
+import FCMTesting
 import Foundation
 import Testing
 
@@ -9,7 +10,7 @@ import Testing
 @Suite("serve configuration: defaults < config file < environment < flags")
 struct ServeConfigurationTests {
     private func write(_ text: String) throws -> String {
-        let path = NSTemporaryDirectory() + "fcm-emu-test-\(UUID().uuidString).yaml"
+        let path = try ScratchDirectory("serve-config").sub("config.yaml")
         try text.write(toFile: path, atomically: true, encoding: .utf8)
         return path
     }

@@ -3,8 +3,8 @@
 import FCMCore
 import FCMHTTP
 import FCMJSON
+import FCMTesting
 import Logging
-import NIOPosix
 import Testing
 
 /// Issue 23, item 4: a page in the developer's browser can neither change nor read the emulator
@@ -39,25 +39,9 @@ struct AccessPolicyTests {
     }
 
     private func withServer(
-        allowedHosts: [String] = [], token: ControlTokenSetting = .automatic, logger: Logger = Logger(label: "test") { _ in
-            SwiftLogNoOpLogHandler()
-        }, _ body: (Live) async throws -> Void
+        allowedHosts: [String] = [], token: ControlTokenSetting = .automatic, logger: Logger = .quiet, _ body: (Live) async throws -> Void
     ) async throws {
-        var configuration = ServerConfiguration()
-        configuration.httpPort = 0
-        configuration.tlsPort = nil
-        configuration.allowedHosts = allowedHosts
-        configuration.controlToken = token
-        let server = try await EmulatorServer.start(
-            emulator: Emulator(), configuration: configuration, group: MultiThreadedEventLoopGroup.singleton, logger: logger,
-            wallClock: false)
-        do {
-            try await body(Live(server: server))
-        } catch {
-            await server.shutdown()
-            throw error
-        }
-        await server.shutdown()
+        try await withLiveServer(allowedHosts: allowedHosts, controlToken: token, logger: logger) { try await body(Live(server: $0)) }
     }
 
     /// A browser's "simple" requests (no preflight): text/plain, form-encoded, or a typeless Blob.

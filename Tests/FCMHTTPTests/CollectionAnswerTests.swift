@@ -3,6 +3,7 @@
 import FCMCore
 import FCMHTTP
 import FCMJSON
+import FCMTesting
 import Testing
 
 /// Issue 23, item 7: big device answers are bounded, and a cap is a 429 naming its setting.

@@ -3,6 +3,7 @@
 import FCMCore
 import FCMHTTP
 import FCMJSON
+import FCMTesting
 import Testing
 
 @Suite("Control API")

@@ -3,6 +3,7 @@
 import FCMCore
 import FCMHTTP
 import FCMJSON
+import FCMTesting
 import Testing
 
 /// The routes behind the dashboard's search, "holding now" and timers views (issue 21, item 4).

@@ -3,6 +3,7 @@
 import FCMCore
 @testable import FCMHTTP
 import FCMJSON
+import FCMTesting
 import Foundation
 import Testing
 

@@ -4,6 +4,7 @@ import FCMCore
 import FCMCoreJSON
 import FCMHTTP
 import FCMJSON
+import FCMTesting
 import Testing
 
 /// `deliverThenFail` (issue 22, item 11) and the APNs detail of iOS failures (item 12), in process.

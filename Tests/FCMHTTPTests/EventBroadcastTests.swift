@@ -3,9 +3,8 @@
 @testable import FCMCore
 @testable import FCMHTTP
 import FCMJSON
+import FCMTesting
 import Foundation
-import Logging
-import NIOPosix
 import Testing
 
 /// Issue 23, item 7: streams share one read of the log per batch of events (`EventBroadcast`),
@@ -103,13 +102,7 @@ struct EventBroadcastTests {
     /// the connection's buffers are full, however much is logged (20 MB here), instead of handing
     /// the kernel megabytes of frames.
     @Test func aSubscriberThatNeverReadsIsSentABoundedAmount() async throws {
-        var configuration = ServerConfiguration()
-        configuration.httpPort = 0
-        configuration.tlsPort = nil
-        let server = try await EmulatorServer.start(
-            emulator: Emulator(), configuration: configuration, group: MultiThreadedEventLoopGroup.singleton,
-            logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }), wallClock: false)
-        do {
+        try await withLiveServer { server in
             let connection = try RawConnection(port: server.http.port, receiveBuffer: 4096)
             try connection.send("GET /emulator/v1/events:stream HTTP/1.1\r\nHost: localhost\r\n\r\n")
             #expect(try connection.readHead().status == 200)
@@ -129,11 +122,7 @@ struct EventBroadcastTests {
             let sent = live.streamedBytes.load(ordering: .relaxed)
             #expect(sent < 768 << 10, "\(sent) bytes handed to a connection that reads nothing")
             #expect(logged * big.utf8.count > 8 * sent)
-        } catch {
-            await server.shutdown()
-            throw error
         }
-        await server.shutdown()
     }
 
     private static func roundTrip(_ server: EmulatorServer) async throws {

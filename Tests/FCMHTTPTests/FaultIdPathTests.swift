@@ -3,6 +3,7 @@
 import FCMCore
 import FCMHTTP
 import FCMJSON
+import FCMTesting
 import Testing
 
 /// Issue 23, item 5: the dashboard removed rule `.` with `DELETE /emulator/v1/faults/` (a browser

@@ -3,6 +3,7 @@
 import FCMCore
 import FCMHTTP
 import FCMJSON
+import FCMTesting
 import Testing
 
 @Suite("Fault rules through the HTTP fronts and the control API")

@@ -2,6 +2,7 @@
 
 import FCMCore
 import FCMHTTP
+import FCMTesting
 import Logging
 import NIOCore
 import NIOHTTP1

@@ -4,6 +4,7 @@ import FCMCore
 import FCMCoreJSON
 import FCMHTTP
 import FCMJSON
+import FCMTesting
 import Foundation
 import Logging
 import NIOCore

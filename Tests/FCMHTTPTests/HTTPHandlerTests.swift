@@ -2,6 +2,7 @@
 
 import FCMCore
 @testable import FCMHTTP
+import FCMTesting
 import Logging
 import NIOCore
 import NIOEmbedded
@@ -14,7 +15,7 @@ struct HTTPHandlerTests {
         let channel = EmbeddedChannel()
         let api: InProcess
 
-        init(emulator: Emulator = Emulator(), logger: Logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })) throws {
+        init(emulator: Emulator = Emulator(), logger: Logger = .quiet) throws {
             api = InProcess(emulator)
             try HTTPServer.configurePlainHTTP(
                 channel.pipeline.syncOperations, responder: api.responder, idleTimeout: .seconds(120), logger: logger)

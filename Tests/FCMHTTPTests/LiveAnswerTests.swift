@@ -3,6 +3,7 @@
 import FCMCore
 @testable import FCMHTTP
 import FCMJSON
+import FCMTesting
 import NIOCore
 import NIOEmbedded
 import Synchronization

@@ -3,6 +3,7 @@
 @testable import FCMCore
 @testable import FCMHTTP
 import FCMJSON
+import FCMTesting
 import Synchronization
 import Testing
 

@@ -3,6 +3,7 @@
 import FCMCore
 import FCMHTTP
 import FCMJSON
+import FCMTesting
 import Testing
 
 /// The GCE metadata server: Application Default Credentials with no key file (issue 10, item 2).

@@ -2,6 +2,7 @@
 
 import FCMCore
 @testable import FCMHTTP
+import FCMTesting
 import Logging
 import NIOCore
 import NIOEmbedded
@@ -148,7 +149,7 @@ extension HTTPHandlerTests.Wire {
     /// The proxy port's pipeline, with a count of the reads that reach the socket in front.
     init(proxyFor emulator: Emulator) throws {
         api = InProcess(emulator)
-        let logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
+        let logger = Logger.quiet
         let front = ProxyRequestHandler(
             configuration: .init(targets: ProxyHosts.Targets(tlsPort: nil, xmppPorts: [:])), emulator: emulator, logger: logger)
         try channel.pipeline.syncOperations.addHandler(ProxyPipelineTests.ReadCounter())

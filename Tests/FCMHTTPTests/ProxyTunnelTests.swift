@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
-import FCMCore
 @testable import FCMHTTP
+import FCMTesting
 import Logging
 import NIOCore
 import NIOPosix
@@ -12,32 +12,21 @@ import Testing
 /// follow a CONNECT in the same packet.
 @Suite("Proxy tunnels, live")
 struct ProxyTunnelTests {
-    static let quiet = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
 
     /// An emulator with its TLS port, and its proxy with `tunnel`.
     private func withProxy(
         tunnel: @escaping (EmulatorServer) throws -> TunnelPolicy = { _ in TunnelPolicy() },
         _ body: (EmulatorServer, ProxyServer) async throws -> Void
     ) async throws {
-        var configuration = ServerConfiguration()
-        configuration.httpPort = 0
-        configuration.tlsPort = 0
-        let server = try await EmulatorServer.start(
-            emulator: Emulator(), configuration: configuration, group: MultiThreadedEventLoopGroup.singleton, logger: Self.quiet,
-            wallClock: false)
-        do {
+        try await withLiveServer(tls: true) { server in
             let proxy = try await ProxyServer.start(
                 host: "127.0.0.1", port: 0, targets: ProxyHosts.Targets(tlsPort: server.https?.port, xmppPorts: [:]),
                 tunnel: try tunnel(server), ownPorts: Set([server.http.port, server.https?.port].compactMap { $0 }),
                 responder: server.responder, emulator: server.emulator, group: MultiThreadedEventLoopGroup.singleton,
-                idleTimeout: .seconds(120), logger: Self.quiet)
+                idleTimeout: .seconds(120), logger: .quiet)
             try await body(server, proxy)
             await proxy.close()
-        } catch {
-            await server.shutdown()
-            throw error
         }
-        await server.shutdown()
     }
 
     private static func connect(_ target: String) -> String { "CONNECT \(target) HTTP/1.1\r\nHost: \(target)\r\n\r\n" }
@@ -83,19 +72,14 @@ struct ProxyTunnelTests {
     }
 
     @Test func tunnellingAnyHostIsRefusedBeyondLoopback() async throws {
-        var configuration = ServerConfiguration()
-        configuration.httpPort = 0
-        configuration.tlsPort = nil
-        let server = try await EmulatorServer.start(
-            emulator: Emulator(), configuration: configuration, group: MultiThreadedEventLoopGroup.singleton, logger: Self.quiet,
-            wallClock: false)
-        await #expect(throws: ProxyServer.OpenProxyError.self) {
-            _ = try await ProxyServer.start(
-                host: "0.0.0.0", port: 0, targets: ProxyHosts.Targets(tlsPort: nil, xmppPorts: [:]),
-                tunnel: TunnelPolicy(anyHostOffThisMachine: true), ownPorts: [], responder: server.responder, emulator: server.emulator,
-                group: MultiThreadedEventLoopGroup.singleton, idleTimeout: .seconds(120), logger: Self.quiet)
+        try await withLiveServer { server in
+            await #expect(throws: ProxyServer.OpenProxyError.self) {
+                _ = try await ProxyServer.start(
+                    host: "0.0.0.0", port: 0, targets: ProxyHosts.Targets(tlsPort: nil, xmppPorts: [:]),
+                    tunnel: TunnelPolicy(anyHostOffThisMachine: true), ownPorts: [], responder: server.responder,
+                    emulator: server.emulator, group: MultiThreadedEventLoopGroup.singleton, idleTimeout: .seconds(120), logger: .quiet)
+            }
         }
-        await server.shutdown()
     }
 
     /// A client that sends its TLS ClientHello in the same packet as the CONNECT waited for ever.

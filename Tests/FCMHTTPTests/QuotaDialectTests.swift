@@ -3,6 +3,7 @@
 import FCMCore
 import FCMHTTP
 import FCMJSON
+import FCMTesting
 import Testing
 
 /// FCM's per-project quotas (`quotas=fcm`) in each API's own words (issue 22, item 9).

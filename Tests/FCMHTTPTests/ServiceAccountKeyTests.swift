@@ -3,8 +3,8 @@
 import Crypto
 import FCMCore
 import FCMJSON
+import FCMTesting
 import Foundation
-import Logging
 import NIOPosix
 import Synchronization
 import Testing
@@ -44,25 +44,17 @@ struct ServiceAccountKeyTests {
     private func withServer(
         keys: KeyPool, _ body: (EmulatorServer, Emulator) async throws -> Void
     ) async throws {
-        var configuration = ServerConfiguration()
-        configuration.httpPort = 0
-        configuration.tlsPort = nil
         var fronts = FrontConfiguration(authMode: .lax)
         fronts.credentials = FrontCredentials(stateDirectory: nil, wallSeconds: { 0 }, keys: keys)
         // One loop, so every connection shares the loop a key would have stalled.
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let emulator = Emulator()
-        let server = try await EmulatorServer.start(
-            emulator: emulator, configuration: configuration, fronts: fronts, group: group,
-            logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }), wallClock: false)
         do {
-            try await body(server, emulator)
+            try await withLiveServer(emulator, fronts: fronts, group: group) { try await body($0, emulator) }
         } catch {
-            await server.shutdown()
             try? await group.shutdownGracefully()
             throw error
         }
-        await server.shutdown()
         try await group.shutdownGracefully()
     }
 
@@ -155,7 +147,7 @@ struct ServiceAccountKeyTests {
     }
 
     @Test func accountsOfGoneProjectsAreForgottenPastMaxProjects() throws {
-        let directory = FileManager.default.temporaryDirectory.path + "/fcm-emu-accounts-\(UUID().uuidString)"
+        let directory = try ScratchDirectory("accounts").sub("state")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let key = try Self.fixedKey()
         var settings = EmulatorSettings()
@@ -187,7 +179,7 @@ struct ServiceAccountKeyTests {
     /// disk are exactly the accounts kept.
     @Test(arguments: [1, 2, 3, 4, 5, 6, 7, 8] as [UInt64])
     func accountsStayWithinTheCapForAnySequence(seed: UInt64) throws {
-        let directory = FileManager.default.temporaryDirectory.path + "/fcm-emu-accounts-\(UUID().uuidString)"
+        let directory = try ScratchDirectory("accounts").sub("state")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let key = try Self.fixedKey()
         var settings = EmulatorSettings()

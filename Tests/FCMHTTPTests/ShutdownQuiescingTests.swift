@@ -1,10 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
-import FCMCore
 import FCMHTTP
-import Foundation
-import Logging
-import NIOPosix
+import FCMTesting
 import Testing
 
 /// A stopping server lets its connections finish (issue 19, item 2; `OpenConnections`): an idle
@@ -14,17 +11,8 @@ import Testing
 struct ShutdownQuiescingTests {
     static let send = "/v1/projects/demo-fcm-emu/messages:send"
 
-    private func start(tls: Bool) async throws -> EmulatorServer {
-        var configuration = ServerConfiguration()
-        configuration.httpPort = 0
-        configuration.tlsPort = tls ? 0 : nil
-        return try await EmulatorServer.start(
-            emulator: Emulator(), configuration: configuration, group: MultiThreadedEventLoopGroup.singleton,
-            logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
-    }
-
     @Test func anIdleKeepAliveConnectionIsClosedWhenTheServerStops() async throws {
-        let server = try await start(tls: false)
+        let server = try await LiveServer.start(tls: false, wallClock: true)
         let connection = try RawConnection(port: server.http.port)
         try connection.send("GET /emulator/v1/health HTTP/1.1\r\nHost: localhost\r\n\r\n")
         #expect(try connection.readResponse().status == 200)
@@ -34,7 +22,7 @@ struct ShutdownQuiescingTests {
     }
 
     @Test func anHTTP2StreamInFlightIsAnsweredAfterAGracefulGoAway() async throws {
-        let server = try await start(tls: true)
+        let server = try await LiveServer.start(tls: true, wallClock: true)
         let client = try await RawHTTP2Client.connect(port: try #require(server.https).port)
         // Stream 1's headers, its body still to come: a request in flight. The PING's answer says
         // the server has read the headers before it (frames are read in order).

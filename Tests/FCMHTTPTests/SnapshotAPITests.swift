@@ -4,16 +4,13 @@ import FCMCore
 import FCMHTTP
 import FCMJSON
 import FCMSnapshot
+import FCMTesting
 import Foundation
 import Testing
 
 /// `POST /emulator/v1:export` and `:import`: by name under the state directory, or as a tar.
 @Suite struct SnapshotAPITests {
-    private static func stateDirectory() throws -> String {
-        let path = NSTemporaryDirectory() + "fcm-snapshot-api-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        return path
-    }
+    private static func stateDirectory() throws -> String { try ScratchDirectory("snapshot-api").path }
 
     private static func api(state: String?) -> InProcess {
         InProcess(Emulator(), fronts: FrontConfiguration(authMode: .lax, stateDirectory: state))
@@ -138,8 +135,7 @@ import Testing
 /// UNAVAILABLE, not a 400 (issue 23, item 10). The errno is injected through the fault hook.
 @Suite struct SnapshotExhaustionTests {
     @Test func outOfDescriptorsIs503() throws {
-        let state = NSTemporaryDirectory() + "fcm-snapshot-api-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
+        let state = try ScratchDirectory("snapshot-api").path
         defer {
             SnapshotReplacement.faultHook.withLock { $0 = nil }
             try? FileManager.default.removeItem(atPath: state)

@@ -2,6 +2,7 @@
 
 import FCMHTTP
 import FCMJSON
+import FCMTesting
 import Foundation
 import Testing
 import _CryptoExtras

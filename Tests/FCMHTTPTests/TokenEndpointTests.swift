@@ -3,6 +3,7 @@
 import FCMCore
 import FCMHTTP
 import FCMJSON
+import FCMTesting
 import Foundation
 import Testing
 
@@ -24,9 +25,8 @@ struct TokenEndpointTests {
         return api.call("POST", "/v1/projects/\(project)/messages:send", body, headers: [("Authorization", "Bearer \(bearer)")])
     }
 
-    private func temporaryDirectory() -> String {
-        FileManager.default.temporaryDirectory.appendingPathComponent("fcm-emu-test-\(UUID().uuidString)").path
-    }
+    /// A state directory not made yet, as on a first start.
+    private func temporaryDirectory() throws -> String { try ScratchDirectory("token-endpoint").sub("state") }
 
     /// `aud` may name any of the endpoint's own token paths, on either port and either loopback
     /// name (docs/http-v1.md, "Access tokens"); Go puts the key file's token_uri there.
@@ -50,7 +50,7 @@ struct TokenEndpointTests {
     /// Node and Go cache a token for up to an hour and never refresh on 401, so a second instance
     /// on the same state directory (a restarted `serve`) must honour the first one's tokens.
     @Test func tokensSurviveARestartOnTheSameStateDirectory() throws {
-        let directory = temporaryDirectory()
+        let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let (first, keyFile) = try emulator(stateDirectory: directory)
         let token = try TokenClient.accessToken(first, keyFile)
@@ -63,7 +63,7 @@ struct TokenEndpointTests {
     }
 
     @Test func forgedAndForeignTokensAre401() throws {
-        let directory = temporaryDirectory()
+        let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let (api, keyFile) = try emulator(stateDirectory: directory)
         let token = try TokenClient.accessToken(api, keyFile)

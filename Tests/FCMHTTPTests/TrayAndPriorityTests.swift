@@ -3,6 +3,7 @@
 import FCMCore
 import FCMHTTP
 import FCMJSON
+import FCMTesting
 import Testing
 
 /// Issue 22, items 5, 6 and 14: what the user sees (the tray, replaced by tag), the APNs priority

@@ -3,6 +3,7 @@
 import FCMCore
 import FCMHTTP
 import FCMJSON
+import FCMTesting
 import Testing
 
 @Suite("HTTP v1 messages:send")

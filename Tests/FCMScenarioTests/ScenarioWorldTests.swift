@@ -3,15 +3,16 @@
 import FCMCore
 import FCMScenario
 import FCMSnapshot
+import FCMTesting
 import Foundation
 import Testing
 
 /// `world: snapshot-dir`: a scenario starts from a snapshot, found relative to the scenario file.
 @Suite struct ScenarioWorldTests {
     @Test func aScenarioStartsFromASnapshot() throws {
-        let folder = NSTemporaryDirectory() + "fcm-scenario-world-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let scratch = try ScratchDirectory("scenario-world")
+        defer { scratch.cleanup() }
+        let folder = scratch.path
         let emulator = Emulator()
         let pixel = try emulator.createDevice(
             DeviceSpec(platform: .android, appId: "com.example.app", name: "pixel", state: .offline), projectId: DemoProject.id)

@@ -2,6 +2,7 @@
 
 import FCMCore
 import FCMSnapshot
+import FCMTesting
 import Foundation
 import Testing
 

@@ -2,6 +2,7 @@
 
 import FCMCore
 import FCMSnapshot
+import FCMTesting
 import Testing
 
 /// A snapshot keeps when each app was last seen, so token expiry (issue 22, item 13) continues

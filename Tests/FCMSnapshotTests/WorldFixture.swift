@@ -4,20 +4,6 @@ import FCMCore
 import FCMSnapshot
 import Foundation
 
-/// A unique directory per test (tests run in parallel), removed by `cleanup`.
-struct ScratchDirectory {
-    let path: String
-
-    init() throws {
-        path = NSTemporaryDirectory() + "fcm-snapshot-tests-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-
-    func sub(_ name: String) -> String { path + "/" + name }
-
-    func cleanup() { try? FileManager.default.removeItem(atPath: path) }
-}
-
 /// Builds a world holding every kind of state a snapshot keeps, through the public API only.
 enum WorldFixture {
     static let options = SnapshotOptions(include: [.events, .inboxes], emulatorVersion: "test")
