@@ -27,6 +27,8 @@ let package = Package(
                 .product(name: "FCMCore", package: "fcm-emu"),
                 .product(name: "FCMHTTP", package: "fcm-emu"),
                 .product(name: "FCMJSON", package: "fcm-emu"),
+                // The in-process route table the tests call too.
+                .product(name: "FCMTesting", package: "fcm-emu"),
             ]
         )
     ] + fuzzers.map { name in

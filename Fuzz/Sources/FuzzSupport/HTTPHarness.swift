@@ -3,13 +3,14 @@
 import FCMCore
 import FCMHTTP
 import FCMJSON
+import FCMTesting
 
 /// One emulator and one route table for the whole fuzzing process, built once (an RSA key is
 /// made per project, far too slow per input). Targets call `reset()` after each input, so every
 /// input starts from the same world: a reproducer replays alone, and what an input stored is
 /// freed before LeakSanitizer looks (it cannot follow Swift's tagged enum payload pointers,
-/// so state kept across inputs would read as leaks). Every call goes through
-/// `EmulatorRoutes.responder`, the value the transport calls for network clients.
+/// so state kept across inputs would read as leaks). Every call goes through FCMTesting's
+/// `InProcess`, the route table the transport calls for network clients, as the tests' calls do.
 public final class HTTPHarness: Sendable {
     /// Registration tokens of the fixture devices, so that seeds can address real devices.
     public static let androidToken = "fuzz-android-token-0001"
@@ -32,12 +33,11 @@ public final class HTTPHarness: Sendable {
     public let strictKeyFile: JSONValue
 
     private init() {
-        emulator = Emulator()
         var fronts = FrontConfiguration(authMode: .strict, stateDirectory: nil)
         fronts.wallSeconds = { HTTPHarness.wallSeconds }
-        responder = EmulatorRoutes.responder(emulator: emulator, maxBodyBytes: 1 << 20, fronts: fronts) {
-            .object([("fuzz", .bool(true))])
-        }
+        let routes = InProcess(fronts: fronts, info: { .object([("fuzz", .bool(true))]) })
+        emulator = routes.emulator
+        responder = routes.responder
         Self.install(emulator)
         let response = responder.respond(HTTPRequest(method: "GET", target: "/emulator/v1/projects/\(Self.strictProject)/serviceAccount"))
         Fuzz.check(response.status == 200, "serviceAccount answered \(response.status): \(response.bodyText)")
