@@ -14,9 +14,15 @@ public struct HTTPRequest: Sendable {
 
     public init(method: String, target: String, headers: [(String, String)] = [], body: [UInt8] = []) {
         self.method = method.uppercased()
-        let parts = target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
-        path = parts.first.map(String.init) ?? "/"
-        query = parts.count > 1 ? Self.parseQuery(String(parts[1])) : []
+        // Byte-wise: a request target is ASCII (RFC 9112 §3.2), and this runs on every request.
+        let bytes = target.utf8
+        if let mark = bytes.firstIndex(of: UInt8(ascii: "?")) {
+            path = String(Substring(bytes[..<mark]))
+            query = Self.parseQuery(String(Substring(bytes[bytes.index(after: mark)...])))
+        } else {
+            path = target
+            query = []
+        }
         self.headers = headers
         self.body = body
     }

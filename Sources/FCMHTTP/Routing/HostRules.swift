@@ -39,50 +39,54 @@ struct HostRules: Sendable {
     }
 
     /// A `Host` value as (host, port): lower-cased, brackets and a trailing dot removed; nil when
-    /// it is not a well-formed authority (RFC 3986 §3.2.2).
+    /// it is not a well-formed authority (RFC 3986 §3.2.2). Read byte by byte: an authority is
+    /// ASCII (RFC 9110 §4.2.3), and every request passes here.
     static func split(_ authority: String) -> (host: String, port: Int?)? {
-        guard !authority.isEmpty, authority.utf8.count <= maxLength else { return nil }
-        let text = authority.lowercased()
-        var host: Substring
-        var portText: Substring?
-        if text.hasPrefix("[") {
-            guard let close = text.firstIndex(of: "]") else { return nil }
-            host = text[text.index(after: text.startIndex)..<close]
-            let rest = text[text.index(after: close)...]
+        var bytes = Array(authority.utf8)
+        guard !bytes.isEmpty, bytes.count <= maxLength else { return nil }
+        for i in bytes.indices where bytes[i] >= UInt8(ascii: "A") && bytes[i] <= UInt8(ascii: "Z") { bytes[i] |= 0x20 }
+        var host: ArraySlice<UInt8>
+        var portBytes: ArraySlice<UInt8>?
+        if bytes[0] == UInt8(ascii: "[") {
+            guard let close = bytes.firstIndex(of: UInt8(ascii: "]")) else { return nil }
+            host = bytes[1..<close]
+            let rest = bytes[(close + 1)...]
             if !rest.isEmpty {
-                guard rest.hasPrefix(":") else { return nil }
-                portText = rest.dropFirst()
+                guard rest.first == UInt8(ascii: ":") else { return nil }
+                portBytes = rest.dropFirst()
             }
+        } else if let colon = bytes.firstIndex(of: UInt8(ascii: ":")) {
+            host = bytes[..<colon]
+            portBytes = bytes[(colon + 1)...]
         } else {
-            if let colon = text.firstIndex(of: ":") {
-                host = text[..<colon]
-                portText = text[text.index(after: colon)...]
-            } else {
-                host = Substring(text)
-            }
+            host = bytes[...]
         }
-        if host.hasSuffix(".") { host = host.dropLast() }
-        let allowedBytes = host.utf8.allSatisfy { b in
+        if host.last == UInt8(ascii: ".") { host = host.dropLast() }
+        let allowedBytes = host.allSatisfy { b in
             (b >= 0x61 && b <= 0x7A) || (b >= 0x30 && b <= 0x39) || b == 0x2D || b == 0x2E || b == 0x5F || b == 0x3A
         }
         guard !host.isEmpty, allowedBytes else { return nil }
         var port: Int?
-        if let portText {
-            guard !portText.isEmpty, portText.utf8.count <= 5, portText.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
-                let value = Int(portText), value <= 65535
-            else { return nil }
+        if let portBytes {
+            guard !portBytes.isEmpty, portBytes.count <= 5, portBytes.allSatisfy(isDigit) else { return nil }
+            let value = portBytes.reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) }
+            guard value <= 65535 else { return nil }
             port = value
         }
-        return (String(host), port)
+        return (String(decoding: host, as: UTF8.self), port)
     }
+
+    private static func isDigit(_ b: UInt8) -> Bool { b >= UInt8(ascii: "0") && b <= UInt8(ascii: "9") }
 
     /// localhost, *.localhost (RFC 6761 §6.3), 127.0.0.0/8 and ::1.
     static func isLoopback(_ host: String) -> Bool {
-        if host == "localhost" || host.hasSuffix(".localhost") || host == "::1" || host == "0:0:0:0:0:0:0:1" { return true }
-        let parts = host.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 4, parts.allSatisfy({ !$0.isEmpty && $0.count <= 3 && $0.allSatisfy(\.isASCII) && UInt8($0) != nil })
-        else { return false }
-        return parts[0] == "127"
+        let bytes = host.utf8
+        if host == "localhost" || host == "::1" || host == "0:0:0:0:0:0:0:1" { return true }
+        if bytes.count >= 10, bytes.suffix(10).elementsEqual(".localhost".utf8) { return true }
+        let parts = bytes.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
+        guard parts.count == 4, parts.allSatisfy({ !$0.isEmpty && $0.count <= 3 && $0.allSatisfy(isDigit) }) else { return false }
+        let octets = parts.map { $0.reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) } }
+        return octets.allSatisfy { $0 <= 255 } && octets[0] == 127
     }
 
     /// Whether `host[:port]` may reach the control API and the dashboard.

@@ -31,23 +31,50 @@ public typealias RouteHandler = @Sendable (HTTPRequest, PathParameters) -> HTTPR
 /// refusal events, the access log, a body over the limit and an unknown path all read it through
 /// `resolve`.
 public struct Router: Sendable {
-    fileprivate struct Route: Sendable {
+    /// A class: `resolve` walks many routes per request, and a struct's copy retained each field.
+    fileprivate final class Route: Sendable {
         let method: String
-        let segments: [String]
+        let segments: [Segment]
         let handler: RouteHandler
         /// The API the route is logged and faulted as, when it is not its mount's.
         let api: API?
         /// Literal text the pattern demands: literal segments and the suffixes after captures.
         let specificity: Int
 
-        init(method: String, segments: [String], api: API?, handler: @escaping RouteHandler) {
+        init(method: String, pattern: [String], api: API?, handler: @escaping RouteHandler) {
             self.method = method
-            self.segments = segments
+            segments = pattern.map(Segment.init)
             self.api = api
             self.handler = handler
             specificity = segments.reduce(0) { total, segment in
-                guard segment.hasPrefix("{"), let close = segment.firstIndex(of: "}") else { return total + 1 + segment.utf8.count }
-                return total + segment[segment.index(after: close)...].utf8.count
+                switch segment {
+                case .literal(let text): total + 1 + text.utf8.count
+                case .capture(_, let suffix): total + suffix.utf8.count
+                }
+            }
+        }
+    }
+
+    /// A pattern segment, read once when the route is added: what `match` compares per request.
+    fileprivate enum Segment: Sendable {
+        case literal(String)
+        /// `{name}` or `{name}:verb`: the name, and the literal text the segment must end with.
+        case capture(name: String, suffix: String)
+
+        init(_ text: String) {
+            let bytes = text.utf8
+            guard bytes.first == UInt8(ascii: "{"), let close = bytes.firstIndex(of: UInt8(ascii: "}")) else {
+                self = .literal(text)
+                return
+            }
+            let name = bytes[bytes.index(after: bytes.startIndex)..<close]
+            self = .capture(name: String(Substring(name)), suffix: String(Substring(bytes[bytes.index(after: close)...])))
+        }
+
+        var text: String {
+            switch self {
+            case .literal(let text): text
+            case .capture(let name, let suffix): "{\(name)}\(suffix)"
             }
         }
     }
@@ -71,6 +98,9 @@ public struct Router: Sendable {
     }
 
     private var routes: [Route] = []
+    /// `routes` by their number of segments, each most specific first: a path is only compared
+    /// with the routes of its own length.
+    private var byLength: [[Route]] = []
     /// Most segments first, so the longest mount that fits wins (`/fcm/notification` over `/fcm/*`).
     private var mounts: [Mount] = []
     /// Who answers for a path no front mounted.
@@ -82,7 +112,7 @@ public struct Router: Sendable {
 
     /// Every (method, pattern) served, in registration order.
     public var patterns: [(method: String, pattern: String)] {
-        routes.map { ($0.method, "/" + $0.segments.joined(separator: "/")) }
+        routes.map { ($0.method, "/" + $0.segments.map(\.text).joined(separator: "/")) }
     }
 
     /// Declares that `api` owns `paths` (`/x` the path itself, `/x/*` every path beneath it) and
@@ -101,9 +131,11 @@ public struct Router: Sendable {
     public mutating func add(_ method: String, _ pattern: String, api: API? = nil, _ handler: @escaping RouteHandler) {
         // Kept most specific first (stable among equals), so that `resolve` stops at the first
         // route that fits the path and method.
-        let route = Route(method: method, segments: Self.split(pattern), api: api, handler: handler)
+        let route = Route(method: method, pattern: Self.split(pattern), api: api, handler: handler)
         let index = routes.firstIndex { $0.specificity < route.specificity } ?? routes.endIndex
         routes.insert(route, at: index)
+        while byLength.count <= route.segments.count { byLength.append([]) }
+        byLength[route.segments.count] = routes.filter { $0.segments.count == route.segments.count }
     }
 
     /// Finds the API and route of a request, once; `respond(to:_:)` then answers it.
@@ -125,7 +157,8 @@ public struct Router: Sendable {
         // 405's `Allow` lists only what the path really serves.
         var allowed: [String] = []
         var specificity: Int?
-        for route in routes {
+        let candidates = segments.count < byLength.count ? byLength[segments.count] : []
+        for route in candidates {
             if let specificity, route.specificity < specificity { break }  // only less specific routes remain
             guard let parameters = Self.match(route.segments, segments) else { continue }
             specificity = route.specificity
@@ -190,23 +223,21 @@ public struct Router: Sendable {
         return bytes.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).map { String(Substring($0)) }
     }
 
-    private static func match(_ pattern: [String], _ segments: [String]) -> PathParameters? {
+    private static func match(_ pattern: [Segment], _ segments: [String]) -> PathParameters? {
         guard pattern.count == segments.count else { return nil }
         var parameters = PathParameters()
         for (p, s) in zip(pattern, segments) {
-            guard p.hasPrefix("{") else {
-                guard p == s || (s.utf8.contains(UInt8(ascii: "%")) && HTTPRequest.percentDecode(s) == p) else { return nil }
-                continue
+            let escaped = s.utf8.contains(UInt8(ascii: "%"))
+            switch p {
+            case .literal(let text):
+                guard text == s || (escaped && HTTPRequest.percentDecode(s) == text) else { return nil }
+            case .capture(let name, let suffix):
+                // Byte-wise: a verb is ASCII, and Character counting was a tenth of a send's routing.
+                guard let decoded = escaped ? HTTPRequest.percentDecode(s) : s, decoded.utf8.count > suffix.utf8.count,
+                    decoded.utf8.suffix(suffix.utf8.count).elementsEqual(suffix.utf8)
+                else { return nil }
+                parameters.set(name, suffix.isEmpty ? decoded : String(Substring(decoded.utf8.dropLast(suffix.utf8.count))))
             }
-            guard let close = p.firstIndex(of: "}") else { return nil }
-            let name = String(p[p.index(after: p.startIndex)..<close])
-            let suffix = String(p[p.index(after: close)...])
-            guard let decoded = s.utf8.contains(UInt8(ascii: "%")) ? HTTPRequest.percentDecode(s) : s, decoded.hasSuffix(suffix),
-                decoded.count > suffix.count
-            else {
-                return nil
-            }
-            parameters.set(name, String(decoded.dropLast(suffix.count)))
         }
         return parameters
     }
