@@ -9,7 +9,8 @@ import NIOHTTP2
 ///
 /// Peer input never traps here: an oversized body is answered with the responder's own 413 and
 /// the connection closed; a connection idle past the timeout is closed; malformed HTTP is
-/// answered 400 by NIO's `HTTPServerProtocolErrorHandler` in front of this handler.
+/// answered 400 in front of this handler (`HTTP1Connection`; on the proxy port NIO's
+/// `HTTPServerProtocolErrorHandler`).
 final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart
@@ -76,7 +77,8 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
             )
             // A peer that sends without reading must not make us buffer answers (issue 11, row 5):
             // while the channel is not writable the request waits, and with it every pipelined one
-            // behind it (NIO's pipelining handler delivers the next only after this answer).
+            // behind it (`HTTP1Connection`, like NIO's pipelining handler on the proxy port,
+            // delivers the next only after this answer).
             guard context.channel.isWritable else {
                 held = (head, request)
                 return
@@ -218,7 +220,8 @@ extension HTTPRequestHead {
     /// answered in HTTP/1.1, which RFC 9110 §7.8 allows, and then the connection closes: NIO's
     /// decoder stops parsing once it has read an upgrade request, so a next request on the same
     /// connection would never be answered (apple/swift-nio#2570). Clients open a new connection.
+    /// The same holds after a CONNECT, which the decoder takes for a switch of protocols too.
     var keepsConnection: Bool {
-        isKeepAlive && !headers.contains(name: "Upgrade")
+        isKeepAlive && !headers.contains(name: "Upgrade") && method != .CONNECT
     }
 }

@@ -95,8 +95,8 @@ public final class HTTPServer: Sendable {
     }
 
     /// The plain HTTP/1.1 pipeline: idle timeout (reads and writes both count), no reading while
-    /// writes wait, NIO's codec with pipelining and its 400 for malformed requests, then the
-    /// emulator's handler. The proxy port is the same with its CONNECT handler in front of the
+    /// writes wait, NIO's request decoder, `HTTP1Connection` (requests in order, the 400 for a
+    /// malformed one, each answer encoded and written once), then the emulator's handler. The proxy port is the same with its CONNECT handler in front of the
     /// routes. Tests build it on an `EmbeddedChannel`.
     static func configurePlainHTTP(
         _ sync: ChannelPipeline.SynchronousOperations, responder: HTTPResponder, idleTimeout: TimeAmount, logger: Logger,
@@ -108,7 +108,8 @@ public final class HTTPServer: Sendable {
         if let proxy {
             try ProxyRequestHandler.addCodec(sync, front: proxy)
         } else {
-            try sync.configureHTTPServerPipeline(withPipeliningAssistance: true, withErrorHandling: true)
+            try sync.addHandler(ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes)))
+            try sync.addHandler(HTTP1Connection())
         }
         try sync.addHandler(HTTPRequestHandler(responder: responder, logger: logger), name: ProxyRequestHandler.Names.routes)
     }

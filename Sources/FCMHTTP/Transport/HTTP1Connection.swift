@@ -1,0 +1,306 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import NIOCore
+import NIOHTTP1
+
+/// An HTTP/1.1 connection's order and framing, between NIO's request decoder and the emulator's
+/// `HTTPRequestHandler`: what NIO's pipelining, protocol-error, header-validation and response
+/// encoding handlers did as four, in one, so that an answer is encoded into one buffer and
+/// written once (issue 19, item 8; docs/benchmarks.md).
+///
+/// - One request at a time, answered in order (RFC 9112 §9.3.2): parts that arrive while an
+///   answer is owed wait here, and the connection is not read again until it is written, so what
+///   waits is bounded by what one read decoded.
+/// - A malformed request (the decoder's `HTTPParserError`) is answered `400` with
+///   `Connection: close` unless an answer has begun, as NIO's `HTTPServerProtocolErrorHandler`
+///   answers it; the handler behind closes the connection.
+/// - Shutdown (`ChannelShouldQuiesceEvent`): an idle connection closes at once, a busy one after
+///   its answer, which says `Connection: close`.
+/// - Framing (RFC 9112 §6): no body for 1xx, 204 and 304, a 2xx to CONNECT (RFC 9110 §9.3.6),
+///   nor HEAD (which keeps the GET's length); the answer's `Content-Length` when it has one, else
+///   chunked on HTTP/1.1 (event streams) and until the close on HTTP/1.0. A CONNECT refused here
+///   keeps its explanation and its length, where NIO's encoder dropped both and left the client
+///   reading to the close. A header that is not a token, or a value
+///   with CR, LF or NUL, is never written (RFC 9110 §5.1, §5.5): the answer goes without it.
+final class HTTP1Connection: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias InboundOut = HTTPServerRequestPart
+    typealias OutboundIn = HTTPServerResponsePart
+    typealias OutboundOut = IOData
+
+    /// The request being answered has sent its head and not yet its end.
+    private var requestOpen = false
+    /// A request's head has been passed on and its answer's end not yet written.
+    private var answerOwed = false
+    /// An answer's head has been written and its end not yet: a 400 for a malformed request
+    /// would come too late.
+    private var answerBegun = false
+    /// A malformed request behind one whose answer is owed: refused after that answer.
+    private var deferredError: HTTPParserError?
+    /// Pipelined parts behind the request being answered.
+    private var waiting = CircularBuffer<HTTPServerRequestPart>()
+    /// Passing waiting parts on (an answer written meanwhile must not start another pass).
+    private var delivering = false
+    /// A `read` held back until the owed answer is written.
+    private var readHeld = false
+    private var quiescing = false
+    /// The method of the request being answered: a HEAD's answer carries no body.
+    private var method = HTTPMethod.GET
+    private var framing = Framing.plain
+    /// The answer so far, written at its end or at a flush (one write per answer).
+    private var pending: ByteBuffer?
+
+    private enum Framing {
+        case plain, chunked, none
+    }
+
+    // MARK: Requests in
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let part = unwrapInboundIn(data)
+        if quiescing, !requestOpen { return }  // no new request on a closing connection
+        if !waiting.isEmpty {
+            waiting.append(part)
+            return
+        }
+        if case .head = part, answerOwed {
+            waiting.append(part)
+            return
+        }
+        deliver(part, context: context)
+    }
+
+    private func deliver(_ part: HTTPServerRequestPart, context: ChannelHandlerContext) {
+        switch part {
+        case .head(let head):
+            requestOpen = true
+            answerOwed = true
+            method = head.method
+        case .body:
+            break
+        case .end:
+            requestOpen = false
+        }
+        context.fireChannelRead(wrapInboundOut(part))
+    }
+
+    /// After an answer: the waiting parts, up to the next request that owes one.
+    private func deliverWaiting(context: ChannelHandlerContext) {
+        guard !delivering else { return }
+        delivering = true
+        defer { delivering = false }
+        while !answerOwed || (requestOpen && !isHead(waiting.first)), let part = waiting.popFirst() {
+            deliver(part, context: context)
+        }
+    }
+
+    private func isHead(_ part: HTTPServerRequestPart?) -> Bool {
+        if case .head = part { return true }
+        return false
+    }
+
+    func read(context: ChannelHandlerContext) {
+        // Nothing more is read while an answer is owed for a complete request: a client that
+        // pipelines without reading answers is read no faster than it is answered.
+        if quiescing || !waiting.isEmpty || (answerOwed && !requestOpen) {
+            readHeld = true
+            return
+        }
+        context.read()
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        guard event is ChannelShouldQuiesceEvent else {
+            context.fireUserInboundEventTriggered(event)
+            return
+        }
+        quiescing = true
+        waiting.removeAll()
+        if !answerOwed, !requestOpen { context.close(promise: nil) }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: Error) {
+        guard let error = error as? HTTPParserError else {
+            context.fireErrorCaught(error)
+            return
+        }
+        if answerOwed, !requestOpen {
+            deferredError = error  // the request before it is answered first
+            return
+        }
+        refuse(error, context: context)
+    }
+
+    /// NIO's `HTTPServerProtocolErrorHandler`'s answer, byte for byte, unless an answer has begun.
+    private func refuse(_ error: HTTPParserError, context: ChannelHandlerContext) {
+        if !answerBegun {
+            var buffer = context.channel.allocator.buffer(capacity: 80)
+            buffer.writeStaticString("HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n")
+            context.writeAndFlush(wrapOutboundOut(.byteBuffer(buffer)), promise: nil)
+        }
+        context.fireErrorCaught(error)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        waiting.removeAll()
+        pending = nil
+        context.fireChannelInactive()
+    }
+
+    // MARK: Answers out
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        switch unwrapOutboundIn(data) {
+        case .head(let head):
+            var buffer = context.channel.allocator.buffer(capacity: 512)
+            encode(head, into: &buffer)
+            answerBegun = true
+            append(&buffer, context: context, promise: promise)
+        case .body(let body):
+            guard framing != .none, method != .HEAD else {
+                promise?.succeed(())
+                return
+            }
+            guard case .byteBuffer(var bytes) = body else {
+                writePending(context: context)
+                context.write(wrapOutboundOut(body), promise: promise)
+                return
+            }
+            guard bytes.readableBytes > 0 else {
+                append(context: context, promise: promise)
+                return
+            }
+            if framing == .chunked {
+                var framed = context.channel.allocator.buffer(capacity: bytes.readableBytes + 12)
+                framed.writeString(String(bytes.readableBytes, radix: 16))
+                framed.writeStaticString("\r\n")
+                framed.writeBuffer(&bytes)
+                framed.writeStaticString("\r\n")
+                append(&framed, context: context, promise: promise)
+            } else {
+                append(&bytes, context: context, promise: promise)
+            }
+        case .end(let trailers):
+            if framing == .chunked, method != .HEAD {
+                var last = context.channel.allocator.buffer(capacity: 8)
+                last.writeStaticString("0\r\n")
+                for (name, value) in trailers ?? [:] where Self.isWritable(name, value) { last.writeHeader(name, value) }
+                last.writeStaticString("\r\n")
+                pending.setOrWriteBuffer(&last)
+            }
+            answerOwed = false
+            answerBegun = false
+            let closing = quiescing
+            let answer = pending ?? context.channel.allocator.buffer(capacity: 0)
+            pending = nil
+            if closing {
+                let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
+                let written = context.eventLoop.makePromise(of: Void.self)
+                written.futureResult.whenComplete { _ in loopBound.value.close(promise: nil) }
+                written.futureResult.cascade(to: promise)
+                context.write(wrapOutboundOut(.byteBuffer(answer)), promise: written)
+                return
+            }
+            if answer.readableBytes > 0 || promise != nil {
+                context.write(wrapOutboundOut(.byteBuffer(answer)), promise: promise)
+            }
+            if let error = deferredError {
+                deferredError = nil
+                waiting.removeAll()
+                refuse(error, context: context)
+                return
+            }
+            deliverWaiting(context: context)
+            if readHeld, !(answerOwed && !requestOpen), waiting.isEmpty {
+                readHeld = false
+                context.read()
+            }
+        }
+    }
+
+    func flush(context: ChannelHandlerContext) {
+        writePending(context: context)
+        context.flush()
+    }
+
+    /// Adds to the answer being gathered; a write that wants to know when it is done goes out
+    /// with everything before it.
+    private func append(_ bytes: inout ByteBuffer, context: ChannelHandlerContext, promise: EventLoopPromise<Void>?) {
+        pending.setOrWriteBuffer(&bytes)
+        if promise != nil { append(context: context, promise: promise) }
+    }
+
+    private func append(context: ChannelHandlerContext, promise: EventLoopPromise<Void>?) {
+        guard let promise else { return }
+        let bytes = pending ?? context.channel.allocator.buffer(capacity: 0)
+        pending = nil
+        context.write(wrapOutboundOut(.byteBuffer(bytes)), promise: promise)
+    }
+
+    private func writePending(context: ChannelHandlerContext) {
+        guard let bytes = pending else { return }
+        pending = nil
+        context.write(wrapOutboundOut(.byteBuffer(bytes)), promise: nil)
+    }
+
+    /// The status line and headers, framed as the answer's status, version and request ask.
+    private func encode(_ head: HTTPResponseHead, into buffer: inout ByteBuffer) {
+        var headers = head.headers
+        let code = head.status.code
+        let bodyless = (100..<200).contains(code) || code == 204 || code == 304 || (method == .CONNECT && (200..<300).contains(code))
+        if bodyless {
+            headers.remove(name: "content-length")
+            headers.remove(name: "transfer-encoding")
+            framing = .none
+        } else if headers.contains(name: "content-length") {
+            headers.remove(name: "transfer-encoding")
+            framing = .plain
+        } else if head.version.major == 1, head.version.minor >= 1 {
+            headers.replaceOrAdd(name: "transfer-encoding", value: "chunked")
+            framing = .chunked
+        } else {
+            framing = .plain  // HTTP/1.0: the body runs to the close
+        }
+        if quiescing, head.isKeepAlive { headers.replaceOrAdd(name: "connection", value: "close") }
+        buffer.writeStaticString("HTTP/")
+        buffer.writeString(String(head.version.major))
+        buffer.writeStaticString(".")
+        buffer.writeString(String(head.version.minor))
+        buffer.writeStaticString(" ")
+        buffer.writeString(String(code))
+        buffer.writeStaticString(" ")
+        buffer.writeString(head.status.reasonPhrase)
+        buffer.writeStaticString("\r\n")
+        for (name, value) in headers where Self.isWritable(name, value) { buffer.writeHeader(name, value) }
+        buffer.writeStaticString("\r\n")
+    }
+
+    /// A field name is a token and a value holds no CR, LF or NUL (RFC 9110 §5.1, §5.5): anything
+    /// else would let a value end the head and start a response of its own.
+    static func isWritable(_ name: String, _ value: String) -> Bool {
+        !name.isEmpty && name.utf8.allSatisfy(isTokenByte) && !value.utf8.contains { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }
+    }
+
+    private static func isTokenByte(_ b: UInt8) -> Bool {
+        switch b {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"): true
+        case UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "%"), UInt8(ascii: "&"), UInt8(ascii: "'"),
+            UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "^"), UInt8(ascii: "_"),
+            UInt8(ascii: "`"), UInt8(ascii: "|"), UInt8(ascii: "~"):
+            true
+        default: false
+        }
+    }
+}
+
+@available(*, unavailable)
+extension HTTP1Connection: Sendable {}
+
+extension ByteBuffer {
+    fileprivate mutating func writeHeader(_ name: String, _ value: String) {
+        writeString(name)
+        writeStaticString(": ")
+        writeString(value)
+        writeStaticString("\r\n")
+    }
+}

@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import FCMCore
+@testable import FCMHTTP
+import FCMTesting
+import Logging
+import NIOCore
+import NIOEmbedded
+import Testing
+
+/// `HTTP1Connection`: the order, framing and single write of each HTTP/1.1 answer, on an
+/// `EmbeddedChannel` with the plain port's pipeline (issue 19, item 8).
+@Suite("HTTP/1.1 connection: order, framing, one write an answer")
+struct HTTP1ConnectionTests {
+    /// The plain pipeline in front of `respond`, which answers every request.
+    static func wire(_ respond: @escaping @Sendable (HTTPRequest) -> HTTPResponse) throws -> EmbeddedChannel {
+        let responder = HTTPResponder(
+            router: Router(unmounted: GoogleFrontEnd.dialect), maxBodyBytes: 1 << 20, handle: respond,
+            tooLarge: { _ in HTTPResponse(status: 413) })
+        let channel = EmbeddedChannel()
+        try HTTPServer.configurePlainHTTP(channel.pipeline.syncOperations, responder: responder, idleTimeout: .seconds(120), logger: .quiet)
+        try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 9)).wait()
+        return channel
+    }
+
+    /// Each buffer written, as text, releasing held reads as a socket's next read would.
+    static func writes(_ channel: EmbeddedChannel) throws -> [String] {
+        channel.embeddedEventLoop.run()
+        var writes: [String] = []
+        while true {
+            var progressed = false
+            while var buffer = try channel.readOutbound(as: ByteBuffer.self) {
+                writes.append(buffer.readString(length: buffer.readableBytes) ?? "")
+                progressed = true
+            }
+            guard progressed, channel.isActive else { return writes }
+            channel.read()
+            channel.embeddedEventLoop.run()
+        }
+    }
+
+    static func send(_ channel: EmbeddedChannel, _ text: String) throws {
+        try channel.writeInbound(channel.allocator.buffer(string: text))
+    }
+
+    static let get = "GET /x HTTP/1.1\r\nHost: x\r\n\r\n"
+
+    /// The point of the handler: head and body leave in one write, so one syscall, where NIO's
+    /// encoder made two.
+    @Test func anAnswerIsOneWrite() throws {
+        let channel = try Self.wire { _ in HTTPResponse(status: 200, contentType: "text/plain", body: "hello") }
+        try Self.send(channel, Self.get)
+        let writes = try Self.writes(channel)
+        #expect(writes == ["HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 5\r\n\r\nhello"])
+    }
+
+    /// RFC 9112 §9.3.2: answers in the order of the requests, however late the first one is.
+    @Test func aRequestBehindADelayedAnswerWaitsForIt() throws {
+        let channel = try Self.wire { request in
+            var response = HTTPResponse(status: 200, contentType: "text/plain", body: request.path)
+            if request.path == "/slow" { response.delayMillis = 2000 }
+            return response
+        }
+        try Self.send(channel, "GET /slow HTTP/1.1\r\nHost: x\r\n\r\n" + Self.get)
+        #expect(try Self.writes(channel).isEmpty)
+        channel.embeddedEventLoop.advanceTime(by: .seconds(2))
+        let bodies = try Self.writes(channel).map { $0.components(separatedBy: "\r\n\r\n").last ?? "" }
+        #expect(bodies == ["/slow", "/x"])
+    }
+
+    /// A malformed request behind one whose answer is owed: that answer first, then the 400.
+    @Test func aMalformedRequestBehindADelayedAnswerIsRefusedAfterIt() throws {
+        let channel = try Self.wire { _ in
+            var response = HTTPResponse(status: 200, contentType: "text/plain", body: "late")
+            response.delayMillis = 1000
+            return response
+        }
+        try? Self.send(channel, Self.get + "GARBAGE\r\n\r\n")
+        #expect(try Self.writes(channel).isEmpty)
+        channel.embeddedEventLoop.advanceTime(by: .seconds(1))
+        let writes = try Self.writes(channel).joined()
+        #expect(writes.hasPrefix("HTTP/1.1 200 OK\r\n"))
+        #expect(writes.hasSuffix("late" + "HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n"))
+        #expect(!channel.isActive)
+    }
+
+    /// RFC 9110 §5.5: a value with CR or LF could end the head and start an answer of its own;
+    /// such a header is never written, nor a name that is not a token.
+    @Test func aHeaderThatCouldSplitTheAnswerIsNeverWritten() throws {
+        let channel = try Self.wire { _ in
+            HTTPResponse(status: 200, headers: [("X-Evil", "a\r\nSet-Cookie: taken"), ("Bad Name", "v"), ("X-Good", "1")], body: [])
+        }
+        try Self.send(channel, Self.get)
+        let answer = try Self.writes(channel).joined()
+        #expect(answer == "HTTP/1.1 200 OK\r\nX-Good: 1\r\nContent-Length: 0\r\n\r\n")
+    }
+
+    /// RFC 9112 §6.3: a 204 has no body and no length; the next request is read as one.
+    @Test func aNoContentAnswerHasNoLength() throws {
+        let channel = try Self.wire { request in
+            request.path == "/x" ? HTTPResponse(status: 204) : HTTPResponse(status: 200, contentType: "text/plain", body: "ok")
+        }
+        try Self.send(channel, Self.get + "GET /y HTTP/1.1\r\nHost: x\r\n\r\n")
+        let writes = try Self.writes(channel)
+        #expect(writes == ["HTTP/1.1 204 No Content\r\n\r\n", "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 2\r\n\r\nok"])
+    }
+
+    /// RFC 9110 §9.3.6 bars a body only from a 2xx answer to CONNECT: the plain port's refusal
+    /// keeps its explanation and its length, and the connection closes (the decoder reads no
+    /// request after a CONNECT).
+    @Test func aRefusedConnectKeepsItsExplanationAndCloses() throws {
+        let channel = try Self.wire { _ in HTTPResponse(status: 405, contentType: "text/plain", body: "not a proxy") }
+        try Self.send(channel, "CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n")
+        let answer = try Self.writes(channel).joined()
+        #expect(answer.hasPrefix("HTTP/1.1 405 Method Not Allowed\r\n"))
+        #expect(answer.contains("Content-Length: 11\r\n"))
+        #expect(answer.hasSuffix("\r\n\r\nnot a proxy"))
+        #expect(!channel.isActive)
+    }
+
+    /// Shutdown: a connection waiting on an answer gets it, saying `connection: close`, and is
+    /// closed; one with nothing owed is closed at once.
+    @Test func aQuiescedConnectionClosesAfterItsAnswer() throws {
+        let channel = try Self.wire { _ in
+            var response = HTTPResponse(status: 200, contentType: "text/plain", body: "last")
+            response.delayMillis = 1000
+            return response
+        }
+        try Self.send(channel, Self.get)
+        channel.pipeline.fireUserInboundEventTriggered(ChannelShouldQuiesceEvent())
+        #expect(channel.isActive)
+        channel.embeddedEventLoop.advanceTime(by: .seconds(1))
+        let answer = try Self.writes(channel).joined()
+        #expect(answer.contains("connection: close\r\n"))  // as NIO wrote it
+        #expect(answer.hasSuffix("last"))
+        #expect(!channel.isActive)
+
+        let idle = try Self.wire { _ in HTTPResponse(status: 200) }
+        idle.pipeline.fireUserInboundEventTriggered(ChannelShouldQuiesceEvent())
+        #expect(!idle.isActive)
+    }
+}
