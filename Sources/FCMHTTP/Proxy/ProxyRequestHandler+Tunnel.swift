@@ -96,7 +96,8 @@ extension ProxyRequestHandler {
             context.close(promise: nil)
             return
         }
-        let head = HTTPResponseHead(version: .http1_1, status: .ok, headers: ["Content-Length": "0"])
+        // No Content-Length: a 2xx to CONNECT has none (RFC 9110 §9.3.6); the tunnel follows it.
+        let head = HTTPResponseHead(version: .http1_1, status: .ok)
         context.write(wrapOutboundOut(.head(head)), promise: nil)
         context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
         let pipeline = context.pipeline
@@ -115,19 +116,5 @@ extension ProxyRequestHandler {
                 pipeline.close(promise: nil)
             }
         }
-    }
-
-    /// The proxy port's HTTP/1.1 codec: what `configureHTTPServerPipeline` adds, named so that a
-    /// tunnel can take it out, with a decoder that hands on what follows a CONNECT instead of
-    /// dropping it. The encoder is not told the request methods, since NIO then strips the body of
-    /// every answer to a CONNECT, a 403's explanation included (RFC 9110 §9.3.6 bars a body only
-    /// from a 2xx one).
-    static func addCodec(_ sync: ChannelPipeline.SynchronousOperations, front: ProxyRequestHandler) throws {
-        try sync.addHandler(HTTPResponseEncoder(), name: Names.encoder)
-        try sync.addHandler(ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .forwardBytes)), name: Names.decoder)
-        try sync.addHandler(HTTPServerPipelineHandler(), name: Names.pipelining)
-        try sync.addHandler(NIOHTTPResponseHeadersValidator(), name: Names.headerValidation)
-        try sync.addHandler(HTTPServerProtocolErrorHandler(), name: Names.errors)
-        try sync.addHandler(front, name: Names.proxy)
     }
 }

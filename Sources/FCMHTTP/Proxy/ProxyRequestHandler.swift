@@ -6,7 +6,7 @@ import NIOCore
 import NIOHTTP1
 
 /// The proxy port's front (issue 10), behind the same HTTP/1.1 pipeline as the plain port
-/// (`HTTPServer.configurePlainHTTP`: idle timeout, backpressure, pipelining, 400s): a `CONNECT`
+/// (`HTTPServer.configurePlainHTTP`: idle timeout, backpressure, `HTTP1Connection`): a `CONNECT`
 /// to one of Google's hosts is joined to the emulator's own port for it, whose certificate covers
 /// the name, so the client's TLS, ALPN (h2 or http/1.1) and requests reach the same routes as the
 /// TLS port; a `CONNECT` elsewhere is tunnelled as `TunnelPolicy` allows, or refused with a 403
@@ -28,12 +28,11 @@ final class ProxyRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     /// The handlers of the proxy port's pipeline that a tunnel replaces.
     enum Names {
-        static let backPressure = "http-back-pressure", encoder = "http-encoder", decoder = "http-decoder"
-        static let pipelining = "http-pipelining", headerValidation = "http-header-validation", errors = "http-errors"
+        static let backPressure = "http-back-pressure", decoder = "http-decoder", connection = "http-connection"
         static let proxy = "proxy-requests", routes = "http-routes"
         /// In this order; the decoder last, so that the bytes it holds after the CONNECT (a
         /// ClientHello sent in the same packet) come out into the tunnel.
-        static let removedForTunnel = [routes, errors, headerValidation, pipelining, proxy, backPressure, encoder, decoder]
+        static let removedForTunnel = [routes, connection, proxy, backPressure, decoder]
     }
 
     let configuration: Configuration

@@ -3,10 +3,10 @@
 import NIOCore
 import NIOHTTP1
 
-/// An HTTP/1.1 connection's order and framing, between NIO's request decoder and the emulator's
-/// `HTTPRequestHandler`: what NIO's pipelining, protocol-error, header-validation and response
-/// encoding handlers did as four, in one, so that an answer is encoded into one buffer and
-/// written once (issue 19, item 8; docs/benchmarks.md).
+/// An HTTP/1.1 connection's order and framing, on the plain, proxy and TLS ports alike, between
+/// NIO's request decoder and the emulator's `HTTPRequestHandler`: what NIO's pipelining,
+/// protocol-error, header-validation and response encoding handlers did as four, in one, so that
+/// an answer is encoded into one buffer and written once (issue 19, item 8; docs/benchmarks.md).
 ///
 /// - One request at a time, answered in order (RFC 9112 §9.3.2): parts that arrive while an
 ///   answer is owed wait here, and the connection is not read again until it is written, so what
@@ -139,6 +139,17 @@ final class HTTP1Connection: ChannelDuplexHandler, RemovableChannelHandler {
             context.writeAndFlush(wrapOutboundOut(.byteBuffer(buffer)), promise: nil)
         }
         context.fireErrorCaught(error)
+    }
+
+    /// A tunnel takes the connection over (the proxy port): what was gathered goes out, and a
+    /// held read is let go, as the tunnel reads from now on.
+    func handlerRemoved(context: ChannelHandlerContext) {
+        writePending(context: context)
+        waiting.removeAll()
+        if readHeld {
+            readHeld = false
+            context.read()
+        }
     }
 
     func channelInactive(context: ChannelHandlerContext) {

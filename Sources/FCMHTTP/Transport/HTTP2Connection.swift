@@ -33,8 +33,6 @@ final class HTTP2Connection {
     /// The last stream id of the GOAWAY sent, once one is.
     private(set) var goAwayLastStreamID: HTTP2StreamID?
     private var channel: (any Channel)?
-    /// ALPN chose HTTP/2 and the connection's handlers are in place.
-    private(set) var isNegotiated = false
 
     init() {}
 
@@ -123,7 +121,6 @@ final class HTTP2Connection {
 
         func handlerAdded(context: ChannelHandlerContext) {
             connection.channel = context.channel
-            connection.isNegotiated = true
         }
 
         func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {

@@ -57,34 +57,26 @@ public final class HTTPServer: Sendable {
                     // No connection reads faster than it can write (issue 11, row 5).
                     try sync.addHandler(BackPressureHandler())
                 }.flatMap {
-                    // One configurator for HTTP/1.1 connections and for each HTTP/2 stream.
-                    channel.configureCommonHTTPServerPipeline(
-                        h2ConnectionChannelConfigurator: { connection in
-                            connection.eventLoop.makeCompletedFuture {
+                    channel.configureHTTP2SecureUpgrade(
+                        h2ChannelConfigurator: { connection in
+                            connection.configureHTTP2Pipeline(mode: .server, targetWindowSize: 65535) { stream in
+                                stream.eventLoop.makeCompletedFuture {
+                                    try configureStream(stream, connection: http2.value, responder: responder, logger: logger)
+                                }
+                            }.flatMapThrowing { _ in
                                 let sync = connection.pipeline.syncOperations
                                 let nio = try sync.handler(type: NIOHTTP2Handler.self)
                                 try sync.addHandler(http2.value.writer, position: .before(nio))
                                 try sync.addHandler(http2.value.events)
                             }
-                        }
-                    ) { stream in
-                        stream.eventLoop.makeCompletedFuture {
-                            let sync = stream.pipeline.syncOperations
-                            // An HTTP/2 stream has an id; an HTTP/1.1 connection (which this
-                            // configurator also gets) must not be asked for one: NIO traps.
-                            let id = http2.value.isNegotiated ? try stream.syncOptions?.getOption(HTTP2StreamChannelOptions.streamID) : nil
-                            if let id, !http2.value.accepts(id) {
-                                // Above a GOAWAY's last stream: refused, so the client may retry it
-                                // (written beneath the HTTP/1 codec, as a frame).
-                                let codec = try sync.context(handlerType: HTTP2FramePayloadToHTTP1ServerCodec.self)
-                                codec.writeAndFlush(NIOAny(HTTP2Frame.FramePayload.rstStream(.refusedStream)), promise: nil)
-                                return
+                        },
+                        // HTTP/1.1 over TLS: the plain port's handlers, behind TLS's.
+                        http1ChannelConfigurator: { connection in
+                            connection.eventLoop.makeCompletedFuture {
+                                try addHTTP1(connection.pipeline.syncOperations, responder: responder, logger: logger)
                             }
-                            let handler = HTTPRequestHandler(responder: responder, logger: logger)
-                            if let id { handler.http2 = (http2.value, id) }
-                            try sync.addHandler(handler)
                         }
-                    }
+                    )
                 }
             }
             .bind(host: host, port: port)
@@ -94,24 +86,53 @@ public final class HTTPServer: Sendable {
         return HTTPServer(channel: channel, host: host, port: bound, connections: connections)
     }
 
+    /// An HTTP/2 stream: NIO's frames-to-HTTP/1 codec and the emulator's handler, which knows its
+    /// stream id for a `goaway` fault; a stream above a GOAWAY's last one is refused instead.
+    private static func configureStream(
+        _ stream: any Channel, connection: HTTP2Connection, responder: HTTPResponder, logger: Logger
+    ) throws {
+        let sync = stream.pipeline.syncOperations
+        try sync.addHandler(HTTP2FramePayloadToHTTP1ServerCodec())
+        let id = try stream.syncOptions?.getOption(HTTP2StreamChannelOptions.streamID)
+        if let id, !connection.accepts(id) {
+            // Above a GOAWAY's last stream: refused, so the client may retry it (written beneath
+            // the HTTP/1 codec, as a frame).
+            let codec = try sync.context(handlerType: HTTP2FramePayloadToHTTP1ServerCodec.self)
+            codec.writeAndFlush(NIOAny(HTTP2Frame.FramePayload.rstStream(.refusedStream)), promise: nil)
+            return
+        }
+        let handler = HTTPRequestHandler(responder: responder, logger: logger)
+        if let id { handler.http2 = (connection, id) }
+        try sync.addHandler(handler)
+    }
+
     /// The plain HTTP/1.1 pipeline: idle timeout (reads and writes both count), no reading while
-    /// writes wait, NIO's request decoder, `HTTP1Connection` (requests in order, the 400 for a
-    /// malformed one, each answer encoded and written once), then the emulator's handler. The proxy port is the same with its CONNECT handler in front of the
-    /// routes. Tests build it on an `EmbeddedChannel`.
+    /// writes wait, then `addHTTP1`: NIO's request decoder, `HTTP1Connection` (requests in order,
+    /// the 400 for a malformed one, each answer encoded and written once) and the emulator's
+    /// handler. The proxy port is the same with its CONNECT handler in front of the routes. Tests
+    /// build it on an `EmbeddedChannel`.
     static func configurePlainHTTP(
         _ sync: ChannelPipeline.SynchronousOperations, responder: HTTPResponder, idleTimeout: TimeAmount, logger: Logger,
         proxy: ProxyRequestHandler? = nil
     ) throws {
+        typealias Names = ProxyRequestHandler.Names
         try sync.addHandler(IdleTimeoutHandler(timeout: idleTimeout))
         // No connection reads faster than it can write (issue 11, row 5).
-        try sync.addHandler(BackPressureHandler(), name: ProxyRequestHandler.Names.backPressure)
-        if let proxy {
-            try ProxyRequestHandler.addCodec(sync, front: proxy)
-        } else {
-            try sync.addHandler(ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes)))
-            try sync.addHandler(HTTP1Connection())
-        }
-        try sync.addHandler(HTTPRequestHandler(responder: responder, logger: logger), name: ProxyRequestHandler.Names.routes)
+        try sync.addHandler(BackPressureHandler(), name: Names.backPressure)
+        try addHTTP1(sync, responder: responder, logger: logger, proxy: proxy)
+    }
+
+    /// HTTP/1.1 itself, on the plain and proxy ports and over TLS: the one pipeline of requests
+    /// and answers. The proxy's decoder hands what follows a CONNECT on to the tunnel.
+    static func addHTTP1(
+        _ sync: ChannelPipeline.SynchronousOperations, responder: HTTPResponder, logger: Logger, proxy: ProxyRequestHandler? = nil
+    ) throws {
+        typealias Names = ProxyRequestHandler.Names
+        let leftOver: RemoveAfterUpgradeStrategy = proxy == nil ? .dropBytes : .forwardBytes
+        try sync.addHandler(ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: leftOver)), name: Names.decoder)
+        try sync.addHandler(HTTP1Connection(), name: Names.connection)
+        if let proxy { try sync.addHandler(proxy, name: Names.proxy) }
+        try sync.addHandler(HTTPRequestHandler(responder: responder, logger: logger), name: Names.routes)
     }
 
     /// Stops accepting connections, then lets the open ones finish what they are answering

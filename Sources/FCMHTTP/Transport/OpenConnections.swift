@@ -4,8 +4,8 @@ import NIOCore
 import Synchronization
 
 /// A listener's open connections, so that a shutdown lets them finish rather than cutting them
-/// (issue 19, item 2): each is asked to quiesce (`ChannelShouldQuiesceEvent`), which NIO's HTTP/1
-/// pipeline handler answers by closing an idle connection at once and a busy one after its answer,
+/// (issue 19, item 2): each is asked to quiesce (`ChannelShouldQuiesceEvent`), which
+/// `HTTP1Connection` answers by closing an idle connection at once and a busy one after its answer,
 /// and `HTTP2Connection` by a graceful GOAWAY and a close when its streams have ended. What is
 /// still open after the grace period (a tunnel, an answer held by injected latency) is closed.
 final class OpenConnections: Sendable {
