@@ -111,9 +111,15 @@ public final class HTTPServer: Sendable {
     /// the 400 for a malformed one, each answer encoded and written once) and the emulator's
     /// handler. The proxy port is the same with its CONNECT handler in front of the routes. Tests
     /// build it on an `EmbeddedChannel`.
+    package static func configurePlainHTTP(
+        _ sync: ChannelPipeline.SynchronousOperations, responder: HTTPResponder, idleTimeout: TimeAmount, logger: Logger
+    ) throws {
+        try configurePlainHTTP(sync, responder: responder, idleTimeout: idleTimeout, logger: logger, proxy: nil)
+    }
+
     static func configurePlainHTTP(
         _ sync: ChannelPipeline.SynchronousOperations, responder: HTTPResponder, idleTimeout: TimeAmount, logger: Logger,
-        proxy: ProxyRequestHandler? = nil
+        proxy: ProxyRequestHandler?
     ) throws {
         typealias Names = ProxyRequestHandler.Names
         try sync.addHandler(IdleTimeoutHandler(timeout: idleTimeout))

@@ -5,18 +5,25 @@ import FCMCore
 import FCMHTTP
 import FCMXMPP
 import Foundation
+import Logging
+import NIOCore
+import NIOEmbedded
 
 extension FCMEmu.Bench {
     /// Which front the in-process request figure drives.
     enum RequestAPI: String, CaseIterable, ExpressibleByArgument {
-        case v1, legacy, xmpp
+        case v1, http1, legacy, xmpp
     }
 
     /// Sends to one online Android device through the code a socket's bytes reach: the HTTP
     /// responder for v1 and legacy (parsing, validation, delivery, rendering the answer), and a
     /// logged-in `CCSConnection` for XMPP (framing, the stanza, the send, the ack). One thread, no
     /// sockets, nothing of the client's side measured: `bench/instructions` runs this under
-    /// callgrind at two counts and divides the difference, so start-up cancels out.
+    /// callgrind at two counts and divides the difference, so start-up cancels out. `http1` is
+    /// the v1 send as bytes through the plain port's HTTP/1.1 pipeline on an `EmbeddedChannel`
+    /// (NIO's decoder, `HTTP1Connection`, the request handler, the responder, the encoded answer):
+    /// everything a socket's bytes reach but the kernel, so its difference from `v1` is the
+    /// transport's own cost, which callgrind cannot count on a running server.
     func inProcessSends() throws {
         let emulator = Emulator()
         let device = try emulator.createDevice(DeviceSpec(platform: .android, appId: "com.example.app"), projectId: DemoProject.id)
@@ -26,6 +33,9 @@ extension FCMEmu.Bench {
             let responder = EmulatorRoutes.responder(emulator: emulator, maxBodyBytes: 1 << 20) { .null }
             let request = api == .v1 ? Self.v1Request(token: device.token) : Self.legacyRequest(token: device.token)
             send = { responder.respond(request).status == 200 }
+        case .http1:
+            let responder = EmulatorRoutes.responder(emulator: emulator, maxBodyBytes: 1 << 20) { .null }
+            send = try Self.wire(responder, request: Self.v1Wire(token: device.token))
         case .xmpp:
             var connection = CCSConnection(emulator: emulator, configuration: CCSConnection.Configuration(laxAuth: true))
             guard Self.logIn(&connection) else { throw ValidationError("the in-process CCS connection was refused") }
@@ -56,6 +66,33 @@ extension FCMEmu.Bench {
             method: "POST", target: "/v1/projects/\(DemoProject.id)/messages:send",
             headers: [("Content-Type", "application/json"), ("Authorization", "Bearer bench")],
             body: #"{"message":{"token":"\#(token)",\#(data),"android":{"priority":"high","ttl":"3600s"}}}"#)
+    }
+
+    /// The v1 request as a client's bytes, keep-alive.
+    private static func v1Wire(token: String) -> [UInt8] {
+        let request = v1Request(token: token)
+        var text = "POST \(request.path) HTTP/1.1\r\nHost: 127.0.0.1:9092\r\nUser-Agent: bench\r\n"
+        for (name, value) in request.headers { text += "\(name): \(value)\r\n" }
+        text += "Content-Length: \(request.body.count)\r\n\r\n"
+        return Array(text.utf8) + request.body
+    }
+
+    /// One keep-alive connection of the plain port's pipeline: each call writes the request's
+    /// bytes in and reads the answer's bytes out.
+    private static func wire(_ responder: HTTPResponder, request: [UInt8]) throws -> () -> Bool {
+        let channel = EmbeddedChannel()
+        let quiet = Logger(label: "bench") { _ in SwiftLogNoOpLogHandler() }
+        try HTTPServer.configurePlainHTTP(channel.pipeline.syncOperations, responder: responder, idleTimeout: .seconds(120), logger: quiet)
+        try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 9)).wait()
+        let status = Array("HTTP/1.1 200 ".utf8)
+        return {
+            guard (try? channel.writeInbound(channel.allocator.buffer(bytes: request))) != nil else { return false }
+            var ok = false
+            while let answer = try? channel.readOutbound(as: ByteBuffer.self) {
+                ok = ok || answer.readableBytesView.starts(with: status)
+            }
+            return ok
+        }
     }
 
     private static func legacyRequest(token: String) -> HTTPRequest {

@@ -31,7 +31,10 @@ extension FCMEmu {
         @Option(help: "Sends for the in-process request figure (no sockets).")
         var requests = 200_000
 
-        @Option(help: "The API of the in-process request figure: v1 (messages:send), legacy (/fcm/send) or xmpp (a CCS stanza).")
+        @Option(
+            help:
+                "The API of the in-process request figure: v1 (messages:send), http1 (the same as bytes through the HTTP/1.1 pipeline), legacy (/fcm/send) or xmpp (a CCS stanza)."
+        )
         var api: RequestAPI = .v1
 
         @Flag(help: "Only the in-process request figure (what bench/instructions counts under callgrind).")
