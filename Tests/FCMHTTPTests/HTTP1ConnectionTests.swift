@@ -6,6 +6,7 @@ import FCMTesting
 import Logging
 import NIOCore
 import NIOEmbedded
+import Synchronization
 import Testing
 
 /// `HTTP1Connection`: the order, framing and single write of each HTTP/1.1 answer, on an
@@ -68,19 +69,55 @@ struct HTTP1ConnectionTests {
         #expect(bodies == ["/slow", "/x"])
     }
 
-    /// A malformed request behind one whose answer is owed: that answer first, then the 400.
-    @Test func aMalformedRequestBehindADelayedAnswerIsRefusedAfterIt() throws {
-        let channel = try Self.wire { _ in
-            var response = HTTPResponse(status: 200, contentType: "text/plain", body: "late")
-            response.delayMillis = 1000
+    /// Malformed bytes behind requests whose answers are owed: every request before them is
+    /// answered, in order, then the 400 (NIO's pipelining handler kept the error in its place).
+    @Test func aMalformedRequestBehindOwedAnswersIsRefusedAfterThem() throws {
+        let channel = try Self.wire { request in
+            var response = HTTPResponse(status: 200, contentType: "text/plain", body: request.path)
+            if request.path == "/slow" { response.delayMillis = 1000 }
             return response
         }
-        try? Self.send(channel, Self.get + "GARBAGE\r\n\r\n")
+        try? Self.send(channel, "GET /slow HTTP/1.1\r\nHost: x\r\n\r\n" + Self.get + "GARBAGE\r\n\r\n")
         #expect(try Self.writes(channel).isEmpty)
         channel.embeddedEventLoop.advanceTime(by: .seconds(1))
         let writes = try Self.writes(channel).joined()
         #expect(writes.hasPrefix("HTTP/1.1 200 OK\r\n"))
-        #expect(writes.hasSuffix("late" + "HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n"))
+        #expect(writes.components(separatedBy: "HTTP/1.1 200 OK").count - 1 == 2)
+        #expect(writes.hasSuffix("/slow" + "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 2\r\n\r\n/x"
+            + "HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n"))
+        #expect(!channel.isActive)
+    }
+
+    /// RFC 9112 §9.6: after an answer that says `Connection: close`, no request is run, since
+    /// its answer would never be read (a client retries it elsewhere: a send would happen twice).
+    @Test func noRequestAfterAClosingAnswerIsRun() throws {
+        let calls = Calls()
+        let channel = try Self.wire { request in
+            calls.add(request.path)
+            var response = HTTPResponse(status: 200, contentType: "text/plain", body: "ok")
+            response.closeConnection = request.path == "/last"
+            return response
+        }
+        try Self.send(channel, "GET /last HTTP/1.1\r\nHost: x\r\n\r\n" + "POST /send HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n")
+        let answer = try Self.writes(channel).joined()
+        #expect(answer.contains("Connection: close\r\n"))
+        #expect(calls.paths == ["/last"])
+        #expect(!channel.isActive)
+    }
+
+    /// A shutdown while a request's body is still arriving: it is read to its end and answered.
+    @Test func aQuiescedConnectionReadsTheRequestItIsReceiving() throws {
+        let channel = try Self.wire { request in HTTPResponse(status: 200, contentType: "text/plain", body: "\(request.body.count)") }
+        let reads = ReadCounter()
+        try channel.pipeline.syncOperations.addHandler(reads, position: .first)
+        try Self.send(channel, "POST /x HTTP/1.1\r\nHost: x\r\nContent-Length: 6\r\n\r\nabc")
+        channel.pipeline.fireUserInboundEventTriggered(ChannelShouldQuiesceEvent())
+        let before = reads.count
+        channel.read()
+        #expect(reads.count == before + 1, "the rest of the body is read")
+        try Self.send(channel, "def")
+        let answer = try Self.writes(channel).joined()
+        #expect(answer.hasSuffix("connection: close\r\n\r\n6"))
         #expect(!channel.isActive)
     }
 
@@ -138,5 +175,22 @@ struct HTTP1ConnectionTests {
         let idle = try Self.wire { _ in HTTPResponse(status: 200) }
         idle.pipeline.fireUserInboundEventTriggered(ChannelShouldQuiesceEvent())
         #expect(!idle.isActive)
+    }
+}
+
+/// The paths a responder was called with.
+private final class Calls: Sendable {
+    private let paths_ = Mutex<[String]>([])
+    func add(_ path: String) { paths_.withLock { $0.append(path) } }
+    var paths: [String] { paths_.withLock { $0 } }
+}
+
+/// Counts the reads that get through to the socket.
+private final class ReadCounter: ChannelOutboundHandler {
+    typealias OutboundIn = Any
+    var count = 0
+    func read(context: ChannelHandlerContext) {
+        count += 1
+        context.read()
     }
 }

@@ -13,9 +13,12 @@ import NIOHTTP1
 ///   waits is bounded by what one read decoded.
 /// - A malformed request (the decoder's `HTTPParserError`) is answered `400` with
 ///   `Connection: close` unless an answer has begun, as NIO's `HTTPServerProtocolErrorHandler`
-///   answers it; the handler behind closes the connection.
-/// - Shutdown (`ChannelShouldQuiesceEvent`): an idle connection closes at once, a busy one after
-///   its answer, which says `Connection: close`.
+///   answers it, after the answers to the requests before it; the handler behind closes the
+///   connection.
+/// - No request after an answer that says `Connection: close` is run (RFC 9112 §9.6).
+/// - Shutdown (`ChannelShouldQuiesceEvent`): an idle connection closes once what it is writing
+///   has gone, a busy one after its answer (a request still arriving is read to its end), which
+///   says `connection: close`.
 /// - Framing (RFC 9112 §6): no body for 1xx, 204 and 304, a 2xx to CONNECT (RFC 9110 §9.3.6),
 ///   nor HEAD (which keeps the GET's length); the answer's `Content-Length` when it has one, else
 ///   chunked on HTTP/1.1 (event streams) and until the close on HTTP/1.0. A CONNECT refused here
@@ -44,6 +47,9 @@ final class HTTP1Connection: ChannelDuplexHandler, RemovableChannelHandler {
     /// A `read` held back until the owed answer is written.
     private var readHeld = false
     private var quiescing = false
+    /// The answer being written says `Connection: close`: no request after it is run (RFC 9112
+    /// §9.6), since its answer would never be read; the handler behind closes the connection.
+    private var closing = false
     /// The method of the request being answered: a HEAD's answer carries no body.
     private var method = HTTPMethod.GET
     private var framing = Framing.plain
@@ -58,7 +64,7 @@ final class HTTP1Connection: ChannelDuplexHandler, RemovableChannelHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let part = unwrapInboundIn(data)
-        if quiescing, !requestOpen { return }  // no new request on a closing connection
+        if quiescing || closing, !requestOpen { return }  // no new request on a closing connection
         if !waiting.isEmpty {
             waiting.append(part)
             return
@@ -102,7 +108,7 @@ final class HTTP1Connection: ChannelDuplexHandler, RemovableChannelHandler {
     func read(context: ChannelHandlerContext) {
         // Nothing more is read while an answer is owed for a complete request: a client that
         // pipelines without reading answers is read no faster than it is answered.
-        if quiescing || !waiting.isEmpty || (answerOwed && !requestOpen) {
+        if (quiescing || closing) && !requestOpen || !waiting.isEmpty || (answerOwed && !requestOpen) || deferredError != nil {
             readHeld = true
             return
         }
@@ -116,16 +122,23 @@ final class HTTP1Connection: ChannelDuplexHandler, RemovableChannelHandler {
         }
         quiescing = true
         waiting.removeAll()
-        if !answerOwed, !requestOpen { context.close(promise: nil) }
+        guard !answerOwed, !requestOpen else { return }
+        // What is still being written (a big answer to a slow reader) goes out first.
+        let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
+        context.writeAndFlush(wrapOutboundOut(.byteBuffer(context.channel.allocator.buffer(capacity: 0)))).whenComplete { _ in
+            loopBound.value.close(promise: nil)
+        }
     }
 
     func errorCaught(context: ChannelHandlerContext, error: Error) {
         guard let error = error as? HTTPParserError else {
+            // More bytes after the malformed ones, while the requests before them are answered.
+            if deferredError != nil, error is ByteToMessageDecoderError { return }
             context.fireErrorCaught(error)
             return
         }
         if answerOwed, !requestOpen {
-            deferredError = error  // the request before it is answered first
+            deferredError = error  // the requests before it are answered first, in order
             return
         }
         refuse(error, context: context)
@@ -166,6 +179,10 @@ final class HTTP1Connection: ChannelDuplexHandler, RemovableChannelHandler {
             var buffer = context.channel.allocator.buffer(capacity: 512)
             encode(head, into: &buffer)
             answerBegun = true
+            if head.headers["connection"].contains(where: { $0.equalsIgnoringASCIICase("close") }) {
+                closing = true
+                waiting.removeAll()
+            }
             append(&buffer, context: context, promise: promise)
         case .body(let body):
             guard framing != .none, method != .HEAD else {
@@ -215,14 +232,13 @@ final class HTTP1Connection: ChannelDuplexHandler, RemovableChannelHandler {
             if answer.readableBytes > 0 || promise != nil {
                 context.write(wrapOutboundOut(.byteBuffer(answer)), promise: promise)
             }
-            if let error = deferredError {
+            deliverWaiting(context: context)
+            if let error = deferredError, waiting.isEmpty, !(answerOwed && !requestOpen) {
                 deferredError = nil
-                waiting.removeAll()
                 refuse(error, context: context)
                 return
             }
-            deliverWaiting(context: context)
-            if readHeld, !(answerOwed && !requestOpen), waiting.isEmpty {
+            if readHeld, !(answerOwed && !requestOpen), waiting.isEmpty, deferredError == nil, !closing {
                 readHeld = false
                 context.read()
             }
@@ -286,10 +302,11 @@ final class HTTP1Connection: ChannelDuplexHandler, RemovableChannelHandler {
         buffer.writeStaticString("\r\n")
     }
 
-    /// A field name is a token and a value holds no CR, LF or NUL (RFC 9110 §5.1, §5.5): anything
-    /// else would let a value end the head and start a response of its own.
+    /// A field name is a token and a value holds no control character but HTAB (RFC 9110 §5.1,
+    /// §5.5, as NIO's header validation reads them): a CR or LF would let a value end the head and
+    /// start a response of its own.
     static func isWritable(_ name: String, _ value: String) -> Bool {
-        !name.isEmpty && name.utf8.allSatisfy(isTokenByte) && !value.utf8.contains { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }
+        !name.isEmpty && name.utf8.allSatisfy(isTokenByte) && !value.utf8.contains { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }
     }
 
     private static func isTokenByte(_ b: UInt8) -> Bool {

@@ -9,8 +9,7 @@ import NIOHTTP2
 ///
 /// Peer input never traps here: an oversized body is answered with the responder's own 413 and
 /// the connection closed; a connection idle past the timeout is closed; malformed HTTP is
-/// answered 400 in front of this handler (`HTTP1Connection`; on the proxy port NIO's
-/// `HTTPServerProtocolErrorHandler`).
+/// answered 400 in front of this handler, by `HTTP1Connection`.
 final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart
@@ -77,8 +76,7 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
             )
             // A peer that sends without reading must not make us buffer answers (issue 11, row 5):
             // while the channel is not writable the request waits, and with it every pipelined one
-            // behind it (`HTTP1Connection`, like NIO's pipelining handler on the proxy port,
-            // delivers the next only after this answer).
+            // behind it (`HTTP1Connection` delivers the next only after this answer).
             guard context.channel.isWritable else {
                 held = (head, request)
                 return
@@ -130,7 +128,7 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
             write(response, head: head, context: context)
             return
         }
-        // Injected latency: the pipeline handler holds later requests until this answer is written.
+        // Injected latency: `HTTP1Connection` holds later requests until this answer is written.
         let delayed = response
         let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
         context.eventLoop.scheduleTask(in: .milliseconds(wallDelay)) {
