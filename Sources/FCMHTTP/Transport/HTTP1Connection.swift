@@ -105,10 +105,15 @@ final class HTTP1Connection: ChannelDuplexHandler, RemovableChannelHandler {
         return false
     }
 
+    /// Nothing more is read while an answer is owed for a complete request (a client that
+    /// pipelines without reading answers is read no faster than it is answered), while parts or a
+    /// malformed request wait, or once the connection is closing and no request is arriving.
+    private var holdsReads: Bool {
+        (answerOwed || quiescing || closing) && !requestOpen || !waiting.isEmpty || deferredError != nil
+    }
+
     func read(context: ChannelHandlerContext) {
-        // Nothing more is read while an answer is owed for a complete request: a client that
-        // pipelines without reading answers is read no faster than it is answered.
-        if (quiescing || closing) && !requestOpen || !waiting.isEmpty || (answerOwed && !requestOpen) || deferredError != nil {
+        guard !holdsReads else {
             readHeld = true
             return
         }
@@ -124,10 +129,16 @@ final class HTTP1Connection: ChannelDuplexHandler, RemovableChannelHandler {
         waiting.removeAll()
         guard !answerOwed, !requestOpen else { return }
         // What is still being written (a big answer to a slow reader) goes out first.
+        close(after: context.channel.allocator.buffer(capacity: 0), promise: nil, context: context)
+    }
+
+    /// Writes `bytes` and closes the connection once they are out.
+    private func close(after bytes: ByteBuffer, promise: EventLoopPromise<Void>?, context: ChannelHandlerContext) {
         let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
-        context.writeAndFlush(wrapOutboundOut(.byteBuffer(context.channel.allocator.buffer(capacity: 0)))).whenComplete { _ in
-            loopBound.value.close(promise: nil)
-        }
+        let written = context.eventLoop.makePromise(of: Void.self)
+        written.futureResult.whenComplete { _ in loopBound.value.close(promise: nil) }
+        written.futureResult.cascade(to: promise)
+        context.writeAndFlush(wrapOutboundOut(.byteBuffer(bytes)), promise: written)
     }
 
     func errorCaught(context: ChannelHandlerContext, error: Error) {
@@ -218,15 +229,10 @@ final class HTTP1Connection: ChannelDuplexHandler, RemovableChannelHandler {
             }
             answerOwed = false
             answerBegun = false
-            let closing = quiescing
             let answer = pending ?? context.channel.allocator.buffer(capacity: 0)
             pending = nil
-            if closing {
-                let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
-                let written = context.eventLoop.makePromise(of: Void.self)
-                written.futureResult.whenComplete { _ in loopBound.value.close(promise: nil) }
-                written.futureResult.cascade(to: promise)
-                context.write(wrapOutboundOut(.byteBuffer(answer)), promise: written)
+            if quiescing {
+                close(after: answer, promise: promise, context: context)
                 return
             }
             if answer.readableBytes > 0 || promise != nil {
@@ -238,7 +244,7 @@ final class HTTP1Connection: ChannelDuplexHandler, RemovableChannelHandler {
                 refuse(error, context: context)
                 return
             }
-            if readHeld, !(answerOwed && !requestOpen), waiting.isEmpty, deferredError == nil, !closing {
+            if readHeld, !holdsReads {
                 readHeld = false
                 context.read()
             }
