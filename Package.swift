@@ -19,6 +19,7 @@ let package = Package(
         .executable(name: "fcm-emu", targets: ["fcm-emu"]),
         .library(name: "FCMJSON", targets: ["FCMJSON"]),
         .library(name: "FCMCore", targets: ["FCMCore"]),
+        .library(name: "FCMTransport", targets: ["FCMTransport"]),
         .library(name: "FCMHTTP", targets: ["FCMHTTP"]),
         .library(name: "FCMXMPP", targets: ["FCMXMPP"]),
         // The test harnesses, for this package's tests, the Fuzz package and users' own Swift tests.
@@ -50,6 +51,24 @@ let package = Package(
         .target(name: "FCMCoreJSON", dependencies: ["FCMCore", "FCMJSON"]),
         // Snapshots: the world as a directory of JSON Lines, and back (issue 14).
         .target(name: "FCMSnapshot", dependencies: ["FCMCore", "FCMJSON", "FCMCoreJSON"]),
+        // The transport floor beneath the fronts (issue 19, item 1): listeners, TLS and the local
+        // CA, HTTP/1.1 and HTTP/2 connections, the proxy, the router and the request and response
+        // types. It knows the core's error model and events, never a front.
+        .target(
+            name: "FCMTransport",
+            dependencies: [
+                "FCMCore",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+            ]
+        ),
         .target(
             name: "FCMHTTP",
             dependencies: [
@@ -58,6 +77,7 @@ let package = Package(
                 "FCMCoreJSON",
                 "FCMLegacyFormat",
                 "FCMSnapshot",
+                "FCMTransport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -78,7 +98,7 @@ let package = Package(
         .target(
             name: "FCMXMPP",
             dependencies: [
-                "FCMCore", "FCMJSON", "FCMCoreJSON", "FCMLegacyFormat",
+                "FCMCore", "FCMJSON", "FCMCoreJSON", "FCMLegacyFormat", "FCMTransport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -87,13 +107,16 @@ let package = Package(
         ),
         .target(
             name: "FCMScenario",
-            dependencies: ["FCMCore", "FCMHTTP", "FCMXMPP", "FCMJSON", "FCMSnapshot", .product(name: "Yams", package: "Yams")]
+            dependencies: [
+                "FCMCore", "FCMHTTP", "FCMTransport", "FCMXMPP", "FCMJSON", "FCMSnapshot", .product(name: "Yams", package: "Yams"),
+            ]
         ),
         .executableTarget(
             name: "fcm-emu",
             dependencies: [
                 "FCMCore",
                 "FCMHTTP",
+                "FCMTransport",
                 "FCMXMPP",
                 "FCMScenario",
                 "FCMSnapshot",
@@ -114,7 +137,7 @@ let package = Package(
         .target(
             name: "FCMTesting",
             dependencies: [
-                "FCMCore", "FCMHTTP", "FCMJSON",
+                "FCMCore", "FCMHTTP", "FCMTransport", "FCMJSON",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -141,7 +164,7 @@ let package = Package(
             name: "FCMHTTPTests",
             dependencies: [
                 // FCMXMPP: one test refuses a message on each front, CCS included (RefusalEventTests).
-                "FCMHTTP", "FCMCore", "FCMJSON", "FCMSnapshot", "FCMXMPP", "FCMTesting",
+                "FCMHTTP", "FCMTransport", "FCMCore", "FCMJSON", "FCMSnapshot", "FCMXMPP", "FCMTesting",
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -26,6 +26,7 @@ let package = Package(
             dependencies: [
                 .product(name: "FCMCore", package: "fcm-emu"),
                 .product(name: "FCMHTTP", package: "fcm-emu"),
+                .product(name: "FCMTransport", package: "fcm-emu"),
                 .product(name: "FCMJSON", package: "fcm-emu"),
                 // The in-process route table the tests call too.
                 .product(name: "FCMTesting", package: "fcm-emu"),
@@ -38,6 +39,7 @@ let package = Package(
                 "FuzzSupport",
                 .product(name: "FCMCore", package: "fcm-emu"),
                 .product(name: "FCMHTTP", package: "fcm-emu"),
+                .product(name: "FCMTransport", package: "fcm-emu"),
                 .product(name: "FCMJSON", package: "fcm-emu"),
                 .product(name: "FCMXMPP", package: "fcm-emu"),
                 .product(name: "Crypto", package: "swift-crypto"),

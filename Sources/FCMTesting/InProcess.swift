@@ -3,6 +3,7 @@
 import FCMCore
 import FCMHTTP
 import FCMJSON
+import FCMTransport
 import Testing
 
 /// Calls the emulator's routes in process, without sockets: the same responder the transport
@@ -11,6 +12,8 @@ import Testing
 public struct InProcess: Sendable {
     public let emulator: Emulator
     public let responder: HTTPResponder
+    /// What the control API's event streams share, for tests that count its work.
+    public let events: EventFeed
 
     /// `info` is what `GET /emulator/v1/info` answers; a server fills it with its bound ports.
     public init(
@@ -18,6 +21,10 @@ public struct InProcess: Sendable {
         info: @escaping @Sendable () -> JSONValue = { .object([("test", .bool(true))]) }
     ) {
         self.emulator = emulator
+        var fronts = fronts
+        let events = fronts.events ?? EventFeed()
+        fronts.events = events
+        self.events = events
         responder = EmulatorRoutes.responder(emulator: emulator, maxBodyBytes: 1 << 20, fronts: fronts, info: info)
     }
 

@@ -2,6 +2,7 @@
 
 import ArgumentParser
 import FCMHTTP
+import FCMTransport
 import Foundation
 
 extension FCMEmu {

@@ -2,6 +2,7 @@
 
 import ArgumentParser
 import FCMScenario
+import FCMTransport
 import Foundation
 
 extension FCMEmu {

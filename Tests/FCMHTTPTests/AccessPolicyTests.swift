@@ -4,6 +4,7 @@ import FCMCore
 import FCMHTTP
 import FCMJSON
 import FCMTesting
+import FCMTransport
 import Logging
 import Testing
 

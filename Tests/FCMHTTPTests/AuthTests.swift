@@ -4,6 +4,7 @@ import FCMCore
 import FCMHTTP
 import FCMJSON
 import FCMTesting
+import FCMTransport
 import Foundation
 import Synchronization
 import Testing

@@ -4,6 +4,7 @@ import FCMCore
 import FCMHTTP
 import FCMJSON
 import FCMTesting
+import FCMTransport
 import Testing
 
 @Suite("POST /batch (multipart/mixed)")

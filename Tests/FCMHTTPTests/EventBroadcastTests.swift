@@ -4,6 +4,7 @@
 @testable import FCMHTTP
 import FCMJSON
 import FCMTesting
+@testable import FCMTransport
 import Foundation
 import Testing
 
@@ -13,7 +14,7 @@ import Testing
 struct EventBroadcastTests {
     static let demo = EventStreamTests.demo
 
-    static func reads(_ api: InProcess) -> Int { api.responder.live.broadcast(for: api.emulator).logReads.load(ordering: .relaxed) }
+    static func reads(_ api: InProcess) -> Int { api.events.broadcast(for: api.emulator).logReads.load(ordering: .relaxed) }
 
     static func kinds(_ body: StreamingBody) throws -> [String] {
         try EventStreamTests.events(EventStreamTests.read(body)).compactMap { $0.string("kind") }

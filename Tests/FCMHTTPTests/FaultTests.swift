@@ -4,6 +4,7 @@ import FCMCore
 import FCMHTTP
 import FCMJSON
 import FCMTesting
+import FCMTransport
 import Testing
 
 @Suite("Fault rules through the HTTP fronts and the control API")

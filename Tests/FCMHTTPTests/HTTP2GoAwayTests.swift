@@ -5,6 +5,7 @@ import FCMCoreJSON
 import FCMHTTP
 import FCMJSON
 import FCMTesting
+import FCMTransport
 import Foundation
 import Logging
 import NIOCore

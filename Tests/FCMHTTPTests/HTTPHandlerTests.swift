@@ -3,6 +3,7 @@
 import FCMCore
 @testable import FCMHTTP
 import FCMTesting
+@testable import FCMTransport
 import Logging
 import NIOCore
 import NIOEmbedded

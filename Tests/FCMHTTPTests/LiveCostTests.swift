@@ -4,6 +4,7 @@
 @testable import FCMHTTP
 import FCMJSON
 import FCMTesting
+@testable import FCMTransport
 import Synchronization
 import Testing
 
@@ -83,17 +84,17 @@ struct LiveCostTests {
         let api = InProcess()
         let bodies = try (0..<100).map { _ in try EventStreamTests.stream(api, "/emulator/v1/events:stream").1 }
         _ = try api.json("POST", Self.demo + "/devices", #"{"platform":"android","count":10}"#, status: 201)
-        let before = api.responder.live.frames.encodings.load(ordering: .relaxed)
+        let before = api.events.frames.encodings.load(ordering: .relaxed)
         for body in bodies {
             let events = try EventStreamTests.events(EventStreamTests.read(body))
             #expect(events.count == 10)
             #expect(events.first?.string("project") == DemoProject.id)
         }
-        #expect(api.responder.live.frames.encodings.load(ordering: .relaxed) - before == 10)
+        #expect(api.events.frames.encodings.load(ordering: .relaxed) - before == 10)
         // Another log (a reset) reuses no frame of the old one, though the numbers go on.
         try api.emulator.reset()
         for body in bodies { _ = EventStreamTests.read(body) }
-        #expect(api.responder.live.frames.encodings.load(ordering: .relaxed) - before == 11)  // the demo project's creation
+        #expect(api.events.frames.encodings.load(ordering: .relaxed) - before == 11)  // the demo project's creation
     }
 
     /// A stream behind a log that keeps to its byte cap is told how many events it missed.

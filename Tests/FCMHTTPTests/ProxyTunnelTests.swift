@@ -2,6 +2,7 @@
 
 @testable import FCMHTTP
 import FCMTesting
+@testable import FCMTransport
 import Logging
 import NIOCore
 import NIOPosix

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
+import FCMTransport
 import NIOCore
 import NIOPosix
 import NIOSSL

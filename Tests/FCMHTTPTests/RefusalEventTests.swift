@@ -4,6 +4,7 @@ import FCMCore
 @testable import FCMHTTP
 import FCMJSON
 import FCMTesting
+@testable import FCMTransport
 import FCMXMPP
 import Foundation
 import Testing

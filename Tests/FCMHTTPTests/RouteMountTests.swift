@@ -3,6 +3,7 @@
 import FCMCore
 @testable import FCMHTTP
 import FCMJSON
+@testable import FCMTransport
 import Testing
 
 /// Each front mounts the paths it owns with its API and dialect (issue 19, item 4): the one table

@@ -2,6 +2,7 @@
 
 import FCMHTTP
 import FCMTesting
+import FCMTransport
 import Testing
 
 /// A stopping server lets its connections finish (issue 19, item 2; `OpenConnections`): an idle

@@ -5,6 +5,7 @@ import FCMHTTP
 import FCMJSON
 import FCMSnapshot
 import FCMTesting
+import FCMTransport
 import Foundation
 import Testing
 

@@ -3,6 +3,7 @@
 import FCMHTTP
 import FCMJSON
 import FCMTesting
+import FCMTransport
 import Foundation
 import Testing
 import _CryptoExtras

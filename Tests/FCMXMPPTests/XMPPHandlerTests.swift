@@ -180,7 +180,7 @@ struct XMPPHandlerTests {
         let wire = try Wire()
         try wire.login()
         _ = try wire.received()
-        wire.channel.pipeline.fireUserInboundEventTriggered(OpenConnections.Shutdown())
+        wire.channel.pipeline.fireUserInboundEventTriggered(ChannelShouldQuiesceEvent())
         #expect(try wire.received().hasPrefix("<stream:error><system-shutdown xmlns=\"urn:ietf:params:xml:ns:xmpp-streams\"/>"))
         #expect(!wire.channel.isActive)
     }

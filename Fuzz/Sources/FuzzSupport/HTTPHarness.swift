@@ -4,6 +4,7 @@ import FCMCore
 import FCMHTTP
 import FCMJSON
 import FCMTesting
+import FCMTransport
 
 /// One emulator and one route table for the whole fuzzing process, built once (an RSA key is
 /// made per project, far too slow per input). Targets call `reset()` after each input, so every

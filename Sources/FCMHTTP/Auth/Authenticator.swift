@@ -2,6 +2,7 @@
 
 import FCMCore
 import FCMLegacyFormat
+import FCMTransport
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else

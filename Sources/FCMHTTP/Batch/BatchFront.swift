@@ -2,6 +2,7 @@
 
 import FCMCore
 import FCMJSON
+import FCMTransport
 
 /// `POST /batch`: up to 500 v1 requests in one `multipart/mixed` body, each answered in a part
 /// of a `multipart/mixed` response, in order (docs/http-v1.md, "Paths"). Every sub-request goes through the

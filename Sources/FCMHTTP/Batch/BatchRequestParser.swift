@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
+import FCMTransport
+
 /// One sub-request of a Google "global HTTP batch" body.
 struct BatchPart: Sendable {
     /// The part's `Content-ID`, as sent (`1`, `<uuid + 1>`), or nil.

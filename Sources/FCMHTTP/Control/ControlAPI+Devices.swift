@@ -3,6 +3,7 @@
 import FCMCore
 import FCMCoreJSON
 import FCMJSON
+import FCMTransport
 
 extension ControlAPI {
     static let deviceFields: Set<String> = ["platform", "appId", "name", "token", "fid", "state", "senders", "topics", "count"]

@@ -3,6 +3,7 @@
 import FCMCore
 import FCMCoreJSON
 import FCMJSON
+import FCMTransport
 
 /// `/emulator/v1/faults`: the fault rules in force, at most `maxFaultRules` of them.
 extension ControlAPI {

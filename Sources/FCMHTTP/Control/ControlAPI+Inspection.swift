@@ -3,6 +3,7 @@
 import FCMCore
 import FCMCoreJSON
 import FCMJSON
+import FCMTransport
 
 /// What the dashboard shows beside the lists: a device list's search, what a device holds now
 /// (store and forward), and the clock's pending timers.

@@ -3,6 +3,7 @@
 import FCMCore
 import FCMCoreJSON
 import FCMJSON
+import FCMTransport
 import Synchronization
 
 /// Reads that do not poll (issue 13): `waitFor` on the inbox and the events lists, and the
@@ -147,7 +148,7 @@ extension ControlAPI {
                 status: 429, name: "RESOURCE_EXHAUSTED", message: "Too many open event streams (at most \(live.maxStreams))")
         }
         let reader = EventStreamReader(
-            emulator: emulator, query: query, cursor: start, broadcast: live.broadcast(for: emulator), frames: live.frames)
+            emulator: emulator, query: query, cursor: start, broadcast: feed.broadcast(for: emulator), frames: feed.frames)
         var response = HTTPResponse(status: 200, contentType: "text/event-stream; charset=utf-8", body: "")
         response.body = reader.opening(reconnectMillis: Self.reconnectMillis)
         response.live = .stream(

@@ -2,6 +2,7 @@
 
 import FCMCore
 import FCMJSON
+import FCMTransport
 
 /// Paged list answers: `?offset=N&limit=M`, and `total` and `nextOffset` in the answer. A page
 /// also ends at `maxAnswerBytes` of text (names, keys, tokens and a fixed allowance per entry), so

@@ -3,6 +3,7 @@
 import FCMCore
 import FCMCoreJSON
 import FCMJSON
+import FCMTransport
 
 /// `/emulator/v1/projects`: projects (at most `maxProjects`), their service accounts, topics,
 /// groups and events.

@@ -2,6 +2,7 @@
 
 import FCMCore
 import FCMJSON
+import FCMTransport
 import NIOPosix
 
 /// `GET /emulator/v1/projects/{project}/serviceAccount`: the project's key file. Its key is made

@@ -3,6 +3,7 @@
 import FCMCore
 import FCMJSON
 import FCMSnapshot
+import FCMTransport
 import Foundation
 
 /// Where and how the control API keeps snapshots.

@@ -2,6 +2,7 @@
 
 import FCMCore
 import FCMJSON
+import FCMTransport
 
 /// `.../devices/{device}/tray`: the notifications the user sees, as the inbox shows what the app
 /// received (Emulator+Tray.swift).

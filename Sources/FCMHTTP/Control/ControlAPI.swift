@@ -3,6 +3,7 @@
 import FCMCore
 import FCMCoreJSON
 import FCMJSON
+import FCMTransport
 
 /// The emulator-only API under `/emulator/v1`: create and drive projects and devices, read what
 /// devices received and what happened, move the clock. Documented in the README and served as
@@ -15,18 +16,21 @@ public struct ControlAPI: Sendable {
     let grants: AccessGrants
     /// Streams and waits kept open, and their limits.
     let live: LiveRequests
+    /// What the event streams share.
+    let feed: EventFeed
     /// The running server's addresses and credentials, for `GET /info` (the ready-file JSON).
     let info: @Sendable () -> JSONValue
     let snapshots: SnapshotRoutes
 
     init(
-        emulator: Emulator, credentials: FrontCredentials, live: LiveRequests, info: @escaping @Sendable () -> JSONValue,
-        snapshots: SnapshotConfiguration
+        emulator: Emulator, credentials: FrontCredentials, live: LiveRequests, feed: EventFeed,
+        info: @escaping @Sendable () -> JSONValue, snapshots: SnapshotConfiguration
     ) {
         self.emulator = emulator
         self.accounts = credentials.accounts
         self.grants = credentials.grants
         self.live = live
+        self.feed = feed
         self.info = info
         self.snapshots = SnapshotRoutes(emulator: emulator, credentials: credentials, configuration: snapshots)
     }
@@ -34,7 +38,8 @@ public struct ControlAPI: Sendable {
     public func register(into router: inout Router) {
         router.mount(.control, ["/emulator", "/emulator/*"], dialect: Self.dialect)
         let p = Self.prefix
-        router.add("GET", "\(p)/health") { _, _ in ControlJSON.response(.object([("status", .string("ok"))])) }
+        // The one path the access policy leaves open to any caller.
+        router.add("GET", AccessPolicy.healthPath) { _, _ in ControlJSON.response(.object([("status", .string("ok"))])) }
         router.add("GET", "\(p)/info") { _, _ in ControlJSON.response(info()) }
         router.add("GET", "\(p)/openapi.json") { _, _ in
             HTTPResponse(status: 200, headers: [("Content-Type", "application/json; charset=UTF-8")], body: OpenAPIDocument.bytes)

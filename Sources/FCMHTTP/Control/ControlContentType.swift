@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
+import FCMTransport
+
 /// The media types the control API reads (docs/security.md, "Content types").
 ///
 /// A page may send `text/plain`, `application/x-www-form-urlencoded` and `multipart/form-data`

@@ -3,6 +3,7 @@
 import FCMCore
 import FCMJSON
 import FCMLegacyFormat
+import FCMTransport
 
 /// The control API's error dialect: Google's shape, so one parser reads every error of the
 /// emulator, plus the offending `field` when there is one.

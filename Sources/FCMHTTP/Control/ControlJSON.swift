@@ -3,6 +3,7 @@
 import FCMCore
 import FCMCoreJSON
 import FCMJSON
+import FCMTransport
 
 /// How the control API writes the core's values.
 enum ControlJSON {

@@ -2,6 +2,7 @@
 
 import DequeModule
 import FCMCore
+import FCMTransport
 import NIOCore
 import Synchronization
 
@@ -92,14 +93,14 @@ final class EventBroadcast: Sendable {
 
     /// Calls `wake` (on `loop`, or at once when nil) whenever events were logged, one task per
     /// loop for all its streams; ends when the returned watch is cancelled or released.
-    func subscribe(on loop: (any EventLoop)?, _ wake: @escaping @Sendable () -> Void) -> BroadcastWatch {
+    func subscribe(on loop: (any EventLoop)?, _ wake: @escaping @Sendable () -> Void) -> StreamWatch {
         let key = loop.map { ObjectIdentifier($0) }
         let id = groups.withLock { g in
             g.next += 1
             g.byLoop[key, default: Group(loop: loop)].wakes[g.next] = wake
             return g.next
         }
-        return BroadcastWatch { [weak self] in
+        return StreamWatch { [weak self] in
             self?.groups.withLock { g in
                 g.byLoop[key]?.wakes[id] = nil
                 if g.byLoop[key]?.wakes.isEmpty == true { g.byLoop[key] = nil }
@@ -178,17 +179,6 @@ final class EventBroadcast: Sendable {
         }
         if page.events.count == Self.pageEvents { stale.store(true, ordering: .releasing) }
     }
-}
-
-/// A stream's registration with `EventBroadcast`; ends with `cancel()` or when released.
-public final class BroadcastWatch: Sendable {
-    private let end: Mutex<(@Sendable () -> Void)?>
-
-    init(_ end: @escaping @Sendable () -> Void) { self.end = Mutex(end) }
-
-    public func cancel() { end.withLock { $0.take() }?() }
-
-    deinit { cancel() }
 }
 
 extension EventBroadcast.Frame {

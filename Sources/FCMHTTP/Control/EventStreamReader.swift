@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import FCMCore
+import FCMTransport
 import NIOCore
 import Synchronization
 
@@ -50,7 +51,7 @@ final class EventStreamReader: Sendable {
     }
 
     /// Wakes `wake` when events were logged (on `loop`, with the other streams of that loop).
-    func watch(on loop: (any EventLoop)?, _ wake: @escaping @Sendable () -> Void) -> BroadcastWatch {
+    func watch(on loop: (any EventLoop)?, _ wake: @escaping @Sendable () -> Void) -> StreamWatch {
         broadcast.subscribe(on: loop, wake)
     }
 

@@ -2,6 +2,7 @@
 
 import FCMCore
 import FCMJSON
+import FCMTransport
 
 /// Applies transport fault rules in front of the router: an HTTP status with `Retry-After` in
 /// the called API's dialect, Google's HTML 502, a dropped connection, a GOAWAY, or latency.

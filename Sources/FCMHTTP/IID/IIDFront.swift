@@ -2,6 +2,7 @@
 
 import FCMCore
 import FCMJSON
+import FCMTransport
 
 /// Instance ID topic management, `iid.googleapis.com` (the Instance ID server reference,
 /// https://developers.google.com/instance-id/reference/server; docs/http-v1.md): batch subscribe and

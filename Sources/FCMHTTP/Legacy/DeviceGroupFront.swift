@@ -3,6 +3,7 @@
 import FCMCore
 import FCMJSON
 import FCMLegacyFormat
+import FCMTransport
 
 /// Device groups, `/fcm/notification` ("Device group messaging",
 /// https://firebase.google.com/docs/cloud-messaging/android/device-group; docs/legacy.md): create,

@@ -2,6 +2,7 @@
 
 import FCMCore
 import FCMLegacyFormat
+import FCMTransport
 
 /// Reads the plain-text variant (https://firebase.google.com/docs/cloud-messaging/http-server-ref;
 /// docs/legacy.md): `registration_id=…&collapse_key=…&data.k=v`,

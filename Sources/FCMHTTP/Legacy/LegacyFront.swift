@@ -3,6 +3,7 @@
 import FCMCore
 import FCMJSON
 import FCMLegacyFormat
+import FCMTransport
 
 /// The legacy HTTP API: `POST /fcm/send` (and `/gcm/send`), JSON and plain text
 /// (https://firebase.google.com/docs/cloud-messaging/http-server-ref; docs/legacy.md).

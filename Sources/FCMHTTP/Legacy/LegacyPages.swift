@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
+import FCMTransport
+
 /// The HTML pages the legacy endpoints answer with (the legacy HTTP reference, "Authentication" and 401,
 /// https://firebase.google.com/docs/cloud-messaging/http-server-ref; docs/legacy.md).
 enum LegacyPages {

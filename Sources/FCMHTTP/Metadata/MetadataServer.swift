@@ -2,6 +2,7 @@
 
 import FCMCore
 import FCMJSON
+import FCMTransport
 
 /// The GCE metadata server on the HTTP port (issue 10): with `GCE_METADATA_HOST` (or `_IP`) set to
 /// the emulator, Application Default Credentials in every Admin SDK find "an instance" and take

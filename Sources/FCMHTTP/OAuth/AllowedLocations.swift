@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import FCMJSON
+import FCMTransport
 
 /// IAM's `allowedLocations` lookup, which google-auth (2.4x) makes in the background after each
 /// token refresh (its "regional access boundary"). Answered with the no-op boundary, `0x0`, so

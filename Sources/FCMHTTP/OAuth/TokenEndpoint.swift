@@ -7,6 +7,7 @@ import FCMJSON
 #else
     import Foundation
 #endif
+import FCMTransport
 import _CryptoExtras
 
 /// The OAuth 2 token endpoint for service-account JWT bearer assertions

@@ -3,6 +3,7 @@
 import FCMCore
 import FCMJSON
 import FCMLegacyFormat
+import FCMTransport
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
@@ -24,6 +25,9 @@ public struct FrontConfiguration: Sendable {
     /// The fronts' keys, when the caller shares them (`serve` exports them with the world);
     /// nil: the routes make their own from `stateDirectory`.
     public var credentials: FrontCredentials?
+    /// What the control API's event streams share, when the caller wants to see it (tests count
+    /// its encodings); nil: the routes make their own.
+    public var events: EventFeed?
     /// Host, Origin and control-token checks for network callers (`EmulatorServer` sets them);
     /// nil for in-process callers (tests, scenarios), which no web page can reach.
     public var access: AccessPolicy?
@@ -49,7 +53,9 @@ public enum EmulatorRoutes {
         var snapshots = fronts.snapshots
         if snapshots.root == nil { snapshots.root = fronts.stateDirectory.map { $0 + "/snapshots" } }
         let live = LiveRequests()
-        ControlAPI(emulator: emulator, credentials: credentials, live: live, info: info, snapshots: snapshots)
+        ControlAPI(
+            emulator: emulator, credentials: credentials, live: live, feed: fronts.events ?? EventFeed(), info: info,
+            snapshots: snapshots)
             .register(into: &router)
         V1Front(emulator: emulator, auth: auth).register(into: &router)
         V1TopicSubscriptions(emulator: emulator, auth: auth).register(into: &router)

@@ -7,6 +7,7 @@ import FCMJSON
 #else
     import Foundation
 #endif
+import FCMTransport
 import Logging
 import NIOCore
 import NIOPosix

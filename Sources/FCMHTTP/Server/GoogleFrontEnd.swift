@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
+import FCMTransport
+
 /// The HTML pages Google's front end answers with when no API's own format does: an unknown URL,
 /// a refused request, an injected status or 502. The dialect of the paths no JSON API owns
 /// (metadata, the dashboard's files, unknown paths).

@@ -2,6 +2,7 @@
 
 import FCMCore
 import FCMJSON
+import FCMTransport
 
 /// The one place where an FCM front's refusals become `refused` events (issue 21, item 1): every
 /// answer of the v1, batch, legacy, device-group and IID routes passes here. Fronts note what they

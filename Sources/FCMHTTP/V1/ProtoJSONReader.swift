@@ -2,6 +2,7 @@
 
 import FCMCore
 import FCMJSON
+import FCMTransport
 
 /// Reads JSON into a schema by the proto3 JSON rules (https://protobuf.dev/programming-guides/json/): both snake_case and
 /// lowerCamelCase names, case-insensitive enums and enum numbers, Duration and Timestamp strings,

@@ -2,6 +2,7 @@
 
 import FCMCore
 import FCMJSON
+import FCMTransport
 
 /// An error of the v1 API as FCM writes it: the `google.rpc.Status` envelope with canonical status
 /// names only, an `FcmError` detail where FCM sends one, and `Retry-After` where it applies

@@ -2,6 +2,7 @@
 
 import FCMCore
 import FCMJSON
+import FCMTransport
 
 /// The HTTP v1 API: `POST /v1/projects/{project}/messages:send`
 /// (https://firebase.google.com/docs/reference/fcm/rest/v1/projects.messages/send).

@@ -2,6 +2,7 @@
 
 import FCMCore
 import FCMJSON
+import FCMTransport
 
 /// The v1 topic-subscription API that current Admin SDKs call instead of IID (firebase-admin
 /// python 7.x `subscribe_to_topic`):

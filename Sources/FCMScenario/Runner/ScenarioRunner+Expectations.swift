@@ -3,6 +3,7 @@
 import FCMCore
 import FCMHTTP
 import FCMJSON
+import FCMTransport
 
 /// A step's `expect` held to its answer, and `check` held to the world (docs/scenarios.md,
 /// "Expectations, variables and reports").

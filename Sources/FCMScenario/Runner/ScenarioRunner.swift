@@ -4,6 +4,7 @@ import FCMCore
 import FCMHTTP
 import FCMJSON
 import FCMSnapshot
+import FCMTransport
 
 /// Replays a scenario on a virtual clock. Every step goes through the same route table that
 /// network clients hit (parsing, validation, rendering), in process: no sockets, no sleeps.

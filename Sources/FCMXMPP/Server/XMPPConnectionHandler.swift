@@ -36,7 +36,8 @@ final class XMPPConnectionHandler: ChannelInboundHandler {
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if event is OpenConnections.Shutdown {
+        // The server is stopping (`OpenConnections.quiesce`): CCS ends the stream with system-shutdown.
+        if event is ChannelShouldQuiesceEvent {
             perform(connection.shuttingDown(), context: context)
             return
         }

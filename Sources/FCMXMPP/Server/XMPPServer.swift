@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import FCMCore
+import FCMTransport
 import Logging
 import NIOCore
 import NIOPosix
@@ -11,11 +12,14 @@ import NIOSSL
 public final class XMPPServer: Sendable {
     public let channel: any Channel
     public let port: Int
+    /// The local CA's certificate, which clients must trust (`fcm-emu ca`).
+    public let caCertificatePath: String
     private let connections: OpenConnections
 
-    private init(channel: any Channel, port: Int, connections: OpenConnections) {
+    private init(channel: any Channel, port: Int, caCertificatePath: String, connections: OpenConnections) {
         self.channel = channel
         self.port = port
+        self.caCertificatePath = caCertificatePath
         self.connections = connections
     }
 
@@ -46,16 +50,21 @@ public final class XMPPServer: Sendable {
         }
     }
 
+    /// - Parameter tlsDirectory: where the local CA lives; the listener presents a certificate
+    ///   from it for Google's XMPP hosts, as the HTTPS port does for its own (`TLSFiles`).
     public static func start(
-        configuration: Configuration, tls: NIOSSLContext, emulator: Emulator, router: CCSRouter, group: any EventLoopGroup, logger: Logger
+        configuration: Configuration, tlsDirectory: String, emulator: Emulator, router: CCSRouter, group: any EventLoopGroup,
+        logger: Logger
     ) async throws -> XMPPServer {
+        // CCS negotiates no application protocol.
+        let (tls, caPath) = try TLSFiles.serverContext(directory: tlsDirectory, alpn: [])
         let connections = OpenConnections()
         let channel = try await ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.tcpOption(.tcp_nodelay), value: 1)
             .childChannelInitializer { channel in
-                connections.add(channel)
+                connections.track(channel)
                 return channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls))
                     try configureConnection(
@@ -66,7 +75,7 @@ public final class XMPPServer: Sendable {
             .get()
         let bound = channel.localAddress?.port ?? configuration.port
         logger.info("XMPP (CCS, TLS) listening", metadata: ["address": "\(configuration.host):\(bound)"])
-        return XMPPServer(channel: channel, port: bound, connections: connections)
+        return XMPPServer(channel: channel, port: bound, caCertificatePath: caPath, connections: connections)
     }
 
     /// A CCS connection's pipeline after TLS; tests build it on an `EmbeddedChannel`.
@@ -83,9 +92,10 @@ public final class XMPPServer: Sendable {
         try sync.addHandler(XMPPConnectionHandler(emulator: emulator, router: router, configuration: configuration, logger: logger))
     }
 
-    /// Stops accepting, then ends every open stream with `system-shutdown`.
+    /// Stops accepting, then ends every open stream with `system-shutdown` (RFC 6120 §4.9.3.17)
+    /// rather than a bare TCP close; what has not closed after the grace period is closed.
     public func close() async {
         try? await channel.close()
-        await connections.shutDown()
+        await connections.quiesce(on: channel.eventLoop)
     }
 }

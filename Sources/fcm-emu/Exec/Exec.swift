@@ -3,6 +3,7 @@
 import ArgumentParser
 import FCMCore
 import FCMHTTP
+import FCMTransport
 import Foundation
 import Logging
 import ServiceLifecycle

@@ -3,6 +3,7 @@
 import ArgumentParser
 import FCMCore
 import FCMHTTP
+import FCMTransport
 import FCMXMPP
 import Foundation
 import Logging

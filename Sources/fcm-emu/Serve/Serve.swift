@@ -4,6 +4,7 @@ import ArgumentParser
 import FCMCore
 import FCMHTTP
 import FCMJSON
+import FCMTransport
 import FCMXMPP
 import Foundation
 import Logging
@@ -156,7 +157,7 @@ extension FCMEmu {
 
         @Sendable static func wallMillis() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
 
-        /// The XMPP listeners, with certificates from the HTTP server's CA.
+        /// The XMPP listeners, with certificates from the HTTP server's CA (its state directory).
         static func startXMPP(
             _ options: ServeOptions, server: EmulatorServer, group: any EventLoopGroup, logger: Logger
         ) async throws -> [XMPPServer] {
@@ -195,7 +196,6 @@ extension FCMEmu {
         ) async throws -> [XMPPServer] {
             let ports = [options.xmppPort, options.xmppTestPort].compactMap { $0 }
             guard !ports.isEmpty else { return [] }
-            let (tls, caPath) = try TLSFiles.serverContext(directory: server.tlsDirectory, alpn: [])
             let router = CCSRouter(emulator: server.emulator)
             var listeners: [XMPPServer] = []
             for (index, port) in ports.enumerated() {
@@ -211,14 +211,14 @@ extension FCMEmu {
                 listeners.append(
                     try await ListenFailure.naming("XMPP, \(setting)", host: options.server.host, port: port) {
                         try await XMPPServer.start(
-                            configuration: configuration, tls: tls, emulator: server.emulator, router: router, group: group, logger: logger)
+                            configuration: configuration, tlsDirectory: server.tlsDirectory, emulator: server.emulator, router: router, group: group, logger: logger)
                     })
             }
             server.addInfo(
                 "xmpp",
                 .object([
                     ("host", .string(options.server.host)), ("ports", .array(listeners.map { .int($0.port) })),
-                    ("caCertificate", .string(caPath)),
+                    ("caCertificate", listeners.first.map { .string($0.caCertificatePath) } ?? .null),
                 ]))
             return listeners
         }

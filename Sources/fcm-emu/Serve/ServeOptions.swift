@@ -3,6 +3,7 @@
 import FCMCore
 import FCMHTTP
 import FCMSnapshot
+import FCMTransport
 import Foundation
 import Logging
 

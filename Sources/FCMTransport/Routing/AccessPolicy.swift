@@ -88,9 +88,11 @@ public struct AccessPolicy: Sendable {
         return nil
     }
 
-    /// `GET /emulator/v1/health` stays open: container health checks carry no token.
+    /// The control API's health check, which stays open: container health checks carry no token.
+    public static let healthPath = "/emulator/v1/health"
+
     private func isHealth(_ request: HTTPRequest) -> Bool {
-        (request.method == "GET" || request.method == "HEAD") && request.path == ControlAPI.prefix + "/health"
+        (request.method == "GET" || request.method == "HEAD") && request.path == Self.healthPath
     }
 
     /// The bearer, or on an event stream `?access_token=` (an `EventSource` cannot send headers;

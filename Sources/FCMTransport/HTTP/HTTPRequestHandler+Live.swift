@@ -11,7 +11,7 @@ import Synchronization
 extension HTTPRequestHandler {
     enum Live {
         case waiting(head: HTTPRequestHead, pending: PendingAnswer, watch: EventWatch, timeout: Scheduled<Void>)
-        case streaming(body: StreamingBody, watch: BroadcastWatch, heartbeat: RepeatedTask)
+        case streaming(body: StreamingBody, watch: StreamWatch, heartbeat: RepeatedTask)
     }
 
     /// Coalesces wake-ups: one pending task per connection however many events arrive.

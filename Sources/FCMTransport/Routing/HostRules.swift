@@ -8,7 +8,7 @@
 /// that cannot be rebound from outside the machine (the loopback names of RFC 6761 §6.3 and
 /// the loopback addresses of RFC 1122 §3.2.1.3 and RFC 4291 §2.5.3) and the names the user gave.
 /// The FCM fronts also answer Google's names, which the DNS route and the proxy bring here.
-struct HostRules: Sendable {
+package struct HostRules: Sendable {
     /// The longest `Host` or `Origin` read: a DNS name is at most 253 bytes (RFC 1035 §2.3.4).
     static let maxLength = 300
     /// Names the metadata server is reached under, by the proxy's absolute-form requests.
@@ -79,7 +79,7 @@ struct HostRules: Sendable {
     private static func isDigit(_ b: UInt8) -> Bool { b >= UInt8(ascii: "0") && b <= UInt8(ascii: "9") }
 
     /// localhost, *.localhost (RFC 6761 §6.3), 127.0.0.0/8 and ::1.
-    static func isLoopback(_ host: String) -> Bool {
+    package static func isLoopback(_ host: String) -> Bool {
         let bytes = host.utf8
         if host == "localhost" || host == "::1" || host == "0:0:0:0:0:0:0:1" { return true }
         if bytes.count >= 10, bytes.suffix(10).elementsEqual(".localhost".utf8) { return true }

@@ -4,7 +4,7 @@ extension StringProtocol {
     /// Equal with ASCII letters compared without case, as HTTP compares field names (RFC 9110
     /// §5.1) and auth schemes (§11.1), byte by byte: a header lookup made a lowercased copy of
     /// every name it passed, several per request.
-    func equalsIgnoringASCIICase(_ other: some StringProtocol) -> Bool {
+    package func equalsIgnoringASCIICase(_ other: some StringProtocol) -> Bool {
         var mine = utf8.makeIterator()
         var theirs = other.utf8.makeIterator()
         while true {

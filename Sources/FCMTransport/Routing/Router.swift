@@ -217,7 +217,7 @@ public struct Router: Sendable {
     /// tenth of a request's cost. Empty segments are kept (only the leading '/' is dropped), so
     /// `//`, a trailing '/' and an empty id never fold into a shorter path that means something
     /// else (issue 23, item 5).
-    static func split(_ path: String) -> [String] {
+    package static func split(_ path: String) -> [String] {
         var bytes = Substring(path).utf8[...]
         if bytes.first == UInt8(ascii: "/") { bytes = bytes.dropFirst() }
         return bytes.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).map { String(Substring($0)) }

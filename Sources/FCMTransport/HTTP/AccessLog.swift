@@ -8,7 +8,7 @@ import NIOHTTP1
 /// One line per answered request at info (issue 11, "logs that explain"): the API, method, path,
 /// status, time taken and project, so a user can see which API their SDK called and what it got.
 /// Refused connections and inputs are logged at debug with the reason.
-struct AccessLog: Sendable {
+package struct AccessLog: Sendable {
     let logger: Logger
 
     /// `api`: the API that answered (`HTTPResponse.api`). `refusals`: what an FCM front refused in
@@ -47,7 +47,7 @@ struct AccessLog: Sendable {
     }
 
     /// The project a path names (`/v1/projects/{p}/…`, `/emulator/v1/projects/{p}/…`), if any.
-    static func project(_ path: String) -> Substring? {
+    package static func project(_ path: String) -> Substring? {
         guard let range = path.range(of: "/projects/") else { return nil }
         let rest = path[range.upperBound...]
         return rest.split(separator: "/", maxSplits: 1).first.map { $0.split(separator: ":").first ?? $0 }

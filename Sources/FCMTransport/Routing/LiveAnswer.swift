@@ -37,6 +37,17 @@ public struct PendingAnswer: Sendable {
     public let watch: @Sendable (@escaping @Sendable () -> Void) -> EventWatch
     /// Held while the request is open; counts toward `LiveRequests.maxWaits`.
     public let slot: LiveSlot
+
+    package init(
+        timeoutMillis: Int64, check: @escaping @Sendable () -> Progress, expire: @escaping @Sendable () -> HTTPResponse,
+        watch: @escaping @Sendable (@escaping @Sendable () -> Void) -> EventWatch, slot: LiveSlot
+    ) {
+        self.timeoutMillis = timeoutMillis
+        self.check = check
+        self.expire = expire
+        self.watch = watch
+        self.slot = slot
+    }
 }
 
 public struct StreamingBody: Sendable {
@@ -51,10 +62,24 @@ public struct StreamingBody: Sendable {
     /// The last frame, when the server stops.
     public let farewell: [UInt8]
     /// Calls the closure on the loop given (at once when nil) whenever events were logged: one
-    /// task per loop for all its streams (`EventBroadcast`).
-    public let watch: @Sendable ((any EventLoop)?, @escaping @Sendable () -> Void) -> BroadcastWatch
+    /// task per loop for all its streams (the control API's `EventBroadcast`).
+    public let watch: @Sendable ((any EventLoop)?, @escaping @Sendable () -> Void) -> StreamWatch
     /// Held while the stream is open; counts toward `LiveRequests.maxStreams`.
     public let slot: LiveSlot
+
+    package init(
+        first: [UInt8], next: @escaping @Sendable () -> (bytes: [UInt8], more: Bool), heartbeat: @escaping @Sendable () -> [UInt8],
+        heartbeatMillis: Int64, farewell: [UInt8],
+        watch: @escaping @Sendable ((any EventLoop)?, @escaping @Sendable () -> Void) -> StreamWatch, slot: LiveSlot
+    ) {
+        self.first = first
+        self.next = next
+        self.heartbeat = heartbeat
+        self.heartbeatMillis = heartbeatMillis
+        self.farewell = farewell
+        self.watch = watch
+        self.slot = slot
+    }
 }
 
 /// The requests kept open (streams and waits): bounded in number, and ended together when the
@@ -64,10 +89,6 @@ public final class LiveRequests: Sendable {
 
     public let maxStreams: Int
     public let maxWaits: Int
-    /// Recent events' SSE frames, shared by every stream of this server.
-    let frames = EventFrames()
-    /// The window of new events every stream of this server reads (one emulator per server).
-    private let broadcasts = Mutex<EventBroadcast?>(nil)
     /// Bytes handed to stream connections: a test hook, to see that a subscriber that does not
     /// read is sent a bounded amount.
     let streamedBytes = Atomic<Int>(0)
@@ -95,16 +116,6 @@ public final class LiveRequests: Sendable {
             return s.next
         }
         return id.map { LiveSlot(id: $0, kind: kind, owner: self) }
-    }
-
-    /// The emulator's shared window of new events, made by the first stream.
-    func broadcast(for emulator: Emulator) -> EventBroadcast {
-        broadcasts.withLock { b in
-            if let b { return b }
-            let made = EventBroadcast(emulator: emulator, frames: frames)
-            b = made
-            return made
-        }
     }
 
     public var openStreams: Int { state.withLock { $0.streams } }
@@ -151,4 +162,15 @@ public final class LiveSlot: Sendable {
     func stalled() { owner.streamStalls.add(1, ordering: .relaxed) }
 
     deinit { owner.release(id, kind) }
+}
+
+/// A stream's registration with whatever wakes it; ends with `cancel()` or when released.
+public final class StreamWatch: Sendable {
+    private let end: Mutex<(@Sendable () -> Void)?>
+
+    package init(_ end: @escaping @Sendable () -> Void) { self.end = Mutex(end) }
+
+    public func cancel() { end.withLock { $0.take() }?() }
+
+    deinit { cancel() }
 }

@@ -6,19 +6,20 @@ import Synchronization
 /// A listener's open connections, so that a shutdown lets them finish rather than cutting them
 /// (issue 19, item 2): each is asked to quiesce (`ChannelShouldQuiesceEvent`), which
 /// `HTTP1Connection` answers by closing an idle connection at once and a busy one after its answer,
-/// and `HTTP2Connection` by a graceful GOAWAY and a close when its streams have ended. What is
+/// `HTTP2Connection` by a graceful GOAWAY and a close when its streams have ended, and a CCS
+/// connection (FCMXMPP) by `<stream:error><system-shutdown/>` and the stream's end. What is
 /// still open after the grace period (a tunnel, an answer held by injected latency) is closed.
-final class OpenConnections: Sendable {
+package final class OpenConnections: Sendable {
     /// How long a shutdown waits for connections to finish before closing them.
-    static let gracePeriod = TimeAmount.seconds(5)
+    package static let gracePeriod = TimeAmount.seconds(5)
 
     /// At most one entry per open socket: the descriptor limit bounds it.
     private let channels = Mutex<[ObjectIdentifier: any Channel]>([:])
 
-    init() {}
+    package init() {}
 
     /// Keeps `channel` until it closes.
-    func track(_ channel: any Channel) {
+    package func track(_ channel: any Channel) {
         let id = ObjectIdentifier(channel)
         channels.withLock { $0[id] = channel }
         channel.closeFuture.whenComplete { [self] _ in _ = channels.withLock { $0.removeValue(forKey: id) } }
@@ -28,7 +29,7 @@ final class OpenConnections: Sendable {
 
     /// Asks every connection to finish and close; once all have, or `gracePeriod` has passed on
     /// `eventLoop`, closes those that are left.
-    func quiesce(on eventLoop: any EventLoop, within gracePeriod: TimeAmount = OpenConnections.gracePeriod) async {
+    package func quiesce(on eventLoop: any EventLoop, within gracePeriod: TimeAmount = OpenConnections.gracePeriod) async {
         let open = channels.withLock { Array($0.values) }
         guard !open.isEmpty else { return }
         for channel in open { channel.pipeline.fireUserInboundEventTriggered(ChannelShouldQuiesceEvent()) }
