@@ -4,86 +4,69 @@ import Logging
 import NIOCore
 import NIOHTTP1
 import NIOHTTP2
-import NIOPosix
 import NIOSSL
 
 /// A listener in front of an `HTTPResponder`: plain HTTP/1.1, or TLS from the first byte with
 /// HTTP/2 or HTTP/1.1 chosen by ALPN (firebase-admin-node sends sendEach over HTTP/2 since 12.3,
 /// as Python's send_each_async does; docs/http-v1.md).
 public final class HTTPServer: Sendable {
-    public let channel: any Channel
+    public let listener: Listener
+    public var channel: any Channel { listener.channel }
     /// The address actually bound (port 0 becomes a free port).
-    public let host: String
-    public let port: Int
-    private let connections: OpenConnections
+    public var host: String { listener.host }
+    public var port: Int { listener.port }
 
-    private init(channel: any Channel, host: String, port: Int, connections: OpenConnections) {
-        self.channel = channel
-        self.host = host
-        self.port = port
-        self.connections = connections
-    }
+    private init(listener: Listener) { self.listener = listener }
 
     /// Binds and starts serving; returns once the socket listens.
     public static func start(
         host: String, port: Int, responder: HTTPResponder, group: any EventLoopGroup,
         idleTimeout: TimeAmount = .seconds(120), tls: NIOSSLContext? = nil, logger: Logger
     ) async throws -> HTTPServer {
-        let connections = OpenConnections()
-        let channel = try await ServerBootstrap(group: group)
-            .serverChannelOption(.backlog, value: 256)
-            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .childChannelOption(.tcpOption(.tcp_nodelay), value: 1)
-            .childChannelOption(IdleTimeoutHandler.unsentLowWater.option, value: IdleTimeoutHandler.unsentLowWater.bytes)
-            .childChannelOption(.maxMessagesPerRead, value: 16)
-            .childChannelInitializer { channel in
-                connections.track(channel)
-                guard let tls else {
-                    return channel.eventLoop.makeCompletedFuture {
-                        try configurePlainHTTP(
-                            channel.pipeline.syncOperations, responder: responder, idleTimeout: idleTimeout, logger: logger)
-                    }
-                }
-                // Streams and GOAWAY, if ALPN picks HTTP/2 (HTTP2Connection.swift).
-                let http2 = NIOLoopBound(HTTP2Connection(), eventLoop: channel.eventLoop)
+        let listener = try await Listener.bind(host: host, port: port, group: group) { channel in
+            guard let tls else {
                 return channel.eventLoop.makeCompletedFuture {
-                    let sync = channel.pipeline.syncOperations
-                    try sync.addHandler(SlowHandshakeHandler(responder: responder))
-                    try sync.addHandler(IdleTimeoutHandler(timeout: idleTimeout))
-                    let trust = TLSTrustLog.pair(logger: logger)
-                    try sync.addHandler(trust.sniffer)
-                    try sync.addHandler(NIOSSLServerHandler(context: tls))
-                    try sync.addHandler(trust.log)
-                    // No connection reads faster than it can write (issue 11, row 5).
-                    try sync.addHandler(BackPressureHandler())
-                }.flatMap {
-                    channel.configureHTTP2SecureUpgrade(
-                        h2ChannelConfigurator: { connection in
-                            connection.configureHTTP2Pipeline(mode: .server, targetWindowSize: 65535) { stream in
-                                stream.eventLoop.makeCompletedFuture {
-                                    try configureStream(stream, connection: http2.value, responder: responder, logger: logger)
-                                }
-                            }.flatMapThrowing { _ in
-                                let sync = connection.pipeline.syncOperations
-                                let nio = try sync.handler(type: NIOHTTP2Handler.self)
-                                try sync.addHandler(http2.value.writer, position: .before(nio))
-                                try sync.addHandler(http2.value.events)
-                            }
-                        },
-                        // HTTP/1.1 over TLS: the plain port's handlers, behind TLS's.
-                        http1ChannelConfigurator: { connection in
-                            connection.eventLoop.makeCompletedFuture {
-                                try addHTTP1(connection.pipeline.syncOperations, responder: responder, logger: logger)
-                            }
-                        }
-                    )
+                    try configurePlainHTTP(
+                        channel.pipeline.syncOperations, responder: responder, idleTimeout: idleTimeout, logger: logger)
                 }
             }
-            .bind(host: host, port: port)
-            .get()
-        let bound = channel.localAddress?.port ?? port
-        logger.info(tls == nil ? "HTTP listening" : "HTTPS (h2, http/1.1) listening", metadata: ["address": "\(host):\(bound)"])
-        return HTTPServer(channel: channel, host: host, port: bound, connections: connections)
+            // Streams and GOAWAY, if ALPN picks HTTP/2 (HTTP2Connection.swift).
+            let http2 = NIOLoopBound(HTTP2Connection(), eventLoop: channel.eventLoop)
+            return channel.eventLoop.makeCompletedFuture {
+                let sync = channel.pipeline.syncOperations
+                try sync.addHandler(SlowHandshakeHandler(responder: responder))
+                try sync.addHandler(IdleTimeoutHandler(timeout: idleTimeout))
+                let trust = TLSTrustLog.pair(logger: logger)
+                try sync.addHandler(trust.sniffer)
+                try sync.addHandler(NIOSSLServerHandler(context: tls))
+                try sync.addHandler(trust.log)
+                // No connection reads faster than it can write (issue 11, row 5).
+                try sync.addHandler(BackPressureHandler())
+            }.flatMap {
+                channel.configureHTTP2SecureUpgrade(
+                    h2ChannelConfigurator: { connection in
+                        connection.configureHTTP2Pipeline(mode: .server, targetWindowSize: 65535) { stream in
+                            stream.eventLoop.makeCompletedFuture {
+                                try configureStream(stream, connection: http2.value, responder: responder, logger: logger)
+                            }
+                        }.flatMapThrowing { _ in
+                            let sync = connection.pipeline.syncOperations
+                            let nio = try sync.handler(type: NIOHTTP2Handler.self)
+                            try sync.addHandler(http2.value.writer, position: .before(nio))
+                            try sync.addHandler(http2.value.events)
+                        }
+                    },
+                    // HTTP/1.1 over TLS: the plain port's handlers, behind TLS's.
+                    http1ChannelConfigurator: { connection in
+                        connection.eventLoop.makeCompletedFuture {
+                            try addHTTP1(connection.pipeline.syncOperations, responder: responder, logger: logger)
+                        }
+                    }
+                )
+            }
+        }
+        logger.info(tls == nil ? "HTTP listening" : "HTTPS (h2, http/1.1) listening", metadata: ["address": "\(host):\(listener.port)"])
+        return HTTPServer(listener: listener)
     }
 
     /// An HTTP/2 stream: NIO's frames-to-HTTP/1 codec and the emulator's handler, which knows its
@@ -143,8 +126,5 @@ public final class HTTPServer: Sendable {
 
     /// Stops accepting connections, then lets the open ones finish what they are answering
     /// (`OpenConnections`) and closes them.
-    public func close() async {
-        try? await channel.close()
-        await connections.quiesce(on: channel.eventLoop)
-    }
+    public func close() async { await listener.close() }
 }

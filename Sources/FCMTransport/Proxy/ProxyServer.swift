@@ -4,20 +4,15 @@ import FCMCore
 import Logging
 import NIOCore
 import NIOHTTP1
-import NIOPosix
 
 /// The proxy listener (issue 10): SDKs that honour `HTTPS_PROXY` reach the emulator with no
 /// endpoint setting at all. Off by default in `serve` (`--set proxyPort=…`).
 public final class ProxyServer: Sendable {
-    public let channel: any Channel
-    public let port: Int
-    private let connections: OpenConnections
+    public let listener: Listener
+    public var channel: any Channel { listener.channel }
+    public var port: Int { listener.port }
 
-    private init(channel: any Channel, port: Int, connections: OpenConnections) {
-        self.channel = channel
-        self.port = port
-        self.connections = connections
-    }
+    private init(listener: Listener) { self.listener = listener }
 
     /// A setting that would make an open proxy.
     public struct OpenProxyError: Error, CustomStringConvertible {
@@ -38,32 +33,18 @@ public final class ProxyServer: Sendable {
                     + "could tunnel anywhere. Name the hosts to tunnel in proxyTunnelHosts instead.")
         }
         let configuration = ProxyRequestHandler.Configuration(targets: targets, tunnel: tunnel, ownPorts: ownPorts)
-        let connections = OpenConnections()
-        let channel = try await ServerBootstrap(group: group)
-            .serverChannelOption(.backlog, value: 256)
-            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .childChannelOption(.tcpOption(.tcp_nodelay), value: 1)
-            .childChannelOption(IdleTimeoutHandler.unsentLowWater.option, value: IdleTimeoutHandler.unsentLowWater.bytes)
-            .childChannelOption(.maxMessagesPerRead, value: 16)
-            .childChannelInitializer { channel in
-                connections.track(channel)
-                return channel.eventLoop.makeCompletedFuture {
-                    let front = ProxyRequestHandler(configuration: configuration, emulator: emulator, logger: logger)
-                    try HTTPServer.configurePlainHTTP(
-                        channel.pipeline.syncOperations, responder: responder, idleTimeout: idleTimeout, logger: logger, proxy: front)
-                }
+        let listener = try await Listener.bind(host: host, port: port, group: group) { channel in
+            channel.eventLoop.makeCompletedFuture {
+                let front = ProxyRequestHandler(configuration: configuration, emulator: emulator, logger: logger)
+                try HTTPServer.configurePlainHTTP(
+                    channel.pipeline.syncOperations, responder: responder, idleTimeout: idleTimeout, logger: logger, proxy: front)
             }
-            .bind(host: host, port: port)
-            .get()
-        let bound = channel.localAddress?.port ?? port
-        logger.info("HTTPS proxy listening", metadata: ["address": "\(host):\(bound)"])
-        return ProxyServer(channel: channel, port: bound, connections: connections)
+        }
+        logger.info("HTTPS proxy listening", metadata: ["address": "\(host):\(listener.port)"])
+        return ProxyServer(listener: listener)
     }
 
     /// Stops accepting connections; requests in flight are answered, tunnels closed after
     /// `OpenConnections.gracePeriod`.
-    public func close() async {
-        try? await channel.close()
-        await connections.quiesce(on: channel.eventLoop)
-    }
+    public func close() async { await listener.close() }
 }

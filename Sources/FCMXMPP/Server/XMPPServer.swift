@@ -4,23 +4,20 @@ import FCMCore
 import FCMTransport
 import Logging
 import NIOCore
-import NIOPosix
 import NIOSSL
 
 /// The XMPP connection server: TLS from the first byte, no STARTTLS, as CCS
 /// (https://firebase.google.com/docs/cloud-messaging/xmpp-server-ref; docs/xmpp.md).
 public final class XMPPServer: Sendable {
-    public let channel: any Channel
-    public let port: Int
+    public let listener: Listener
+    public var channel: any Channel { listener.channel }
+    public var port: Int { listener.port }
     /// The local CA's certificate, which clients must trust (`fcm-emu ca`).
     public let caCertificatePath: String
-    private let connections: OpenConnections
 
-    private init(channel: any Channel, port: Int, caCertificatePath: String, connections: OpenConnections) {
-        self.channel = channel
-        self.port = port
+    private init(listener: Listener, caCertificatePath: String) {
+        self.listener = listener
         self.caCertificatePath = caCertificatePath
-        self.connections = connections
     }
 
     public struct Configuration: Sendable {
@@ -58,24 +55,15 @@ public final class XMPPServer: Sendable {
     ) async throws -> XMPPServer {
         // CCS negotiates no application protocol.
         let (tls, caPath) = try TLSFiles.serverContext(directory: tlsDirectory, alpn: [])
-        let connections = OpenConnections()
-        let channel = try await ServerBootstrap(group: group)
-            .serverChannelOption(.backlog, value: 256)
-            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .childChannelOption(.tcpOption(.tcp_nodelay), value: 1)
-            .childChannelInitializer { channel in
-                connections.track(channel)
-                return channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls))
-                    try configureConnection(
-                        channel.pipeline.syncOperations, emulator: emulator, router: router, configuration: configuration, logger: logger)
-                }
+        let listener = try await Listener.bind(host: configuration.host, port: configuration.port, group: group) { channel in
+            channel.eventLoop.makeCompletedFuture {
+                try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls))
+                try configureConnection(
+                    channel.pipeline.syncOperations, emulator: emulator, router: router, configuration: configuration, logger: logger)
             }
-            .bind(host: configuration.host, port: configuration.port)
-            .get()
-        let bound = channel.localAddress?.port ?? configuration.port
-        logger.info("XMPP (CCS, TLS) listening", metadata: ["address": "\(configuration.host):\(bound)"])
-        return XMPPServer(channel: channel, port: bound, caCertificatePath: caPath, connections: connections)
+        }
+        logger.info("XMPP (CCS, TLS) listening", metadata: ["address": "\(configuration.host):\(listener.port)"])
+        return XMPPServer(listener: listener, caCertificatePath: caPath)
     }
 
     /// A CCS connection's pipeline after TLS; tests build it on an `EmbeddedChannel`.
@@ -94,8 +82,5 @@ public final class XMPPServer: Sendable {
 
     /// Stops accepting, then ends every open stream with `system-shutdown` (RFC 6120 §4.9.3.17)
     /// rather than a bare TCP close; what has not closed after the grace period is closed.
-    public func close() async {
-        try? await channel.close()
-        await connections.quiesce(on: channel.eventLoop)
-    }
+    public func close() async { await listener.close() }
 }
