@@ -2,10 +2,11 @@
 import PackageDescription
 
 // Layers point one way (Sources/README.md draws them):
-//   fcm-emu → FCMScenario → FCMHTTP, FCMXMPP → FCMLegacyFormat → FCMCoreJSON → FCMCore, FCMJSON
+//   fcm-emu → FCMScenario → FCMServer → FCMControl → FCMHTTP, FCMXMPP → FCMTransport, FCMLegacyFormat
+//   → FCMSnapshot → FCMCoreJSON → FCMCore, FCMJSON
 // FCMCore (the engine) and FCMJSON (JSON values) know nothing of each other; FCMCoreJSON is the one
 // bridge between them; the fronts (FCMHTTP, FCMXMPP) never import each other.
-// The dashboard's files (Sources/FCMHTTP/Dashboard/ui/), each embedded in the binary; `Dashboard.files`
+// The dashboard's files (Sources/FCMControl/Dashboard/ui/), each embedded in the binary; `Dashboard.files`
 // names them for the router, and DashboardAPITests checks that the three lists agree.
 let dashboardFiles = [
     "activity.js", "api.js", "app.js", "dom.js", "examples.js", "feed.js", "icon.svg", "inbox.js", "index.html", "logview.js",
@@ -21,6 +22,8 @@ let package = Package(
         .library(name: "FCMCore", targets: ["FCMCore"]),
         .library(name: "FCMTransport", targets: ["FCMTransport"]),
         .library(name: "FCMHTTP", targets: ["FCMHTTP"]),
+        .library(name: "FCMControl", targets: ["FCMControl"]),
+        .library(name: "FCMServer", targets: ["FCMServer"]),
         .library(name: "FCMXMPP", targets: ["FCMXMPP"]),
         // The test harnesses, for this package's tests, the Fuzz package and users' own Swift tests.
         .library(name: "FCMTesting", targets: ["FCMTesting"]),
@@ -69,6 +72,8 @@ let package = Package(
                 .product(name: "SwiftASN1", package: "swift-asn1"),
             ]
         ),
+        // The FCM fronts: HTTP v1, batch, legacy HTTP and device groups, IID, OAuth and the
+        // metadata server, each answering in its own dialect.
         .target(
             name: "FCMHTTP",
             dependencies: [
@@ -78,20 +83,47 @@ let package = Package(
                 "FCMLegacyFormat",
                 "FCMSnapshot",
                 "FCMTransport",
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
-                .product(name: "X509", package: "swift-certificates"),
-                .product(name: "SwiftASN1", package: "swift-asn1"),
+            ]
+        ),
+        // The control plane (issue 19, item 1): the control API with its OpenAPI document and
+        // snapshot routes, the event streams and the dashboard.
+        .target(
+            name: "FCMControl",
+            dependencies: [
+                "FCMCore",
+                "FCMJSON",
+                "FCMCoreJSON",
+                "FCMLegacyFormat",
+                "FCMSnapshot",
+                "FCMTransport",
+                // The fronts' credentials: service accounts, grants and the keys made for them.
+                "FCMHTTP",
+                .product(name: "DequeModule", package: "swift-collections"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ],
             // Compiled into the binary from their source files (SwiftPM's `PackageResources`), so the
             // binary needs nothing beside it: the control API's OpenAPI document and the dashboard.
             resources: [.embedInCode("Resources/openapi.json")] + dashboardFiles.map { .embedInCode("Dashboard/ui/\($0)") }
+        ),
+        // The emulator's HTTP server: the one route table (the fronts and the control plane, behind
+        // the access policy, transport faults and refusal events) and its listeners.
+        .target(
+            name: "FCMServer",
+            dependencies: [
+                "FCMCore",
+                "FCMJSON",
+                "FCMLegacyFormat",
+                "FCMTransport",
+                "FCMHTTP",
+                "FCMControl",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ]
         ),
         // The legacy message format, shared by legacy HTTP and XMPP (CCS uses the same keys).
         .target(name: "FCMLegacyFormat", dependencies: ["FCMCore", "FCMJSON", "FCMCoreJSON"]),
@@ -108,7 +140,8 @@ let package = Package(
         .target(
             name: "FCMScenario",
             dependencies: [
-                "FCMCore", "FCMHTTP", "FCMTransport", "FCMXMPP", "FCMJSON", "FCMSnapshot", .product(name: "Yams", package: "Yams"),
+                "FCMCore", "FCMHTTP", "FCMControl", "FCMServer", "FCMTransport", "FCMXMPP", "FCMJSON", "FCMSnapshot",
+                .product(name: "Yams", package: "Yams"),
             ]
         ),
         .executableTarget(
@@ -116,6 +149,8 @@ let package = Package(
             dependencies: [
                 "FCMCore",
                 "FCMHTTP",
+                "FCMControl",
+                "FCMServer",
                 "FCMTransport",
                 "FCMXMPP",
                 "FCMScenario",
@@ -137,7 +172,7 @@ let package = Package(
         .target(
             name: "FCMTesting",
             dependencies: [
-                "FCMCore", "FCMHTTP", "FCMTransport", "FCMJSON",
+                "FCMCore", "FCMControl", "FCMServer", "FCMTransport", "FCMJSON",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -164,7 +199,7 @@ let package = Package(
             name: "FCMHTTPTests",
             dependencies: [
                 // FCMXMPP: one test refuses a message on each front, CCS included (RefusalEventTests).
-                "FCMHTTP", "FCMTransport", "FCMCore", "FCMJSON", "FCMSnapshot", "FCMXMPP", "FCMTesting",
+                "FCMHTTP", "FCMControl", "FCMServer", "FCMTransport", "FCMCore", "FCMJSON", "FCMSnapshot", "FCMXMPP", "FCMTesting",
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -27,6 +27,8 @@ let package = Package(
                 .product(name: "FCMCore", package: "fcm-emu"),
                 .product(name: "FCMHTTP", package: "fcm-emu"),
                 .product(name: "FCMTransport", package: "fcm-emu"),
+                .product(name: "FCMControl", package: "fcm-emu"),
+                .product(name: "FCMServer", package: "fcm-emu"),
                 .product(name: "FCMJSON", package: "fcm-emu"),
                 // The in-process route table the tests call too.
                 .product(name: "FCMTesting", package: "fcm-emu"),
@@ -40,6 +42,8 @@ let package = Package(
                 .product(name: "FCMCore", package: "fcm-emu"),
                 .product(name: "FCMHTTP", package: "fcm-emu"),
                 .product(name: "FCMTransport", package: "fcm-emu"),
+                .product(name: "FCMControl", package: "fcm-emu"),
+                .product(name: "FCMServer", package: "fcm-emu"),
                 .product(name: "FCMJSON", package: "fcm-emu"),
                 .product(name: "FCMXMPP", package: "fcm-emu"),
                 .product(name: "Crypto", package: "swift-crypto"),

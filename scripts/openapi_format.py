@@ -1,11 +1,11 @@
 """Writes the control API's OpenAPI document in its house layout: one path or schema per line.
 
-Used as a module by scripts that edit Sources/FCMHTTP/Resources/openapi.json, so diffs stay one
+Used as a module by scripts that edit Sources/FCMControl/Resources/openapi.json, so diffs stay one
 line per operation: `from openapi_format import load, save`.
 """
 import json
 
-PATH = "Sources/FCMHTTP/Resources/openapi.json"
+PATH = "Sources/FCMControl/Resources/openapi.json"
 
 
 def _compact(value):

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 
+import FCMControl
 import FCMCore
-import FCMHTTP
 import FCMJSON
+import FCMServer
 import FCMTransport
 import Testing
 

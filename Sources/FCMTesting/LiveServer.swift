@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import FCMCore
-import FCMHTTP
+import FCMServer
 import Logging
 import NIOCore
 import NIOPosix

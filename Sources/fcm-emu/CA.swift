@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import ArgumentParser
-import FCMHTTP
 import FCMTransport
 import Foundation
 

@@ -2,7 +2,6 @@
 
 import ArgumentParser
 import FCMCore
-import FCMHTTP
 import FCMJSON
 import Foundation
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
+@testable import FCMControl
 import FCMCore
 @testable import FCMHTTP
 import FCMJSON
@@ -87,7 +88,7 @@ struct DashboardAPITests {
     /// Every file of `Dashboard/ui/` is embedded (Package.swift's list) and served byte for byte.
     @Test func theEmbeddedDashboardIsItsSources() throws {
         let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
-            "../../Sources/FCMHTTP/Dashboard/ui")
+            "../../Sources/FCMControl/Dashboard/ui")
         let names = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { !$0.hasPrefix(".") }.sorted()
         #expect(names == Dashboard.files.keys.sorted())
         let api = InProcess()

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 
+@testable import FCMControl
 @testable import FCMCore
 @testable import FCMHTTP
 import FCMJSON
+@testable import FCMServer
 import FCMTesting
 @testable import FCMTransport
 import Foundation

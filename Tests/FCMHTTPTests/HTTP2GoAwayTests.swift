@@ -4,6 +4,7 @@ import FCMCore
 import FCMCoreJSON
 import FCMHTTP
 import FCMJSON
+import FCMServer
 import FCMTesting
 import FCMTransport
 import Foundation

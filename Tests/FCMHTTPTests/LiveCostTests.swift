@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
+@testable import FCMControl
 @testable import FCMCore
 @testable import FCMHTTP
 import FCMJSON

@@ -2,6 +2,7 @@
 
 import FCMCore
 import FCMHTTP
+import FCMServer
 import FCMTesting
 import Foundation
 import Logging

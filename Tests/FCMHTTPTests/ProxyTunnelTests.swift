@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 @testable import FCMHTTP
+@testable import FCMServer
 import FCMTesting
 @testable import FCMTransport
 import Logging

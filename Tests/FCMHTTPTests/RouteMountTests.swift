@@ -3,6 +3,7 @@
 import FCMCore
 @testable import FCMHTTP
 import FCMJSON
+@testable import FCMServer
 @testable import FCMTransport
 import Testing
 
@@ -58,6 +59,11 @@ import Testing
         let control = responder.tooLarge(HTTPRequest(method: "POST", target: "/emulator/v1/projects"))
         #expect(try JSONParser.parse(control.body)["error"]?["message"]?.stringValue == "The request body is larger than 64 bytes")
         #expect(control.api == "control")
+        // Paths no JSON API owns, and the APIs built on Google's front end, answer with its page.
+        for target in ["/computeMetadata/v1/instance", "/iid/v1:batchAdd", "/token", "/nowhere"] {
+            let page = responder.tooLarge(HTTPRequest(method: "POST", target: target))
+            #expect(page.status == 413 && page.bodyText.contains("Your client issued a request that was too large."), "\(target)")
+        }
     }
 
     /// An unknown path is answered by the API that owns it: v1's JSON, legacy's page, the control

@@ -3,6 +3,7 @@
 import Crypto
 import FCMCore
 import FCMJSON
+@testable import FCMServer
 import FCMTesting
 import Foundation
 import NIOPosix

@@ -3,6 +3,7 @@
 import FCMCore
 import FCMHTTP
 import FCMJSON
+import FCMServer
 import FCMSnapshot
 import FCMTesting
 import FCMTransport

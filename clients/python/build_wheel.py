@@ -281,7 +281,7 @@ def package_files() -> Iterable[Path]:
         yield path
 
 
-SWIFT_VERSION_FILE = HERE.parent.parent / "Sources" / "FCMHTTP" / "Server" / "FCMEmuVersion.swift"
+SWIFT_VERSION_FILE = HERE.parent.parent / "Sources" / "FCMCore" / "FCMEmuVersion.swift"
 
 
 def source_version() -> str:

@@ -99,7 +99,7 @@ enum V1Credentials {
 
 /// Checks credentials the way FCM does on its v1, IID and legacy endpoints (docs/http-v1.md,
 /// "Credentials and tokens"; docs/legacy.md).
-final class Authenticator: Sendable {
+package final class Authenticator: Sendable {
     /// Scopes that FCM's send method accepts.
     static let messagingScopes: Set<String> = [
         "https://www.googleapis.com/auth/cloud-platform", "https://www.googleapis.com/auth/firebase.messaging",
@@ -127,7 +127,7 @@ final class Authenticator: Sendable {
     }
 
     /// `Authorization: key=…`, the legacy server key.
-    static func serverKey(_ request: HTTPRequest) -> String? {
+    package static func serverKey(_ request: HTTPRequest) -> String? {
         guard let header = request.header("Authorization"), header.hasPrefix("key=") else { return nil }
         let key = String(header.dropFirst(4))
         return key.isEmpty ? nil : key

@@ -104,12 +104,3 @@ extension String {
         split(separator: separator, omittingEmptySubsequences: false).map(String.init)
     }
 }
-
-extension StringProtocol {
-    var trimmingSpaces: String {
-        var s = Substring(self)
-        while s.first == " " || s.first == "\t" { s = s.dropFirst() }
-        while s.last == " " || s.last == "\t" { s = s.dropLast() }
-        return String(s)
-    }
-}

@@ -12,13 +12,13 @@ import FCMTransport
 /// As on GCE, every request must carry `Metadata-Flavor: Google` (403 otherwise: the header is
 /// what stops a browser or a proxy from being tricked into fetching tokens), and every answer
 /// carries it back, which is how the SDKs' "am I on GCE?" ping recognises the server.
-struct MetadataServer: Sendable {
+package struct MetadataServer: Sendable {
     let emulator: Emulator
     let grants: AccessGrants
     let project: String
 
     static let base = "/computeMetadata/v1"
-    static let scopes = ["https://www.googleapis.com/auth/cloud-platform", "https://www.googleapis.com/auth/firebase.messaging"]
+    package static let scopes = ["https://www.googleapis.com/auth/cloud-platform", "https://www.googleapis.com/auth/firebase.messaging"]
 
     func register(into router: inout Router) {
         router.mount(.metadata, ["/computeMetadata", "/computeMetadata/*"], dialect: GoogleFrontEnd.dialect)

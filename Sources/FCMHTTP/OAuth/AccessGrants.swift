@@ -14,13 +14,13 @@ import Synchronization
 /// with a key kept in the state directory, so a token outlives the emulator process that issued
 /// it: Node and Go cache a token for up to an hour and never refresh it on a 401, so a restarted
 /// `serve` must still honour it. Without a state directory the key lives in memory only.
-final class AccessGrants: Sendable {
-    static let lifetimeSeconds: Int64 = 3600
+package final class AccessGrants: Sendable {
+    package static let lifetimeSeconds: Int64 = 3600
     private static let prefix = "ya29.c."
     static let keyFileName = "access-token.key"
 
-    struct Grant: Sendable {
-        let token: String
+    package struct Grant: Sendable {
+        package let token: String
         let projectId: String
         let scopes: Set<String>
         let expiresAt: Int64
@@ -60,7 +60,7 @@ final class AccessGrants: Sendable {
         }
     }
 
-    func issue(projectId: String, scopes: Set<String>) -> Grant {
+    package func issue(projectId: String, scopes: Set<String>) -> Grant {
         let expiresAt = wallSeconds() + Self.lifetimeSeconds
         var random = SystemRandomNumberGenerator()
         // The nonce keeps two grants of one second apart, as real tokens are.

@@ -14,8 +14,8 @@ import FCMSnapshot
 /// carry these keys (`credentials.jsonl`) so that key files and cached access tokens keep working
 /// after an import on another machine (issue 14).
 public final class FrontCredentials: Sendable {
-    let accounts: ServiceAccounts
-    let grants: AccessGrants
+    package let accounts: ServiceAccounts
+    package let grants: AccessGrants
 
     /// Keys are kept in `stateDirectory` when there is one (they survive a restart), else in memory.
     public convenience init(

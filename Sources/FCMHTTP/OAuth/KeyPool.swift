@@ -12,15 +12,15 @@ import _CryptoExtras
 /// at once and `maxQueued` projects wait for a worker; past that a request is refused (503 with
 /// `Retry-After`, `ControlAPI+ServiceAccount`). Requests for a project whose key is on its way
 /// share its ticket, so a client that asks many times for one project makes one key.
-final class KeyPool: Sendable {
+package final class KeyPool: Sendable {
     /// Two workers leave a core for the loops on a small machine; 64 waiting is about 3 s of
     /// keys in a release build (about 100 ms each), so a parallel test run that makes a project
     /// per worker is served, and a flood of new projects is told to come back.
     static let defaultMaxRunning = 2
     static let defaultMaxQueued = 64
 
-    let maxRunning: Int
-    let maxQueued: Int
+    package let maxRunning: Int
+    package let maxQueued: Int
     /// Makes one key; tests replace it to hold a generation or to see which thread runs it.
     let makeKey: @Sendable () throws -> _RSA.Signing.PrivateKey
 
@@ -94,13 +94,13 @@ final class KeyPool: Sendable {
 }
 
 /// A key on its way: done once, with the account or the error; whoever waits is called then.
-final class KeyTicket: Sendable {
+package final class KeyTicket: Sendable {
     private let state = Mutex<(result: Result<ServiceAccount, FCMError>?, waiters: [@Sendable () -> Void])>((nil, []))
 
-    var result: Result<ServiceAccount, FCMError>? { state.withLock { $0.result } }
+    package var result: Result<ServiceAccount, FCMError>? { state.withLock { $0.result } }
 
     /// Calls `waiter` once the ticket is done (at once when it is).
-    func onDone(_ waiter: @escaping @Sendable () -> Void) {
+    package func onDone(_ waiter: @escaping @Sendable () -> Void) {
         let done = state.withLock { s -> Bool in
             if s.result != nil { return true }
             s.waiters.append(waiter)

@@ -8,7 +8,7 @@ import Synchronization
 import _CryptoExtras
 
 /// A service account the token endpoint trusts: its identity and public key.
-struct ServiceAccount: Sendable {
+package struct ServiceAccount: Sendable {
     let projectId: String
     let clientEmail: String
     let keyId: String
@@ -21,11 +21,11 @@ struct ServiceAccount: Sendable {
 /// or the projects there are when more), and when that is passed, the accounts of projects that
 /// no longer exist are forgotten, with their key files (issue 23, item 7). They are kept until
 /// then so that a key file survives a project's re-creation and a restart, as before.
-struct AccountRoom: Sendable {
+package struct AccountRoom: Sendable {
     let cap: Int
     let projects: Set<String>
 
-    init(_ emulator: Emulator) {
+    package init(_ emulator: Emulator) {
         projects = Set(emulator.projects().map(\.id))
         cap = max(emulator.settings.maxProjects, projects.count)
     }
@@ -39,12 +39,12 @@ struct AccountRoom: Sendable {
 /// One service account per project, made on first request, kept in memory and, when a state
 /// directory is set, on disk, so that a key file survives a restart of the emulator. Keys are
 /// made by `keys`, off the event loops (`KeyPool`).
-final class ServiceAccounts: Sendable {
+package final class ServiceAccounts: Sendable {
     private let accounts = Mutex<[String: ServiceAccount]>([:])
     /// Held while a key file is written or removed, so the file follows the map's last word.
     private let files = Mutex<Void>(())
     private let directory: String?
-    let keys: KeyPool
+    package let keys: KeyPool
 
     init(stateDirectory: String?, keys: KeyPool = KeyPool()) {
         self.keys = keys
@@ -58,7 +58,7 @@ final class ServiceAccounts: Sendable {
         }
     }
 
-    func account(email: String) -> ServiceAccount? { accounts.withLock { $0[email] } }
+    package func account(email: String) -> ServiceAccount? { accounts.withLock { $0[email] } }
 
     func account(keyId: String) -> ServiceAccount? { accounts.withLock { $0.values.first { $0.keyId == keyId } } }
 
@@ -67,14 +67,14 @@ final class ServiceAccounts: Sendable {
 
     /// The project's service account, made on this thread when there is none yet: for callers
     /// that are not an event loop (in-process requests, `exec`, tests).
-    func account(forProject projectId: String, room: AccountRoom) throws(FCMError) -> ServiceAccount {
+    package func account(forProject projectId: String, room: AccountRoom) throws(FCMError) -> ServiceAccount {
         if let existing = account(email: Self.email(projectId)) { return existing }
         return try make(projectId, room: room).get()
     }
 
     /// The project's account made on a worker of `keys`: its ticket (done already when the
     /// account exists), or nil when the pool is full.
-    func request(forProject projectId: String, room: AccountRoom) -> KeyTicket? {
+    package func request(forProject projectId: String, room: AccountRoom) -> KeyTicket? {
         keys.submit(projectId) { self.make(projectId, room: room) }
     }
 
@@ -132,13 +132,13 @@ final class ServiceAccounts: Sendable {
     }
 
     /// The key file a client loads, with `token_uri` pointing at this emulator.
-    static func keyFile(_ account: ServiceAccount, tokenURI: String) -> JSONValue {
+    package static func keyFile(_ account: ServiceAccount, tokenURI: String) -> JSONValue {
         var document = account.document
         document.insert(("token_uri", .string(tokenURI)), at: 7)
         return .object(document)
     }
 
-    static func email(_ projectId: String) -> String { "firebase-adminsdk-fcmemu@\(projectId).iam.gserviceaccount.com" }
+    package static func email(_ projectId: String) -> String { "firebase-adminsdk-fcmemu@\(projectId).iam.gserviceaccount.com" }
 
     /// Every account's document (private key included), by email, as a snapshot keeps them.
     var documents: [JSONValue] {

@@ -17,6 +17,17 @@ extension StringProtocol {
     }
 }
 
+extension StringProtocol {
+    /// Without the optional whitespace HTTP allows around field values and list items (spaces
+    /// and tabs; RFC 9110 §5.6.3).
+    package var trimmingSpaces: String {
+        var s = Substring(self)
+        while s.first == " " || s.first == "\t" { s = s.dropFirst() }
+        while s.last == " " || s.last == "\t" { s = s.dropLast() }
+        return String(s)
+    }
+}
+
 @inline(__always)
 private func asciiLower(_ byte: UInt8) -> UInt8 {
     (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte | 0x20 : byte

@@ -122,12 +122,3 @@ package struct HostRules: Sendable {
         return fromOrigin.host == fromHost.host && (fromOrigin.port ?? defaultPort) == (fromHost.port ?? defaultPort)
     }
 }
-
-extension String {
-    var trimmingSpaces: String {
-        var s = Substring(self)
-        while s.first == " " || s.first == "\t" { s = s.dropFirst() }
-        while s.last == " " || s.last == "\t" { s = s.dropLast() }
-        return String(s)
-    }
-}

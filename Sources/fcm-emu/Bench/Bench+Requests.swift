@@ -2,7 +2,7 @@
 
 import ArgumentParser
 import FCMCore
-import FCMHTTP
+import FCMServer
 import FCMTransport
 import FCMXMPP
 import Foundation

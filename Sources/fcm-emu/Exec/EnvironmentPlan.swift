@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
-import FCMHTTP
+import FCMControl
 import FCMJSON
 import Foundation
 

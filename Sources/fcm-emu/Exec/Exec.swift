@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import ArgumentParser
+import FCMControl
 import FCMCore
-import FCMHTTP
 import FCMTransport
 import Foundation
 import Logging

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 
+import FCMControl
 import FCMCore
 import FCMCoreJSON
-import FCMHTTP
 import FCMJSON
 import Foundation
 import Yams

@@ -3,6 +3,7 @@
 import ArgumentParser
 import FCMCore
 import FCMHTTP
+import FCMServer
 import FCMTransport
 import FCMXMPP
 import Foundation

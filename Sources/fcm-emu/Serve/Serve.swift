@@ -2,8 +2,8 @@
 
 import ArgumentParser
 import FCMCore
-import FCMHTTP
 import FCMJSON
+import FCMServer
 import FCMTransport
 import FCMXMPP
 import Foundation

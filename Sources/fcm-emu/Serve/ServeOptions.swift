@@ -2,6 +2,7 @@
 
 import FCMCore
 import FCMHTTP
+import FCMServer
 import FCMSnapshot
 import FCMTransport
 import Foundation

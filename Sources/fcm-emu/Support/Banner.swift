@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 
+import FCMControl
 import FCMCore
-import FCMHTTP
+import FCMServer
 
 /// What `serve` prints on standard output once it listens: enough to start using it.
 enum Banner {

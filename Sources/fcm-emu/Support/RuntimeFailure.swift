@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
 
-import FCMHTTP
 import FCMTransport
 
 /// Something the command could not do at run time (exit code 1): the message alone, no usage

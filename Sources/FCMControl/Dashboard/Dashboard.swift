@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
+import FCMHTTP
 import FCMTransport
 
 #if canImport(FoundationEssentials)
@@ -11,19 +12,19 @@ import FCMTransport
 /// The dashboard at `/ui/`: the files of `Dashboard/ui/`, compiled into the binary by SwiftPM
 /// (`.embedInCode` in Package.swift), which read and drive the world through the control API and
 /// its event stream like any other client.
-struct Dashboard: Sendable {
-    static let prefix = "/ui"
+package struct Dashboard: Sendable {
+    package static let prefix = "/ui"
     /// Set by dashboard developers to the `ui/` directory: files are then read from it on every
     /// request, so an edit shows on reload without a rebuild.
     static let developmentDirectoryVariable = "FCM_EMU_UI_DIR"
 
     private let developmentDirectory: String?
 
-    init(developmentDirectory: String? = ProcessInfo.processInfo.environment[Self.developmentDirectoryVariable]) {
+    package init(developmentDirectory: String? = ProcessInfo.processInfo.environment[Self.developmentDirectoryVariable]) {
         self.developmentDirectory = developmentDirectory.flatMap { $0.isEmpty ? nil : $0 }
     }
 
-    func register(into router: inout Router) {
+    package func register(into router: inout Router) {
         router.mount(.dashboard, [Self.prefix, Self.prefix + "/*"], dialect: GoogleFrontEnd.dialect)
         // The router reads `/ui` and `/ui/` alike; relative links in the page need the slash.
         router.add("GET", Self.prefix) { request, _ in

@@ -2,6 +2,7 @@
 
 import FCMCore
 import FCMCoreJSON
+import FCMHTTP
 import FCMJSON
 import FCMTransport
 

@@ -2,6 +2,7 @@
 
 import FCMCore
 import FCMCoreJSON
+import FCMHTTP
 import FCMJSON
 import FCMTransport
 
@@ -22,7 +23,7 @@ public struct ControlAPI: Sendable {
     let info: @Sendable () -> JSONValue
     let snapshots: SnapshotRoutes
 
-    init(
+    package init(
         emulator: Emulator, credentials: FrontCredentials, live: LiveRequests, feed: EventFeed,
         info: @escaping @Sendable () -> JSONValue, snapshots: SnapshotConfiguration
     ) {

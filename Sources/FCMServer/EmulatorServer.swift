@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 
+import FCMControl
 import FCMCore
 import FCMJSON
+import FCMTransport
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
     import Foundation
 #endif
-import FCMTransport
 import Logging
 import NIOCore
 import NIOPosix

@@ -10,7 +10,7 @@ import FCMTransport
 /// `application/json`, which a page can only send after a preflight the emulator never grants,
 /// cannot be planted by one; so every control-API body must say it is JSON, and a snapshot tar
 /// must say `application/x-tar` (`?format=tar` alone no longer makes a body an import).
-enum ControlContentType {
+package enum ControlContentType {
     static let json = "application/json"
     static let tar = "application/x-tar"
 
@@ -30,7 +30,7 @@ enum ControlContentType {
     }
 
     /// nil when the request's body (if any) is declared as the route reads it; else a 415.
-    static func refusal(_ request: HTTPRequest) -> HTTPResponse? {
+    package static func refusal(_ request: HTTPRequest) -> HTTPResponse? {
         let type = mediaType(request)
         if isImport(request) {
             if type == tar { return nil }

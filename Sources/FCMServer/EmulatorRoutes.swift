@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 
+import FCMControl
 import FCMCore
+import FCMHTTP
 import FCMJSON
 import FCMLegacyFormat
 import FCMTransport
@@ -46,34 +48,22 @@ public enum EmulatorRoutes {
         info: @escaping @Sendable () -> JSONValue
     ) -> HTTPResponder {
         let credentials = fronts.credentials ?? FrontCredentials(stateDirectory: fronts.stateDirectory, wallSeconds: fronts.wallSeconds)
-        let accounts = credentials.accounts
-        let grants = credentials.grants
-        let auth = Authenticator(mode: fronts.authMode, emulator: emulator, accounts: accounts, grants: grants)
         var router = Router(unmounted: GoogleFrontEnd.dialect)
         var snapshots = fronts.snapshots
         if snapshots.root == nil { snapshots.root = fronts.stateDirectory.map { $0 + "/snapshots" } }
         let live = LiveRequests()
-        ControlAPI(
+        let control = ControlAPI(
             emulator: emulator, credentials: credentials, live: live, feed: fronts.events ?? EventFeed(), info: info,
             snapshots: snapshots)
-            .register(into: &router)
-        V1Front(emulator: emulator, auth: auth).register(into: &router)
-        V1TopicSubscriptions(emulator: emulator, auth: auth).register(into: &router)
-        IIDFront(emulator: emulator, auth: auth).register(into: &router)
-        LegacyFront(emulator: emulator, auth: auth).register(into: &router)
-        DeviceGroupFront(emulator: emulator, auth: auth).register(into: &router)
-        TokenEndpoint(accounts: accounts, grants: grants, wallSeconds: fronts.wallSeconds).register(into: &router)
-        AllowedLocations().register(into: &router)
+        control.register(into: &router)
         Dashboard().register(into: &router)
-        let metadata = MetadataServer(emulator: emulator, grants: grants, project: fronts.metadataProject)
-        metadata.register(into: &router)
+        let metadataRoot = Fronts.register(
+            into: &router, emulator: emulator, credentials: credentials, authMode: fronts.authMode, wallSeconds: fronts.wallSeconds,
+            metadataProject: fronts.metadataProject)
         // The root is the emulator's own: its words, not Google's, unless the metadata server is asked.
         router.mount(.other, ["/"], dialect: ControlAPI.dialect)
-        router.add("GET", "/") { request, _ in metadata.root(request) ?? ControlAPI.fallback(request, allowed: []) }
-        // Batch parts are answered by the routes above, exactly as direct calls.
-        let inner = router
-        let boundaries = BoundaryFactory()
-        BatchFront(respond: { inner.respond(to: $0) }, nextBoundary: boundaries.next).register(into: &router)
+        router.add("GET", "/") { request, _ in metadataRoot(request) ?? ControlAPI.fallback(request, allowed: []) }
+        Fronts.registerBatch(into: &router)
         // Transport faults sit between the transport and the fronts (Sources/README.md, docs/faults.md).
         let faults = TransportFaults(emulator: emulator)
         let recorder = RefusalRecorder(emulator: emulator)
@@ -117,11 +107,5 @@ public enum EmulatorRoutes {
             return response
         }
         return resolution.api == .control ? ControlContentType.refusal(request) : nil
-    }
-}
-
-extension String {
-    func replacingAll(_ target: String, _ replacement: String) -> String {
-        split(separator: target, omittingEmptySubsequences: false).joined(separator: replacement)
     }
 }

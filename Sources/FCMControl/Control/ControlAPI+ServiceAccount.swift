@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import FCMCore
+import FCMHTTP
 import FCMJSON
 import FCMTransport
 import NIOPosix
