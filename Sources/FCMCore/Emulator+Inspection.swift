@@ -3,13 +3,13 @@
 import HeapModule
 
 /// Which devices a device list shows: every filter given must match.
-public struct DeviceQuery: Sendable, Equatable {
+package struct DeviceQuery: Sendable, Equatable {
     /// A part of the token, FID or id, or of the name without regard to case.
-    public var text: String?
-    public var platform: Platform?
-    public var state: DeviceState?
+    package var text: String?
+    package var platform: Platform?
+    package var state: DeviceState?
 
-    public init(text: String? = nil, platform: Platform? = nil, state: DeviceState? = nil) {
+    package init(text: String? = nil, platform: Platform? = nil, state: DeviceState? = nil) {
         self.text = text.flatMap { $0.isEmpty ? nil : $0 }
         self.platform = platform
         self.state = state
@@ -28,18 +28,18 @@ public struct DeviceQuery: Sendable, Equatable {
 }
 
 /// A message a device holds now (store and forward), as the control API shows it.
-public struct StoredMessageInfo: Sendable {
-    public let message: Message
-    public let priority: Priority
-    public let collapseKey: String?
+package struct StoredMessageInfo: Sendable {
+    package let message: Message
+    package let priority: Priority
+    package let collapseKey: String?
     /// Not deliverable before this instant (the configured delivery latency).
-    public let availableAt: Instant
+    package let availableAt: Instant
     /// Dropped at this instant; nil for a TTL 0 copy that only waits out a latency.
-    public let expiresAt: Instant?
+    package let expiresAt: Instant?
 }
 
 /// A pending timer on the emulator's clock, as the control API shows it.
-public struct PendingTimerInfo: Sendable {
+package struct PendingTimerInfo: Sendable {
     public enum What: String, Sendable {
         /// A stored message reaches the end of its TTL.
         case expiry
@@ -49,18 +49,18 @@ public struct PendingTimerInfo: Sendable {
         case delivery
     }
 
-    public let at: Instant
-    public let what: What
-    public let device: DeviceID
-    public let projectId: String?
+    package let at: Instant
+    package let what: What
+    package let device: DeviceID
+    package let projectId: String?
     /// The stored message an expiry is for, while it is still stored.
-    public let messageId: String?
+    package let messageId: String?
 }
 
 extension Emulator {
     /// A project's devices that match `query`, oldest first, `offset`/`limit` paged; `total` counts
     /// the matches. A page also ends before the topic names it lists pass `maxTopicBytes`.
-    public func devices(
+    package func devices(
         projectId: String, matching query: DeviceQuery, offset: Int, limit: Int, maxTopicBytes: Int
     ) throws(FCMError) -> (total: Int, page: [DeviceInfo]) {
         if query.isEmpty { return try devices(projectId: projectId, offset: offset, limit: limit, maxTopicBytes: maxTopicBytes) }
@@ -89,7 +89,7 @@ extension Emulator {
     }
 
     /// What a device holds now, in the order it would be delivered (acceptance order).
-    public func storedMessages(_ reference: String, projectId: String) throws(FCMError) -> (DeviceInfo, [StoredMessageInfo]) {
+    package func storedMessages(_ reference: String, projectId: String) throws(FCMError) -> (DeviceInfo, [StoredMessageInfo]) {
         try withWorld { (w: inout World) throws(FCMError) -> (DeviceInfo, [StoredMessageInfo]) in
             let device = try w.findDevice(reference, projectIndex: w.projectIndex(id: projectId))
             let stored = (device.store?.items ?? []).map {
@@ -103,7 +103,7 @@ extension Emulator {
 
     /// The pending timers in the order they will fire, `offset`/`limit` paged (`limit` at most
     /// 100,000 + offset entries are kept while the queue is read, never the whole queue sorted).
-    public func pendingTimers(offset: Int, limit: Int) -> (total: Int, page: [PendingTimerInfo]) {
+    package func pendingTimers(offset: Int, limit: Int) -> (total: Int, page: [PendingTimerInfo]) {
         withWorld { w in
             let keep = max(0, offset) + max(0, limit)
             // The `keep` earliest timers: a max-heap that drops its latest entry once past `keep`.

@@ -4,17 +4,17 @@
 /// are in all. A page ends early once its entries pass a byte budget, so no list (100,000 topics of
 /// up to 900 bytes, 10,000 groups of 20 tokens of up to 4 KiB: about 800 MB) is built whole
 /// (issue 23, item 7); `nextOffset` says where the next page starts.
-public struct ListPage<Element: Sendable>: Sendable {
-    public let total: Int
-    public let offset: Int
-    public let items: [Element]
+package struct ListPage<Element: Sendable>: Sendable {
+    package let total: Int
+    package let offset: Int
+    package let items: [Element]
 
     /// What an entry's JSON adds to its text (field names, quotes, indentation), counted so that a
     /// page of a hundred thousand one-letter topics is bounded too.
     static var entryBytes: Int { 64 }
 
     /// Where the next page starts, or nil after the last.
-    public var nextOffset: Int? { offset + items.count < total ? offset + items.count : nil }
+    package var nextOffset: Int? { offset + items.count < total ? offset + items.count : nil }
 
     /// The entries of `all` from `offset`, at most `limit`, ending before the entry that would take
     /// the page past `maxBytes` (as `bytes` counts them); a page holds at least one entry.
@@ -35,7 +35,7 @@ public struct ListPage<Element: Sendable>: Sendable {
 extension Emulator {
     /// The projects, oldest first. Only the small `Project` values are copied under the lock (at
     /// most `maxProjects`); the page is cut outside it.
-    public func projects(offset: Int, limit: Int, maxBytes: Int) -> ListPage<Project> {
+    package func projects(offset: Int, limit: Int, maxBytes: Int) -> ListPage<Project> {
         let all = projects()
         return ListPage(all.dropFirst(max(0, offset)), total: all.count, offset: offset, limit: limit, maxBytes: maxBytes) { p in
             p.serverKeys.reduce(ListPage<Project>.entryBytes + p.id.utf8.count + p.number.utf8.count) { $0 + $1.utf8.count + 8 }
@@ -46,7 +46,7 @@ extension Emulator {
     /// and count are copied (no sorting, and no reference to the topic table is kept, which would
     /// make the next subscription copy the table and its member set under the lock); sorting and
     /// cutting the page happen outside it.
-    public func topics(
+    package func topics(
         projectId: String, offset: Int = 0, limit: Int = .max, maxBytes: Int = .max
     ) throws(FCMError) -> ListPage<TopicSummary> {
         var all = try withWorld { (w: inout World) throws(FCMError) -> [TopicSummary] in
@@ -66,7 +66,7 @@ extension Emulator {
     /// A project's device groups, oldest first (then by name). The groups are copied under the
     /// lock (their token lists are shared, not copied: at most `maxGroupMembers` each); sorting and
     /// cutting the page happen outside it.
-    public func groups(
+    package func groups(
         projectId: String, offset: Int = 0, limit: Int = .max, maxBytes: Int = .max
     ) throws(FCMError) -> ListPage<DeviceGroup> {
         var all = try withWorld { (w: inout World) throws(FCMError) -> [DeviceGroup] in
@@ -81,7 +81,7 @@ extension Emulator {
 }
 
 /// A topic of a project and how many devices are subscribed to it.
-public struct TopicSummary: Sendable, Equatable {
-    public let name: String
-    public let subscribers: Int
+package struct TopicSummary: Sendable, Equatable {
+    package let name: String
+    package let subscribers: Int
 }

@@ -4,13 +4,13 @@
 extension Emulator {
     /// What the tray of one device shows, oldest first, and how many high-priority data messages
     /// have arrived since a notification was last shown (toward `deprioritizeAfter`).
-    public struct Tray: Sendable {
-        public let device: DeviceInfo
-        public let entries: [TrayEntry]
-        public let unshownHighPriority: Int
+    package struct Tray: Sendable {
+        package let device: DeviceInfo
+        package let entries: [TrayEntry]
+        package let unshownHighPriority: Int
     }
 
-    public func tray(_ reference: String, projectId: String) throws(FCMError) -> Tray {
+    package func tray(_ reference: String, projectId: String) throws(FCMError) -> Tray {
         try withWorld { (w: inout World) throws(FCMError) -> Tray in
             let device = try w.findDevice(reference, projectIndex: w.projectIndex(id: projectId))
             return Tray(device: w.info(device), entries: device.tray, unshownHighPriority: Int(device.unshownHighPriority))
@@ -20,7 +20,7 @@ extension Emulator {
     /// The app shows a notification for a message it received (a data message handled in
     /// `onMessageReceived`, say), under `tag` when given: what an app does to keep its
     /// high-priority messages from being deprioritized.
-    public func showNotification(_ reference: String, projectId: String, messageId: String, tag: String?) throws(FCMError) -> Tray {
+    package func showNotification(_ reference: String, projectId: String, messageId: String, tag: String?) throws(FCMError) -> Tray {
         try withWorld { (w: inout World) throws(FCMError) -> Tray in
             let device = try w.findDevice(reference, projectIndex: w.projectIndex(id: projectId))
             guard let delivery = device.inbox.last(where: { $0.message?.id == messageId }) else {
@@ -36,7 +36,7 @@ extension Emulator {
     }
 
     /// The user clears every notification of the app.
-    public func clearTray(_ reference: String, projectId: String) throws(FCMError) {
+    package func clearTray(_ reference: String, projectId: String) throws(FCMError) {
         try withWorld { (w: inout World) throws(FCMError) in
             let id = try w.findDevice(reference, projectIndex: w.projectIndex(id: projectId)).id
             w.devices[Int(id)]?.tray = []

@@ -10,19 +10,19 @@ extension Emulator {
         }
     }
 
-    public func projects() -> [Project] { withWorld { $0.projects.compactMap { $0?.project } } }
+    package func projects() -> [Project] { withWorld { $0.projects.compactMap { $0?.project } } }
 
     /// A project by id or number.
-    public func project(_ idOrNumber: String) throws(FCMError) -> Project {
+    package func project(_ idOrNumber: String) throws(FCMError) -> Project {
         try withWorld { (w: inout World) throws(FCMError) -> Project in try w.projectState(w.projectIndex(idOrNumber: idOrNumber)).project }
     }
 
     /// The project that owns a legacy server key.
-    public func project(serverKey: String) -> Project? {
+    package func project(serverKey: String) -> Project? {
         withWorld { w in w.projects.lazy.compactMap { $0?.project }.first { $0.serverKeys.contains(serverKey) } }
     }
 
-    public func deleteProject(id: String) throws(FCMError) {
+    package func deleteProject(id: String) throws(FCMError) {
         try withWorld { (w: inout World) throws(FCMError) in try w.deleteProject(id: id) }
     }
 
@@ -57,7 +57,7 @@ extension Emulator {
     /// A project's devices, oldest first, `offset`/`limit` paged. A page also ends before the
     /// topic names it lists pass `maxTopicBytes` (it holds one device at least), since a device
     /// may hold 2000 names of 900 bytes (issue 23, item 7).
-    public func devices(
+    package func devices(
         projectId: String, offset: Int = 0, limit: Int = .max, maxTopicBytes: Int = .max
     ) throws(FCMError) -> (total: Int, page: [DeviceInfo]) {
         try withWorld { (w: inout World) throws(FCMError) -> (total: Int, page: [DeviceInfo]) in
@@ -76,35 +76,35 @@ extension Emulator {
     }
 
     /// A device by id, name or token.
-    public func device(_ reference: String, projectId: String) throws(FCMError) -> DeviceInfo {
+    package func device(_ reference: String, projectId: String) throws(FCMError) -> DeviceInfo {
         try withWorld { (w: inout World) throws(FCMError) -> DeviceInfo in
             w.info(try w.findDevice(reference, projectIndex: w.projectIndex(id: projectId)))
         }
     }
 
     /// The device that holds `token` now, in any project.
-    public func device(token: String) -> DeviceInfo? {
+    package func device(token: String) -> DeviceInfo? {
         withWorld { w in w.deviceByToken[token].flatMap { w.devices[Int($0)] }.map { w.info($0) } }
     }
 
-    public func deleteDevice(_ reference: String, projectId: String) throws(FCMError) {
+    package func deleteDevice(_ reference: String, projectId: String) throws(FCMError) {
         try withWorld { (w: inout World) throws(FCMError) in
             w.removeDevice(try w.findDevice(reference, projectIndex: w.projectIndex(id: projectId)).id)
         }
     }
 
     @discardableResult
-    public func setState(_ reference: String, projectId: String, to state: DeviceState) throws(FCMError) -> DeviceInfo {
+    package func setState(_ reference: String, projectId: String, to state: DeviceState) throws(FCMError) -> DeviceInfo {
         try mutateDevice(reference, projectId: projectId) { (w: inout World, id) throws(FCMError) in try w.setState(id, to: state) }
     }
 
     @discardableResult
-    public func uninstall(_ reference: String, projectId: String) throws(FCMError) -> DeviceInfo {
+    package func uninstall(_ reference: String, projectId: String) throws(FCMError) -> DeviceInfo {
         try setState(reference, projectId: projectId, to: .uninstalled)
     }
 
     @discardableResult
-    public func refreshToken(_ reference: String, projectId: String, newToken: String? = nil) throws(FCMError) -> DeviceInfo {
+    package func refreshToken(_ reference: String, projectId: String, newToken: String? = nil) throws(FCMError) -> DeviceInfo {
         try mutateDevice(reference, projectId: projectId) { (w: inout World, id) throws(FCMError) in
             try w.refreshToken(id, newToken: newToken)
         }
@@ -112,13 +112,13 @@ extension Emulator {
 
     /// Replaces the other senders allowed to message the device.
     @discardableResult
-    public func setSenders(_ reference: String, projectId: String, extra: [String]) throws(FCMError) -> DeviceInfo {
+    package func setSenders(_ reference: String, projectId: String, extra: [String]) throws(FCMError) -> DeviceInfo {
         try mutateDevice(reference, projectId: projectId) { (w: inout World, id) throws(FCMError) in try w.setSenders(id, extra: extra) }
     }
 
     /// Changes a device's state and extra senders together: both are checked before either
     /// changes, under one lock, so a refused request changes nothing.
-    public func updateDevice(
+    package func updateDevice(
         _ reference: String, projectId: String, state: DeviceState?, extraSenders: [String]?
     ) throws(FCMError) -> DeviceInfo {
         try mutateDevice(reference, projectId: projectId) { (w: inout World, id) throws(FCMError) in
@@ -129,14 +129,14 @@ extension Emulator {
     }
 
     @discardableResult
-    public func subscribe(_ reference: String, projectId: String, topic: String) throws(FCMError) -> DeviceInfo {
+    package func subscribe(_ reference: String, projectId: String, topic: String) throws(FCMError) -> DeviceInfo {
         try mutateDevice(reference, projectId: projectId) { (w: inout World, id) throws(FCMError) in
             if let error = w.subscribe(device: id, topic: topic) { throw error }
         }
     }
 
     @discardableResult
-    public func unsubscribe(_ reference: String, projectId: String, topic: String) throws(FCMError) -> DeviceInfo {
+    package func unsubscribe(_ reference: String, projectId: String, topic: String) throws(FCMError) -> DeviceInfo {
         try mutateDevice(reference, projectId: projectId) { (w: inout World, id) throws(FCMError) in
             if let error = w.unsubscribe(device: id, topic: topic) { throw error }
         }
@@ -144,7 +144,7 @@ extension Emulator {
 
     /// Topic management by a sender (IID): one result per token, in order; nil is success.
     /// A nil sender acts as each token's own project (lax authentication).
-    public func manageTopic(_ topic: String, tokens: [String], subscribe: Bool, senderProjectId: String?) throws(FCMError) -> [FCMError?] {
+    package func manageTopic(_ topic: String, tokens: [String], subscribe: Bool, senderProjectId: String?) throws(FCMError) -> [FCMError?] {
         try withWorld { (w: inout World) throws(FCMError) -> [FCMError?] in
             var project: Project?
             var projectIndex: Int32?
@@ -171,7 +171,7 @@ extension Emulator {
     }
 
     /// A device's topics with the time of each subscription (IID `addDate`).
-    public func subscriptionDates(_ reference: String, projectId: String) throws(FCMError) -> [(topic: String, since: Instant)] {
+    package func subscriptionDates(_ reference: String, projectId: String) throws(FCMError) -> [(topic: String, since: Instant)] {
         try withWorld { (w: inout World) throws(FCMError) -> [(topic: String, since: Instant)] in
             let device = try w.findDevice(reference, projectIndex: w.projectIndex(id: projectId))
             return device.topics.map { ($0.key, $0.value) }.sorted { $0.topic < $1.topic }
@@ -179,7 +179,7 @@ extension Emulator {
     }
 
     /// What the device's app received, oldest first.
-    public func inbox(_ reference: String, projectId: String) throws(FCMError) -> (DeviceInfo, [Delivery]) {
+    package func inbox(_ reference: String, projectId: String) throws(FCMError) -> (DeviceInfo, [Delivery]) {
         try withWorld { (w: inout World) throws(FCMError) -> (DeviceInfo, [Delivery]) in
             let device = try w.findDevice(reference, projectIndex: w.projectIndex(id: projectId))
             return (w.info(device), Array(device.inbox.suffix(w.settings.maxInboxPerDevice)))
@@ -187,7 +187,7 @@ extension Emulator {
     }
 
     /// Empties a device's inbox (what it received), leaving the rest of its state alone.
-    public func clearInbox(_ reference: String, projectId: String) throws(FCMError) {
+    package func clearInbox(_ reference: String, projectId: String) throws(FCMError) {
         try withWorld { (w: inout World) throws(FCMError) in
             let id = try w.findDevice(reference, projectIndex: w.projectIndex(id: projectId)).id
             w.devices[Int(id)]?.inbox = []
@@ -209,7 +209,7 @@ extension Emulator {
 
 extension Emulator {
     /// Accepts a message from the project `projectIdOrNumber` and routes it.
-    public func send(_ request: SendRequest, from projectIdOrNumber: String) throws(FCMError) -> SendOutcome {
+    package func send(_ request: SendRequest, from projectIdOrNumber: String) throws(FCMError) -> SendOutcome {
         guard let outcome = try send(request, from: .project(projectIdOrNumber), admit: { _ in true }) else {
             throw FCMError(.internalError, "The send was not admitted")  // never: everyone is
         }
@@ -220,7 +220,7 @@ extension Emulator {
     /// changes between the check and the send (issue 19, item 3). `admit` is the front's
     /// credentials rule: it sees the id of the project the sender names (nil when there is none)
     /// and runs under the lock, so keep it to comparisons. Nil, with nothing changed, when it says no.
-    public func send(_ request: SendRequest, from sender: Sender, admit: (_ projectId: String?) -> Bool) throws(FCMError) -> SendOutcome? {
+    package func send(_ request: SendRequest, from sender: Sender, admit: (_ projectId: String?) -> Bool) throws(FCMError) -> SendOutcome? {
         let (outcome, fanningOut) = try withWorld { (w: inout World) throws(FCMError) -> (SendOutcome?, Bool) in
             let found = w.senderProject(sender)
             guard admit(found.id) else { return (nil, false) }
@@ -237,7 +237,7 @@ extension Emulator {
     /// looked up once, `admit` asked, each request sent in order, and last the legacy
     /// `multicast_id` drawn when `multicastId` asks for it. Nil, with nothing changed, when
     /// `admit` says no.
-    public func send(
+    package func send(
         _ requests: [SendRequest], from sender: Sender, multicastId: Bool = false, admit: (_ projectId: String?) -> Bool = { _ in true }
     ) -> SendAnswer? {
         let (answer, fanningOut) = withWorld { (w: inout World) -> (SendAnswer?, Bool) in
@@ -257,14 +257,14 @@ extension Emulator {
         return answer
     }
 
-    public func createGroup(name: String, tokens: [String], projectIdOrNumber: String) throws(FCMError) -> DeviceGroup {
+    package func createGroup(name: String, tokens: [String], projectIdOrNumber: String) throws(FCMError) -> DeviceGroup {
         try withWorld { (w: inout World) throws(FCMError) -> DeviceGroup in
             try w.createGroup(name: name, tokens: tokens, projectIndex: w.projectIndex(idOrNumber: projectIdOrNumber))
         }
     }
 
     /// Adds and removes members; returns nil when the group was deleted because it became empty.
-    public func changeGroup(
+    package func changeGroup(
         key: String, name: String?, add: [String] = [], remove: [String] = [], projectIdOrNumber: String
     ) throws(FCMError) -> DeviceGroup? {
         try withWorld { (w: inout World) throws(FCMError) -> DeviceGroup? in
@@ -272,19 +272,19 @@ extension Emulator {
         }
     }
 
-    public func group(named name: String, projectIdOrNumber: String) throws(FCMError) -> DeviceGroup {
+    package func group(named name: String, projectIdOrNumber: String) throws(FCMError) -> DeviceGroup {
         try withWorld { (w: inout World) throws(FCMError) -> DeviceGroup in
             try w.group(named: name, projectIndex: w.projectIndex(idOrNumber: projectIdOrNumber))
         }
     }
 
     /// Events matching `query`, oldest first.
-    public func events(_ query: EventQuery) throws(FCMError) -> [Event] {
+    package func events(_ query: EventQuery) throws(FCMError) -> [Event] {
         try withWorld { (w: inout World) throws(FCMError) -> [Event] in try w.events(matching: query) }
     }
 
     /// Events from sequence `cursor` on that match `query`, a bounded page at a time (streams).
-    public func eventPage(
+    package func eventPage(
         from cursor: Int, matching query: EventQuery, maxScan: Int = 16_384, maxEvents: Int = 256
     ) throws(FCMError)
         -> EventPage
@@ -295,15 +295,15 @@ extension Emulator {
     }
 
     /// The sequence number the next event will get: a stream that starts "now" starts here.
-    public var nextEventSequence: Int { withWorld { $0.events.nextSequence } }
+    package var nextEventSequence: Int { withWorld { $0.events.nextSequence } }
 
     /// A positive 19-digit number from the seeded generator (legacy `multicast_id`).
-    public func randomInt64() -> Int64 {
+    package func randomInt64() -> Int64 {
         withWorld { $0.randomMulticastId() }
     }
 
     /// The project a device belongs to (also after it was deleted).
-    public func projectId(ofDevice id: DeviceID) -> String? {
+    package func projectId(ofDevice id: DeviceID) -> String? {
         withWorld { w in w.projectId(ofDevice: id) }
     }
 }
@@ -313,7 +313,7 @@ extension Emulator {
 extension Emulator {
     /// A device sends an upstream message; the sender's XMPP connections get it.
     @discardableResult
-    public func sendUpstream(
+    package func sendUpstream(
         _ reference: String, projectId: String, data: StringPairs, messageId: String? = nil, ttlSeconds: Int64 = 86_400
     ) throws(FCMError) -> CCSItem {
         try withWorld { (w: inout World) throws(FCMError) -> CCSItem in
@@ -323,7 +323,7 @@ extension Emulator {
     }
 
     /// Registers a bound XMPP connection of a sender (id or number); returns its handle.
-    public func ccsConnect(sender: String) throws(FCMError) -> (connection: Int, projectId: String) {
+    package func ccsConnect(sender: String) throws(FCMError) -> (connection: Int, projectId: String) {
         try withWorld { (w: inout World) throws(FCMError) -> (connection: Int, projectId: String) in
             let project = try w.projectState(w.projectIndex(idOrNumber: sender)).project
             return (w.ccs.connect(project: project.id, sender: project.number, at: w.now), project.id)
@@ -331,17 +331,17 @@ extension Emulator {
     }
 
     /// The connection sent CONNECTION_DRAINING (shown as draining until it closes).
-    public func ccsDraining(_ connection: Int) { withWorld { $0.ccs.markDraining(connection) } }
+    package func ccsDraining(_ connection: Int) { withWorld { $0.ccs.markDraining(connection) } }
 
     /// The project's bound XMPP connections.
-    public func ccsConnections(projectId: String) throws(FCMError) -> [CCSConnectionInfo] {
+    package func ccsConnections(projectId: String) throws(FCMError) -> [CCSConnectionInfo] {
         try withWorld { (w: inout World) throws(FCMError) -> [CCSConnectionInfo] in
             w.ccs.connections(project: try w.projectState(w.projectIndex(idOrNumber: projectId)).project.id)
         }
     }
 
     /// The connection closed: what it held un-acked is sent again on the next one.
-    public func ccsDisconnect(_ connection: Int) {
+    package func ccsDisconnect(_ connection: Int) {
         withWorld { w in
             let project = w.ccs.project(of: connection)
             w.ccs.disconnect(connection)
@@ -350,13 +350,13 @@ extension Emulator {
     }
 
     /// What the connection should send now (at most 100 un-acked at a time).
-    public func ccsTake(_ connection: Int) -> [CCSItem] { withWorld { $0.ccsTake(connection) } }
+    package func ccsTake(_ connection: Int) -> [CCSItem] { withWorld { $0.ccsTake(connection) } }
 
     /// The app server acked an upstream message or receipt on this connection.
-    public func ccsAck(_ connection: Int, messageId: String) -> Bool { withWorld { $0.ccsAck(connection, messageId: messageId) } }
+    package func ccsAck(_ connection: Int, messageId: String) -> Bool { withWorld { $0.ccsAck(connection, messageId: messageId) } }
 
     /// Asks every XMPP connection of the project to drain (CONNECTION_DRAINING).
-    public func requestDrain(projectId: String) throws(FCMError) {
+    package func requestDrain(projectId: String) throws(FCMError) {
         try withWorld { (w: inout World) throws(FCMError) in
             let project = try w.projectState(w.projectIndex(idOrNumber: projectId)).project
             w.ccs.requestDrain(project: project.id)
@@ -365,5 +365,5 @@ extension Emulator {
     }
 
     /// How many drains were requested for the project so far.
-    public func drainRequests(projectId: String) -> Int { withWorld { $0.ccs.drainRequests[projectId] ?? 0 } }
+    package func drainRequests(projectId: String) -> Int { withWorld { $0.ccs.drainRequests[projectId] ?? 0 } }
 }

@@ -86,7 +86,7 @@ public final class Emulator: Sendable {
     /// may concern `interest` are logged, until the returned watch is cancelled or released.
     /// Streams and waits use it to read again instead of polling (issue 13); the index by interest
     /// keeps a send from waking readers of other devices (issue 23).
-    public func watchEvents(_ interest: EventInterest = .everything, _ onChange: @escaping @Sendable () -> Void) -> EventWatch {
+    package func watchEvents(_ interest: EventInterest = .everything, _ onChange: @escaping @Sendable () -> Void) -> EventWatch {
         watchers.add(interest, onChange)
     }
 
@@ -109,12 +109,12 @@ public final class Emulator: Sendable {
     }
 
     /// Records what the proxy did with a CONNECT, so "my SDK went around the proxy" shows in the log.
-    public func recordProxyConnect(_ detail: String) {
+    package func recordProxyConnect(_ detail: String) {
         withWorld { $0.log(.proxyConnect, detail: detail) }
     }
 
     /// Whether a topic or condition message is still reaching its recipients.
-    public var isFanningOut: Bool { withWorld { !$0.fanOuts.isEmpty } }
+    package var isFanningOut: Bool { withWorld { !$0.fanOuts.isEmpty } }
 
     /// Wakes the XMPP connections of these projects; called with no lock held, so the listener
     /// may call back into the emulator.
@@ -124,7 +124,7 @@ public final class Emulator: Sendable {
     }
 
     /// Sets who is told that a project's XMPP connections have work (the XMPP server).
-    public func setCCSListener(_ listener: @escaping @Sendable (_ projectId: String) -> Void) {
+    package func setCCSListener(_ listener: @escaping @Sendable (_ projectId: String) -> Void) {
         ccsListener.withLock { $0 = listener }
     }
 
@@ -135,35 +135,35 @@ public final class Emulator: Sendable {
         return driver.withLock { $0?.target(atWall: wall) }.map { min($0, .latest) }
     }
 
-    public var settings: EmulatorSettings { state.withLock { $0.settings } }
+    package var settings: EmulatorSettings { state.withLock { $0.settings } }
 }
 
 // MARK: - Clock
 
 extension Emulator {
     /// A reading of the emulator's clock and how it moves.
-    public struct ClockStatus: Sendable, Equatable {
-        public let now: Instant
-        public enum Mode: String, Sendable {
+    package struct ClockStatus: Sendable, Equatable {
+        package let now: Instant
+        package enum Mode: String, Sendable {
             /// Moves only when told to (tests, scenarios).
             case virtual
             /// Follows wall time, paused or sped up on request (`serve`).
             case wall
         }
 
-        public let mode: Mode
-        public let paused: Bool
-        public let speed: Double
+        package let mode: Mode
+        package let paused: Bool
+        package let speed: Double
         /// The next instant at which something is scheduled to happen.
-        public let nextTimer: Instant?
-        public let pendingTimers: Int
+        package let nextTimer: Instant?
+        package let pendingTimers: Int
     }
 
-    public var now: Instant { withWorld { $0.now } }
+    package var now: Instant { withWorld { $0.now } }
 
     /// How fast the clock runs against the wall: 0 when it is paused or virtual (it moves only
     /// when told). One atomic read, no lock.
-    public var clockSpeed: Double { Double(bitPattern: clockSpeedBits.load(ordering: .relaxed)) }
+    package var clockSpeed: Double { Double(bitPattern: clockSpeedBits.load(ordering: .relaxed)) }
 
     /// Changes the wall-clock driver under its lock and publishes its speed.
     private func changeDriver(_ body: (inout ClockDriver) -> Void) {
@@ -175,7 +175,7 @@ extension Emulator {
         }
     }
 
-    public var clockStatus: ClockStatus {
+    package var clockStatus: ClockStatus {
         let d = driver.withLock { $0 }
         return withWorld { world in
             ClockStatus(
@@ -187,7 +187,7 @@ extension Emulator {
 
     /// Moves the clock forward by `millis`, firing everything due on the way.
     @discardableResult
-    public func advance(byMillis millis: Int64) throws(FCMError) -> Instant {
+    package func advance(byMillis millis: Int64) throws(FCMError) -> Instant {
         guard millis >= 0 else { throw FCMError(.invalidArgument, "The clock only moves forward", field: "by") }
         let target = now.adding(millis: millis)
         guard target <= .latest else { throw FCMError(.invalidArgument, "The clock stops at \(Instant.latest.iso8601)", field: "by") }
@@ -196,7 +196,7 @@ extension Emulator {
 
     /// Moves the clock forward to `instant`, firing everything due on the way.
     @discardableResult
-    public func advance(to instant: Instant) throws(FCMError) -> Instant {
+    package func advance(to instant: Instant) throws(FCMError) -> Instant {
         try withWorld { (world: inout World) throws(FCMError) -> Instant in
             guard instant >= world.now else {
                 throw FCMError(.invalidArgument, "The clock only moves forward; it is \(world.now.iso8601)", field: "to")
@@ -216,21 +216,21 @@ extension Emulator {
     }
 
     /// Stops a wall-driven clock (no effect on a virtual one, which only moves when told).
-    public func pauseClock() {
+    package func pauseClock() {
         guard let wallMillis else { return }
         _ = now  // up to date first, through `withWorld`, so watchers hear of what fired
         let wall = wallMillis()
         changeDriver { $0.pause(atWall: wall) }
     }
 
-    public func resumeClock() {
+    package func resumeClock() {
         guard let wallMillis else { return }
         let wall = wallMillis()
         changeDriver { $0.resume(atWall: wall) }
     }
 
     /// Sets how fast a wall-driven clock runs (1 = real time).
-    public func setClockSpeed(_ speed: Double) throws(FCMError) {
+    package func setClockSpeed(_ speed: Double) throws(FCMError) {
         guard speed.isFinite, speed >= 0.001, speed <= 1_000_000 else {
             throw FCMError(.invalidArgument, "speed must be between 0.001 and 1000000", field: "speed")
         }
@@ -251,5 +251,5 @@ extension Emulator {
     }
 
     /// Brings a wall-driven clock up to date; `serve` calls it on a short tick.
-    public func tick() { _ = now }
+    package func tick() { _ = now }
 }

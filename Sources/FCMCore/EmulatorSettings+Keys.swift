@@ -2,15 +2,15 @@
 
 extension EmulatorSettings {
     /// A setting by the name users write in flags, config files and scenarios.
-    public struct Key: Sendable {
-        public let name: String
-        public let example: String
-        public let help: String
+    package struct Key: Sendable {
+        package let name: String
+        package let example: String
+        package let help: String
         let apply: @Sendable (inout EmulatorSettings, String) throws(FCMError) -> Void
     }
 
     /// The settings of the simulated world, one table for `serve` and for scenarios.
-    public static let keys: [Key] = [
+    package static let keys: [Key] = [
         Key(name: "seed", example: "1", help: "Seed for tokens, ids and every random choice") { s, v throws(FCMError) in
             guard let seed = UInt64(v) else { throw bad(v, "a whole number") }
             s.seed = seed
@@ -123,7 +123,7 @@ extension EmulatorSettings {
     ]
 
     /// Sets the setting named `name` from its text form.
-    public mutating func set(_ name: String, _ value: String) throws(FCMError) {
+    package mutating func set(_ name: String, _ value: String) throws(FCMError) {
         guard let key = Self.keys.first(where: { $0.name == name }) else {
             throw FCMError(
                 .invalidArgument, "unknown setting '\(name)'" + NearestName.hint(for: name, among: Self.keys.map(\.name)), field: name)

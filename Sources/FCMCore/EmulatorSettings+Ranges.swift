@@ -6,33 +6,33 @@
 extension EmulatorSettings {
     /// Durations, in milliseconds: `DurationText` reads no more than 9e15 ms (about 285,000
     /// years), so `now + duration` always fits an `Int64` (the clock stops at `Instant.latest`).
-    public static let durationMillisRange: ClosedRange<Int64> = 0...8_999_999_999_999_999
+    package static let durationMillisRange: ClosedRange<Int64> = 0...8_999_999_999_999_999
     /// Durations kept in whole seconds.
-    public static let durationSecondsRange: ClosedRange<Int64> = 0...durationMillisRange.upperBound / 1000
+    package static let durationSecondsRange: ClosedRange<Int64> = 0...durationMillisRange.upperBound / 1000
     /// Events kept in the log: up to ten times the default (each costs memory until it goes).
-    public static let maxEventsRange: ClosedRange<Int> = 1...10_000_000
+    package static let maxEventsRange: ClosedRange<Int> = 1...10_000_000
     /// Deliveries kept per device inbox: up to a hundred times the default.
-    public static let maxInboxPerDeviceRange: ClosedRange<Int> = 1...100_000
+    package static let maxInboxPerDeviceRange: ClosedRange<Int> = 1...100_000
     /// Device groups per project: up to a hundred times the default.
-    public static let maxGroupsPerProjectRange: ClosedRange<Int> = 1...1_000_000
+    package static let maxGroupsPerProjectRange: ClosedRange<Int> = 1...1_000_000
     /// Projects: up to a hundred times the default.
-    public static let maxProjectsRange: ClosedRange<Int> = 1...100_000
+    package static let maxProjectsRange: ClosedRange<Int> = 1...100_000
     /// Devices: up to ten times the default (about 20 GiB of idle devices).
-    public static let maxDevicesRange: ClosedRange<Int> = 1...20_000_000
+    package static let maxDevicesRange: ClosedRange<Int> = 1...20_000_000
     /// Fault rules: up to ten times the default. `GET /faults` answers every rule at once, each up
     /// to about 6 KiB of text, so this bounds that answer near 60 MiB.
-    public static let maxFaultRulesRange: ClosedRange<Int> = 1...10_000
+    package static let maxFaultRulesRange: ClosedRange<Int> = 1...10_000
     /// Quotas: from 1 (a test's small quota) to a thousand times FCM's defaults.
-    public static let quotaMessagesPerMinuteRange: ClosedRange<Int> = 1...600_000_000
-    public static let quotaSubscriptionsPerSecondRange: ClosedRange<Int> = 1...3_000_000
-    public static let quotaFanOutsInFlightRange: ClosedRange<Int> = 1...1_000_000
+    package static let quotaMessagesPerMinuteRange: ClosedRange<Int> = 1...600_000_000
+    package static let quotaSubscriptionsPerSecondRange: ClosedRange<Int> = 1...3_000_000
+    package static let quotaFanOutsInFlightRange: ClosedRange<Int> = 1...1_000_000
     /// Token expiry: off (0) or up to a century, so the threshold in milliseconds fits an `Int64`.
-    public static let staleTokenDaysRange: ClosedRange<Int> = 0...36_500
+    package static let staleTokenDaysRange: ClosedRange<Int> = 0...36_500
     /// Unshown high-priority messages before demotion: off (0) or up to a million.
-    public static let deprioritizeAfterRange: ClosedRange<Int> = 0...1_000_000
+    package static let deprioritizeAfterRange: ClosedRange<Int> = 0...1_000_000
 
     /// Checks every setting against its range; the error names the setting as `--set` spells it.
-    public func checkRanges() throws(FCMError) {
+    package func checkRanges() throws(FCMError) {
         let fixed = EmulatorSettings()
         try Self.check("dozeMaintenanceInterval", dozeMaintenanceIntervalSeconds, Self.durationSecondsRange, unit: "s")
         try Self.check("tokenRefreshGrace", tokenRefreshGraceSeconds, Self.durationSecondsRange, unit: "s")

@@ -4,84 +4,84 @@
 /// docs/simulation.md names ("Where FCM leaves a choice open").
 public struct EmulatorSettings: Sendable, Equatable {
     /// Seeds tokens, ids and every random choice, so runs repeat exactly.
-    public var seed: UInt64 = 1
+    package var seed: UInt64 = 1
     /// Seconds between Doze maintenance windows; 0 turns them off (messages wait for Doze to end).
-    public var dozeMaintenanceIntervalSeconds: Int64 = 900
+    package var dozeMaintenanceIntervalSeconds: Int64 = 900
     /// Evict a random collapse key (seeded) instead of the oldest when a 5th key arrives.
-    public var randomEviction = false
+    package var randomEviction = false
     /// Deliver stored messages in a seeded random order instead of acceptance order.
-    public var shuffleDelivery = false
+    package var shuffleDelivery = false
     /// How long a refreshed token still works and answers with its canonical replacement.
-    public var tokenRefreshGraceSeconds: Int64 = 0
+    package var tokenRefreshGraceSeconds: Int64 = 0
     /// Delay before a high-priority message reaches a device that can take it.
-    public var highPriorityLatencyMillis: Int64 = 0
+    package var highPriorityLatencyMillis: Int64 = 0
     /// Delay before a normal-priority message reaches a device that can take it.
-    public var normalPriorityLatencyMillis: Int64 = 0
+    package var normalPriorityLatencyMillis: Int64 = 0
     /// After this long without connecting, a device's messages are discarded at once ("one month").
-    public var inactiveAfterSeconds: Int64 = 30 * 86_400
+    package var inactiveAfterSeconds: Int64 = 30 * 86_400
     /// A device back within this long of its last discarded message gets the deleted-messages signal.
-    public var deletedSignalWindowSeconds: Int64 = 28 * 86_400
+    package var deletedSignalWindowSeconds: Int64 = 28 * 86_400
     /// Stored non-collapsible messages per device before all are discarded.
-    public var maxStoredMessages = 100
+    package var maxStoredMessages = 100
     /// Distinct collapse keys stored per device.
-    public var maxCollapseKeys = 4
+    package var maxCollapseKeys = 4
     /// Topics one app instance may be subscribed to.
-    public var maxTopicsPerInstance = 2000
+    package var maxTopicsPerInstance = 2000
     /// Members of one device group.
-    public var maxGroupMembers = 20
+    package var maxGroupMembers = 20
     /// Device groups of one project (FCM states none; each holds up to 20 tokens, so a peer must
     /// not be able to make millions).
-    public var maxGroupsPerProject = 10_000
+    package var maxGroupsPerProject = 10_000
     /// Projects the emulator holds, the demo project included (each may get a service account,
     /// a 2048-bit RSA key made on first use; issue 23, item 7).
-    public var maxProjects = 1000
+    package var maxProjects = 1000
     /// Devices in all projects together: ~1 KiB each when idle (the `bench` memory figure), so
     /// the default holds a million-device load test with room to spare.
-    public var maxDevices = 2_000_000
+    package var maxDevices = 2_000_000
     /// Fault rules in force; every request that can be faulted reads them (issue 23, item 7).
-    public var maxFaultRules = 1000
+    package var maxFaultRules = 1000
     /// Senders allowed to message one app instance.
-    public var maxSendersPerInstance = 100
+    package var maxSendersPerInstance = 100
     /// Messages per device per window; nil turns the limit off (the default).
-    public var deviceRateLimit: RateLimit?
+    package var deviceRateLimit: RateLimit?
     /// Messages per topic per window; nil turns the limit off (the default).
-    public var topicRateLimit: RateLimit?
+    package var topicRateLimit: RateLimit?
     /// FCM's per-project quotas (`quotas=fcm`): off by default, so nothing is refused for volume
     /// unless a user asks (https://firebase.google.com/docs/cloud-messaging/throttling-and-quotas).
-    public var fcmQuotas = false
+    package var fcmQuotas = false
     /// Messages per project in any rolling minute (FCM's default quota is 600k).
-    public var quotaMessagesPerMinute = 600_000
+    package var quotaMessagesPerMinute = 600_000
     /// Topic subscription changes (IID batchAdd/batchRemove calls) per project per rolling second.
-    public var quotaSubscriptionsPerSecond = 3000
+    package var quotaSubscriptionsPerSecond = 3000
     /// Topic and condition fan-outs one project may have in progress at once.
-    public var quotaFanOutsInFlight = 1000
+    package var quotaFanOutsInFlight = 1000
     /// Android tokens of apps not connected for this many days are expired (refused as
     /// UNREGISTERED); 0 turns expiry off (https://firebase.google.com/docs/cloud-messaging/manage-tokens).
-    public var staleTokenDays = 270
+    package var staleTokenDays = 270
     /// High-priority Android data messages in a row, delivered to an app in the background with no
     /// notification shown, after which later ones arrive at normal priority. Google says FCM
     /// deprioritizes high-priority messages that do not lead to user-facing notifications, judged
     /// on 7 days of behaviour, without publishing a count
     /// (https://firebase.google.com/docs/cloud-messaging/android/message-priority); 10 is the
     /// emulator's choice. 0 turns it off.
-    public var deprioritizeAfter = 10
+    package var deprioritizeAfter = 10
     /// Events kept in the log; the oldest go first.
-    public var maxEvents = 1_000_000
+    package var maxEvents = 1_000_000
     /// Bytes the event log may hold, counted as `EventLog.approximateBytes`; the oldest go first.
-    public var maxEventBytes = 256 << 20
+    package var maxEventBytes = 256 << 20
     /// `maxEventBytes`' range: a log of a few events at least, and no more than a machine has.
-    public static let maxEventBytesRange: ClosedRange<Int> = (1 << 20)...(1 << 36)
+    package static let maxEventBytesRange: ClosedRange<Int> = (1 << 20)...(1 << 36)
     /// Deliveries kept per device inbox; the oldest go first.
-    public var maxInboxPerDevice = 1000
+    package var maxInboxPerDevice = 1000
 
     public init() {}
 
     /// A rate limit: at most `messages` in each window of `windowSeconds`.
-    public struct RateLimit: Sendable, Equatable {
-        public var messages: Int
-        public var windowSeconds: Int64
+    package struct RateLimit: Sendable, Equatable {
+        package var messages: Int
+        package var windowSeconds: Int64
 
-        public init(messages: Int, windowSeconds: Int64) {
+        package init(messages: Int, windowSeconds: Int64) {
             self.messages = messages
             self.windowSeconds = windowSeconds
         }
@@ -89,9 +89,9 @@ public struct EmulatorSettings: Sendable, Equatable {
 
     /// The longest TTL, 28 days ("Set the lifespan of a message",
     /// https://firebase.google.com/docs/cloud-messaging/customize-messages/setting-message-lifespan).
-    public static let maxTTLSeconds: Int64 = 2_419_200
+    package static let maxTTLSeconds: Int64 = 2_419_200
     /// The longest collapse key, and the longest app-server message id (CCS `message_id`), kept
     /// with every stored copy: FCM names no limit, a peer must not choose the memory (issue 11).
-    public static let maxCollapseKeyBytes = 1024
-    public static let maxClientMessageIdBytes = 1024
+    package static let maxCollapseKeyBytes = 1024
+    package static let maxClientMessageIdBytes = 1024
 }

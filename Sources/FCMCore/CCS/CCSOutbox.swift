@@ -98,14 +98,14 @@ struct CCSOutbox: Sendable {
 }
 
 /// One bound XMPP connection, as the control API lists it.
-public struct CCSConnectionInfo: Sendable, Equatable {
-    public let id: Int
-    public let projectId: String
+package struct CCSConnectionInfo: Sendable, Equatable {
+    package let id: Int
+    package let projectId: String
     /// The sender id (project number) it logged in as.
-    public let sender: String
-    public let connectedAt: Instant
+    package let sender: String
+    package let connectedAt: Instant
     /// CONNECTION_DRAINING was sent: new downstream messages are refused, and the server closes soon.
-    public var draining = false
+    package var draining = false
     /// Upstream messages and receipts sent on it and not yet acked (at most 100).
-    public var inFlight = 0
+    package var inFlight = 0
 }

@@ -5,15 +5,15 @@
 ///
 /// Pure arithmetic: the caller reads the wall clock and passes the reading in, so the mapping is
 /// tested without time passing.
-public struct ClockDriver: Sendable {
+package struct ClockDriver: Sendable {
     /// Wall reading and emulator time at the last re-anchoring.
     private var wallAnchor: Int64
     private var virtualAnchor: Instant
-    public private(set) var paused: Bool
-    public private(set) var speed: Double
+    package private(set) var paused: Bool
+    package private(set) var speed: Double
 
     /// Starts following the wall from `start`, at `speed` times real time.
-    public init(wallMillis: Int64, start: Instant, speed: Double = 1, paused: Bool = false) {
+    package init(wallMillis: Int64, start: Instant, speed: Double = 1, paused: Bool = false) {
         wallAnchor = wallMillis
         virtualAnchor = start
         self.speed = speed
@@ -21,35 +21,35 @@ public struct ClockDriver: Sendable {
     }
 
     /// How fast the clock moves against the wall now: 0 while paused.
-    public var effectiveSpeed: Double { paused ? 0 : speed }
+    package var effectiveSpeed: Double { paused ? 0 : speed }
 
     /// Where the emulator's clock should be at this wall reading.
-    public func target(atWall wall: Int64) -> Instant {
+    package func target(atWall wall: Int64) -> Instant {
         guard !paused else { return virtualAnchor }
         let elapsed = Double(max(0, wall - wallAnchor)) * speed
         return virtualAnchor.adding(millis: Int64(elapsed.rounded(.down)))
     }
 
     /// Stops the clock where it is.
-    public mutating func pause(atWall wall: Int64) {
+    package mutating func pause(atWall wall: Int64) {
         reanchor(atWall: wall)
         paused = true
     }
 
     /// Lets the clock follow the wall again from where it stands.
-    public mutating func resume(atWall wall: Int64) {
+    package mutating func resume(atWall wall: Int64) {
         reanchor(atWall: wall)
         paused = false
     }
 
     /// Changes how fast the clock runs relative to the wall.
-    public mutating func setSpeed(_ newSpeed: Double, atWall wall: Int64) {
+    package mutating func setSpeed(_ newSpeed: Double, atWall wall: Int64) {
         reanchor(atWall: wall)
         speed = newSpeed
     }
 
     /// Records that the clock was moved to `instant` by hand; following resumes from there.
-    public mutating func moved(to instant: Instant, atWall wall: Int64) {
+    package mutating func moved(to instant: Instant, atWall wall: Int64) {
         let current = target(atWall: wall)
         wallAnchor = wall
         virtualAnchor = max(instant, current)

@@ -5,33 +5,33 @@
 /// The core never reads the system clock; every instant comes from the `Emulator`'s clock, which
 /// `serve` drives from wall time and scenarios and tests drive by hand.
 public struct Instant: Comparable, Hashable, Sendable, CustomStringConvertible {
-    public var millis: Int64
+    package var millis: Int64
 
-    public init(millis: Int64) { self.millis = millis }
+    package init(millis: Int64) { self.millis = millis }
 
     /// 2026-01-01T00:00:00Z: where a purely virtual clock starts unless told otherwise.
     public static let virtualEpoch = Instant(millis: 1_767_225_600_000)
 
     /// 9999-12-31T23:59:59.999Z: the clock goes no further, so that every deadline computed from
     /// it (now + TTL, + Doze windows, + four weeks) still fits (issue 11, row 9).
-    public static let latest = Instant(millis: 253_402_300_799_999)
+    package static let latest = Instant(millis: 253_402_300_799_999)
 
     public static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.millis < rhs.millis }
 
     /// This instant moved by `millis` (negative moves back), saturating rather than wrapping.
-    public func adding(millis delta: Int64) -> Instant {
+    package func adding(millis delta: Int64) -> Instant {
         let (sum, overflowed) = millis.addingReportingOverflow(delta)
         return Instant(millis: overflowed ? (delta > 0 ? .max : .min) : sum)
     }
 
     /// This instant moved by whole seconds.
-    public func adding(seconds: Int64) -> Instant {
+    package func adding(seconds: Int64) -> Instant {
         let (delta, overflowed) = seconds.multipliedReportingOverflow(by: 1000)
         return adding(millis: overflowed ? (seconds > 0 ? .max : .min) : delta)
     }
 
     /// Milliseconds from `other` to this instant, saturating.
-    public func millis(since other: Instant) -> Int64 {
+    package func millis(since other: Instant) -> Int64 {
         let (difference, overflowed) = millis.subtractingReportingOverflow(other.millis)
         return overflowed ? (other.millis > millis ? .min : .max) : difference
     }
@@ -43,7 +43,7 @@ public struct Instant: Comparable, Hashable, Sendable, CustomStringConvertible {
 
 extension Instant {
     /// RFC 3339 in UTC with milliseconds, e.g. `2026-01-01T00:00:00.000Z`.
-    public var iso8601: String {
+    package var iso8601: String {
         let (days, msOfDay) = Self.floorDivide(millis, 86_400_000)
         let (y, m, d) = Self.civil(fromDays: days)
         let h = msOfDay / 3_600_000, mi = msOfDay / 60_000 % 60, s = msOfDay / 1000 % 60, ms = msOfDay % 1000
@@ -53,10 +53,10 @@ extension Instant {
     }
 
     /// `yyyy-mm-dd` in UTC, the form of IID's `addDate` (https://developers.google.com/instance-id/reference/server).
-    public var date: String { String(iso8601.prefix(10)) }
+    package var date: String { String(iso8601.prefix(10)) }
 
     /// Parses RFC 3339 (`2026-01-01T10:00:00Z`, with an optional fraction and `+hh:mm` offset).
-    public init?(iso8601 text: String) {
+    package init?(iso8601 text: String) {
         let chars = Array(text.utf8)
         func number(_ from: Int, _ count: Int) -> Int64? {
             guard from + count <= chars.count else { return nil }

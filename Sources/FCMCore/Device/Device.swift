@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 /// A device's index in the emulator. Stable for the device's life; never reused.
-public typealias DeviceID = Int32
+package typealias DeviceID = Int32
 
 /// One install of an app on one device: one registration token, one app (Android package, iOS
 /// bundle id or web origin), its senders, topics and state.

@@ -2,17 +2,17 @@
 
 /// What to create: a new app instance.
 public struct DeviceSpec: Sendable {
-    public var platform: Platform
-    public var appId: String
+    package var platform: Platform
+    package var appId: String
     /// A unique name within the project, usable in place of the id in the control API.
-    public var name: String?
+    package var name: String?
     /// A registration token to use instead of a generated one.
-    public var token: String?
-    public var fid: String?
-    public var state: DeviceState
+    package var token: String?
+    package var fid: String?
+    package var state: DeviceState
     /// Other projects' sender ids allowed to message this instance.
-    public var extraSenders: [String]
-    public var topics: [String]
+    package var extraSenders: [String]
+    package var topics: [String]
 
     public init(
         platform: Platform, appId: String, name: String? = nil, token: String? = nil, fid: String? = nil,
@@ -29,7 +29,7 @@ public struct DeviceSpec: Sendable {
     }
 
     /// The app id of the demo apps, per platform.
-    public static func defaultAppId(for platform: Platform) -> String {
+    package static func defaultAppId(for platform: Platform) -> String {
         switch platform {
         case .android: return "com.example.app"
         case .ios: return "com.example.app"
@@ -40,34 +40,34 @@ public struct DeviceSpec: Sendable {
 
 /// A snapshot of one app instance, as the control API shows it.
 public struct DeviceInfo: Sendable, Equatable {
-    public let id: DeviceID
-    public let projectId: String
-    public let name: String?
-    public let platform: Platform
-    public let appId: String
-    public let token: String
-    public let fid: String
-    public let state: DeviceState
+    package let id: DeviceID
+    package let projectId: String
+    package let name: String?
+    package let platform: Platform
+    package let appId: String
+    package let token: String
+    package let fid: String
+    package let state: DeviceState
     /// False once the token was replaced or deleted, and once it expired for inactivity
     /// (docs/simulation.md, "Expired tokens").
-    public let tokenValid: Bool
-    public let senders: [String]
-    public let topics: [String]
-    public let createdAt: Instant
-    public let lastConnectedAt: Instant
+    package let tokenValid: Bool
+    package let senders: [String]
+    package let topics: [String]
+    package let createdAt: Instant
+    package let lastConnectedAt: Instant
     /// When the app was last connected or refreshed its token: what an Android token's expiry
     /// counts from (`staleTokenDays`).
-    public let lastSeenAt: Instant
+    package let lastSeenAt: Instant
     /// Messages stored for it now.
-    public let storedCount: Int
+    package let storedCount: Int
     /// Of those, the ones under a collapse key (at most 4 keys); the rest count toward the
     /// non-collapsible cap of 100 (docs/simulation.md, "Collapse keys", "The 100-message cap").
-    public let storedCollapsible: Int
-    public var storedNonCollapsible: Int { storedCount - storedCollapsible }
+    package let storedCollapsible: Int
+    package var storedNonCollapsible: Int { storedCount - storedCollapsible }
     /// When the app last received something; nil before its first delivery.
-    public let lastDeliveryAt: Instant?
-    public let deliveredCount: Int
-    public let deletedSignalOwed: Bool
+    package let lastDeliveryAt: Instant?
+    package let deliveredCount: Int
+    package let deletedSignalOwed: Bool
 }
 
 extension World {

@@ -5,7 +5,7 @@ public enum Platform: String, Sendable, CaseIterable, Equatable {
     case android, ios, web
 
     /// The name as people write it (`iOS`, not `ios`).
-    public var displayName: String {
+    package var displayName: String {
         switch self {
         case .android: return "Android"
         case .ios: return "iOS"
@@ -28,7 +28,7 @@ public enum DeviceState: String, Sendable, CaseIterable, Equatable {
     case uninstalled
 
     /// Whether the device holds a connection to FCM in this state.
-    public var isConnected: Bool {
+    package var isConnected: Bool {
         switch self {
         case .foreground, .background, .doze: return true
         case .offline, .uninstalled: return false

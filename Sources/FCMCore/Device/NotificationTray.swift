@@ -2,13 +2,13 @@
 
 /// One notification the user sees: in Android's notification drawer, iOS's Notification Center or
 /// the browser's notifications.
-public struct TrayEntry: Sendable {
+package struct TrayEntry: Sendable {
     /// The delivery the system showed.
-    public let delivery: Delivery
+    package let delivery: Delivery
     /// A shown notification with the same tag is replaced; nil replaces nothing.
-    public let tag: String?
+    package let tag: String?
 
-    public init(delivery: Delivery, tag: String?) {
+    package init(delivery: Delivery, tag: String?) {
         self.delivery = delivery
         self.tag = tag
     }

@@ -45,17 +45,17 @@ public struct Event: Sendable {
         case refused
     }
 
-    public let sequence: Int
-    public let time: Instant
-    public let kind: Kind
-    public let device: DeviceID?
-    public let message: Message?
+    package let sequence: Int
+    package let time: Instant
+    package let kind: Kind
+    package let device: DeviceID?
+    package let message: Message?
     /// A second message the event concerns (the newer one in `collapsed`).
-    public let related: Message?
+    package let related: Message?
     /// A short machine-readable reason or value (`ttl-zero`, `offline→foreground`, a topic…).
-    public let detail: String?
+    package let detail: String?
     /// The API call a `refused` or `faultInjected` event is about.
-    public let call: EventCall?
+    package let call: EventCall?
 
     init(
         sequence: Int, time: Instant, kind: Kind, device: DeviceID?, message: Message?, related: Message?, detail: String?,
@@ -74,19 +74,19 @@ public struct Event: Sendable {
 
 /// Who asked what, for events about a request rather than a device or message. A class, so an
 /// event that has none costs one word.
-public final class EventCall: Sendable {
+package final class EventCall: Sendable {
     /// The project id (or the id or number the request named, when no such project exists).
-    public let project: String?
+    package let project: String?
     /// `v1`, `legacy`, `iid`, `xmpp`, `batch`.
-    public let api: String?
+    package let api: String?
     /// The HTTP status the client got; nil on XMPP.
-    public let status: Int?
+    package let status: Int?
     /// The error code in the API's own words (`INVALID_ARGUMENT`, `InvalidRegistration`, `BAD_REGISTRATION`).
-    public let code: String?
+    package let code: String?
     /// The token, topic or condition the request named.
-    public let target: String?
+    package let target: String?
 
-    public init(project: String?, api: String?, status: Int? = nil, code: String? = nil, target: String? = nil) {
+    package init(project: String?, api: String?, status: Int? = nil, code: String? = nil, target: String? = nil) {
         self.project = project
         self.api = api
         self.status = status
@@ -104,16 +104,16 @@ public final class EventCall: Sendable {
 public struct Refusal: Sendable, Equatable {
     /// Longest `detail` and `target` kept, in UTF-8 bytes: a flood of refusals of huge bodies must
     /// not fill the event log's byte budget with their echoes.
-    public static let maxTextBytes = 512
+    package static let maxTextBytes = 512
 
-    public var api: String
-    public var project: String?
-    public var status: Int?
-    public var code: String
-    public var target: String?
-    public var detail: String
+    package var api: String
+    package var project: String?
+    package var status: Int?
+    package var code: String
+    package var target: String?
+    package var detail: String
 
-    public init(api: String, project: String? = nil, status: Int?, code: String, target: String? = nil, detail: String) {
+    package init(api: String, project: String? = nil, status: Int?, code: String, target: String? = nil, detail: String) {
         self.api = api
         self.project = project
         self.status = status
@@ -123,7 +123,7 @@ public struct Refusal: Sendable, Equatable {
     }
 
     /// `text` cut to at most `maxBytes` UTF-8 bytes on a character boundary, with `…` when cut.
-    public static func truncated(_ text: String, maxBytes: Int = maxTextBytes) -> String {
+    package static func truncated(_ text: String, maxBytes: Int = maxTextBytes) -> String {
         guard text.utf8.count > maxBytes else { return text }
         var out = ""
         var bytes = 0

@@ -6,9 +6,9 @@
 /// (issue 23). Matching events are only ever added to the log, so the count only grows, except
 /// when the log is replaced (a reset or an import) or a token filter comes to name a device:
 /// then it is counted again, once.
-public struct EventTally: Sendable {
+package struct EventTally: Sendable {
     /// Matching events so far (at most the query's `limit`).
-    public internal(set) var count: Int
+    package internal(set) var count: Int
     /// The next event to look at.
     var next: Int
     var generation: Int
@@ -51,7 +51,7 @@ extension World {
 extension Emulator {
     /// Events matching `query` (as `events(_:)`) and a tally of them to keep up to date with
     /// `advance(_:matching:)`, read in one hold of the lock so no event falls between the two.
-    public func eventsTallied(_ query: EventQuery) throws(FCMError) -> (events: [Event], tally: EventTally) {
+    package func eventsTallied(_ query: EventQuery) throws(FCMError) -> (events: [Event], tally: EventTally) {
         try withWorld { (w: inout World) throws(FCMError) -> (events: [Event], tally: EventTally) in
             let matched = try w.events(matching: query)
             let tally = EventTally(
@@ -63,7 +63,7 @@ extension Emulator {
 
     /// Counts what was logged since `tally` last looked, a bounded page per hold of the lock
     /// (16,384 events); false when more remain.
-    public func advance(_ tally: inout EventTally, matching query: EventQuery, maxScan: Int = 16_384) throws(FCMError) -> Bool {
+    package func advance(_ tally: inout EventTally, matching query: EventQuery, maxScan: Int = 16_384) throws(FCMError) -> Bool {
         let current = tally
         let (updated, done) = try withWorld { (w: inout World) throws(FCMError) -> (EventTally, Bool) in
             var t = current
@@ -76,7 +76,7 @@ extension Emulator {
 
     /// Deliveries in a device's inbox (as many as `inbox` answers), without copying them: what
     /// an inbox wait counts on each wake-up.
-    public func inboxCount(_ reference: String, projectId: String) throws(FCMError) -> Int {
+    package func inboxCount(_ reference: String, projectId: String) throws(FCMError) -> Int {
         try withWorld { (w: inout World) throws(FCMError) -> Int in
             min(try w.findDevice(reference, projectIndex: w.projectIndex(id: projectId)).inbox.count, w.settings.maxInboxPerDevice)
         }

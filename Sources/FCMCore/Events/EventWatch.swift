@@ -13,7 +13,7 @@ public final class EventWatch: Sendable {
         self.owner = owner
     }
 
-    public func cancel() { owner.remove(id) }
+    package func cancel() { owner.remove(id) }
 
     deinit { owner.remove(id) }
 }
@@ -21,14 +21,14 @@ public final class EventWatch: Sendable {
 /// What a watcher may care about, so an event wakes only the watchers it may concern (issue 23:
 /// 300 waits on other things each re-read the log on every send). Every set field narrows; a
 /// project's deletion wakes everyone, since a read that fails is an answer too.
-public struct EventInterest: Sendable {
+package struct EventInterest: Sendable {
     /// Only this device's events.
-    public var device: DeviceID?
+    package var device: DeviceID?
     /// Only events of this project, and those of no project (`clockAdvanced`).
-    public var projectId: String?
-    public var kinds: Set<Event.Kind>?
+    package var projectId: String?
+    package var kinds: Set<Event.Kind>?
 
-    public init(device: DeviceID? = nil, projectId: String? = nil, kinds: Set<Event.Kind>? = nil) {
+    package init(device: DeviceID? = nil, projectId: String? = nil, kinds: Set<Event.Kind>? = nil) {
         self.device = device
         self.projectId = projectId
         self.kinds = kinds
@@ -36,11 +36,11 @@ public struct EventInterest: Sendable {
 
     /// The interest of a reader of `query`: a token filter narrows by project only, as the token
     /// may name a device later.
-    public init(_ query: EventQuery) {
+    package init(_ query: EventQuery) {
         self.init(device: query.deviceId, projectId: query.projectId, kinds: query.kinds)
     }
 
-    public static let everything = EventInterest()
+    package static let everything = EventInterest()
 }
 
 /// What one logged event says to the watchers' index: read under the world's lock, a few words each.

@@ -67,20 +67,20 @@ extension World {
 }
 
 /// A slice of the event log read from a cursor, for streams.
-public struct EventPage: Sendable {
-    public struct Item: Sendable {
-        public let event: Event
-        public let projectId: String?
+package struct EventPage: Sendable {
+    package struct Item: Sendable {
+        package let event: Event
+        package let projectId: String?
     }
 
-    public let events: [Item]
+    package let events: [Item]
     /// Where the next read starts.
-    public let next: Int
+    package let next: Int
     /// Events the reader never saw: the log overwrote them before it got there.
-    public let missed: Int
+    package let missed: Int
     /// Which log the page is from: a reset or an import starts another, whose sequence numbers
     /// may name other events.
-    public let generation: Int
+    package let generation: Int
 }
 
 /// An `EventQuery` resolved against the world once per read: project and token become indexes.

@@ -33,7 +33,7 @@ extension World {
 
 extension Emulator {
     /// Records requests a front refused (`refused` events), in the order given.
-    public func recordRefusals(_ refusals: [Refusal]) {
+    package func recordRefusals(_ refusals: [Refusal]) {
         guard !refusals.isEmpty else { return }
         withWorld { w in
             for refusal in refusals { w.logRefusal(refusal) }

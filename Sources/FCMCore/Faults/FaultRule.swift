@@ -1,34 +1,34 @@
 // SPDX-License-Identifier: Apache-2.0
 
 /// Which API a call came through, for matching fault rules.
-public enum FaultAPI: String, Sendable, CaseIterable {
+package enum FaultAPI: String, Sendable, CaseIterable {
     case v1, legacy, iid, batch, oauth, xmpp
 }
 
 /// A scripted fault: when a call matches, the emulator misbehaves as told
 /// (the fault injector sits between transport and fronts: Sources/README.md, docs/faults.md).
 public struct FaultRule: Sendable, Equatable {
-    public var id: String
-    public var match: Match
-    public var action: Action
+    package var id: String
+    package var match: Match
+    package var action: Action
     /// The rule in the words its author posted, so `GET /faults` and the `faultInjected` event
     /// answer in them (`QUOTA_EXCEEDED`, `"retryAfter": "10s"`) rather than in the core's (issue
     /// 21, item 2); nil for rules made in code.
-    public var posted: Posted?
+    package var posted: Posted?
 
     /// A posted rule: its `match` and `action` as JSON text (the fields' sizes are capped by the
     /// codec) and the action in words (`status 503, retryAfter 10s`).
-    public struct Posted: Sendable {
-        public var json: String
-        public var summary: String
+    package struct Posted: Sendable {
+        package var json: String
+        package var summary: String
 
-        public init(json: String, summary: String) {
+        package init(json: String, summary: String) {
             self.json = json
             self.summary = summary
         }
     }
 
-    public init(id: String, match: Match = Match(), action: Action, posted: Posted? = nil) {
+    package init(id: String, match: Match = Match(), action: Action, posted: Posted? = nil) {
         self.id = id
         self.match = match
         self.action = action
@@ -41,33 +41,33 @@ public struct FaultRule: Sendable, Equatable {
     }
 
     /// What the rule does, in words: the author's when posted.
-    public var summary: String { posted?.summary ?? action.summary }
+    package var summary: String { posted?.summary ?? action.summary }
 
     /// Every set field must hold. Counting fields (`nth`, `every`, `count`) count the calls that
     /// matched everything else.
-    public struct Match: Sendable, Equatable {
-        public var api: FaultAPI?
+    package struct Match: Sendable, Equatable {
+        package var api: FaultAPI?
         /// A substring of the request path (`messages:send`, `/fcm/send`).
-        public var route: String?
+        package var route: String?
         /// A project id or number.
-        public var project: String?
+        package var project: String?
         /// A token, topic or condition the call names (found in its body).
-        public var target: String?
+        package var target: String?
         /// A device id or name; matches calls naming any token the device holds or held.
-        public var device: String?
+        package var device: String?
         /// Only the nth matching call (1 = the first).
-        public var nth: Int?
+        package var nth: Int?
         /// Every k-th matching call.
-        public var every: Int?
+        package var every: Int?
         /// A chance per matching call, drawn from the emulator's seeded generator.
-        public var probability: Double?
+        package var probability: Double?
         /// Only while the emulator's clock is in [from, until).
-        public var from: Instant?
-        public var until: Instant?
+        package var from: Instant?
+        package var until: Instant?
         /// At most this many times in all.
-        public var count: Int?
+        package var count: Int?
 
-        public init(
+        package init(
             api: FaultAPI? = nil, route: String? = nil, project: String? = nil, target: String? = nil, device: String? = nil,
             nth: Int? = nil, every: Int? = nil, probability: Double? = nil, from: Instant? = nil, until: Instant? = nil, count: Int? = nil
         ) {
@@ -116,7 +116,7 @@ public struct FaultRule: Sendable, Equatable {
         case slowHandshake(millis: Int64)
 
         /// The action in words, for rules made in code (`error unavailable, retryAfter 10s`).
-        public var summary: String {
+        package var summary: String {
             func retry(_ seconds: Int64?) -> String { seconds.map { ", retryAfter \($0)s" } ?? "" }
             switch self {
             case .error(let code, let seconds): return "error \(code.rawValue)\(retry(seconds))"
@@ -132,13 +132,13 @@ public struct FaultRule: Sendable, Equatable {
         }
 
         /// Whether the transport applies it (the rest are the core's).
-        public var isTransport: Bool {
+        package var isTransport: Bool {
             if case .error = self { return false }
             return true
         }
 
         /// Whether it acts on a connection's TLS handshake, before any call can be matched.
-        public var isHandshake: Bool {
+        package var isHandshake: Bool {
             if case .slowHandshake = self { return true }
             return false
         }
@@ -147,7 +147,7 @@ public struct FaultRule: Sendable, Equatable {
 
 extension FaultRule {
     /// HTTP/2's error codes by name (RFC 9113 §7), for `goaway` actions; `graceful` is NO_ERROR.
-    public static let http2ErrorCodes: [(name: String, code: UInt32)] = [
+    package static let http2ErrorCodes: [(name: String, code: UInt32)] = [
         ("NO_ERROR", 0x0), ("PROTOCOL_ERROR", 0x1), ("INTERNAL_ERROR", 0x2), ("FLOW_CONTROL_ERROR", 0x3),
         ("SETTINGS_TIMEOUT", 0x4), ("STREAM_CLOSED", 0x5), ("FRAME_SIZE_ERROR", 0x6), ("REFUSED_STREAM", 0x7),
         ("CANCEL", 0x8), ("COMPRESSION_ERROR", 0x9), ("CONNECT_ERROR", 0xa), ("ENHANCE_YOUR_CALM", 0xb),
@@ -155,23 +155,23 @@ extension FaultRule {
     ]
 
     /// `graceful` for NO_ERROR, else the code's name (or its number when it has none).
-    public static func goAwayName(_ code: UInt32) -> String {
+    package static func goAwayName(_ code: UInt32) -> String {
         code == 0 ? "graceful" : http2ErrorCodes.first { $0.code == code }?.name ?? String(code)
     }
 }
 
 /// What a call offers for matching.
-public struct FaultContext: Sendable {
-    public var api: FaultAPI
-    public var route: String
+package struct FaultContext: Sendable {
+    package var api: FaultAPI
+    package var route: String
     /// Project ids or numbers the call is for.
-    public var projects: [String]
+    package var projects: [String]
     /// Text in which targets are searched (the body, or the target itself).
-    public var text: String
+    package var text: String
     /// Tokens the call names directly.
-    public var tokens: [String]
+    package var tokens: [String]
 
-    public init(api: FaultAPI, route: String = "", projects: [String] = [], text: String = "", tokens: [String] = []) {
+    package init(api: FaultAPI, route: String = "", projects: [String] = [], text: String = "", tokens: [String] = []) {
         self.api = api
         self.route = route
         self.projects = projects

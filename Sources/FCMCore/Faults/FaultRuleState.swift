@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 
 /// A rule in force and how often it has fired (kept with the rules, in snapshots too).
-public struct FaultRuleState: Sendable {
-    public let rule: FaultRule
-    public let fired: Int
+package struct FaultRuleState: Sendable {
+    package let rule: FaultRule
+    package let fired: Int
 
-    public init(rule: FaultRule, fired: Int) {
+    package init(rule: FaultRule, fired: Int) {
         self.rule = rule
         self.fired = fired
     }
@@ -13,12 +13,12 @@ public struct FaultRuleState: Sendable {
 
 extension Emulator {
     /// Every rule in force, in order, with its `fired` count.
-    public func faultRuleStates() -> [FaultRuleState] {
+    package func faultRuleStates() -> [FaultRuleState] {
         withWorld { w in w.faults.rules.map { FaultRuleState(rule: $0, fired: w.faults.fired[$0.id] ?? 0) } }
     }
 
     /// One rule and its `fired` count, or `notFound`.
-    public func faultRuleState(id: String) throws(FCMError) -> FaultRuleState {
+    package func faultRuleState(id: String) throws(FCMError) -> FaultRuleState {
         let state: FaultRuleState? = withWorld { w in
             w.faults.rules.first { $0.id == id }.map { FaultRuleState(rule: $0, fired: w.faults.fired[$0.id] ?? 0) }
         }

@@ -4,7 +4,7 @@
 /// "Web rendering", each with its public page).
 extension Delivery {
     /// The app-side entry point that got the delivery.
-    public func callback(on platform: Platform) -> String {
+    package func callback(on platform: Platform) -> String {
         if kind == .deletedMessages { return platform == .android ? "onDeletedMessages" : "deletedMessages" }
         switch (platform, handling) {
         case (_, .tray): return "notificationTray"
@@ -21,14 +21,14 @@ extension Delivery {
     /// The `apns-priority` the message went to APNs with, for iOS: the v1 header when it names
     /// one, else 10 for high priority and 5 for normal ("On Apple platforms, these correspond to
     /// APNs priorities 5 and 10", https://firebase.google.com/docs/cloud-messaging/http-server-ref).
-    public var apnsPriority: Int? {
+    package var apnsPriority: Int? {
         guard let message else { return nil }
         return DeliveryProfile.apnsPriorityHeader(message.content) ?? (priority == .high ? 10 : 5)
     }
 
     /// The payload as the platform hands it to the app: Android `RemoteMessage`, the iOS
     /// `userInfo` dictionary, or the web `MessagePayload`.
-    public func payload(on platform: Platform) -> PayloadValue {
+    package func payload(on platform: Platform) -> PayloadValue {
         guard let message else { return .object([]) }
         switch platform {
         case .android: return androidPayload(message)

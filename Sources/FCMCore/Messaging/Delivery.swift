@@ -10,7 +10,7 @@ public struct Delivery: Sendable {
     }
 
     /// How the app got it (docs/simulation.md, "Android rendering", "iOS rendering", "Web rendering").
-    public enum Handling: String, Sendable {
+    package enum Handling: String, Sendable {
         /// Shown by the system in the notification tray; data is handed over on tap.
         case tray
         /// Handed to the app's callback (`onMessageReceived`, `didReceiveRemoteNotification`, `onMessage`…).
@@ -19,15 +19,15 @@ public struct Delivery: Sendable {
         case silent
     }
 
-    public let kind: Kind
-    public let message: Message?
-    public let time: Instant
-    public let handling: Handling
+    package let kind: Kind
+    package let message: Message?
+    package let time: Instant
+    package let handling: Handling
     /// The app's state when it got the delivery.
-    public let appState: DeviceState
-    public let priority: Priority
-    public let originalPriority: Priority
-    public let ttlSeconds: Int64
+    package let appState: DeviceState
+    package let priority: Priority
+    package let originalPriority: Priority
+    package let ttlSeconds: Int64
     /// The collapse key as the app sees it.
-    public let collapseKey: String?
+    package let collapseKey: String?
 }

@@ -2,7 +2,7 @@
 
 /// Who a message is for (docs/simulation.md, "Targets";
 /// https://firebase.google.com/docs/reference/fcm/rest/v1/projects.messages).
-public enum MessageTarget: Sendable, Equatable {
+package enum MessageTarget: Sendable, Equatable {
     case token(String)
     case fid(String)
     case topic(String)
@@ -10,7 +10,7 @@ public enum MessageTarget: Sendable, Equatable {
     case notificationKey(String)
 
     /// The target as the legacy `to` field writes it.
-    public var description: String {
+    package var description: String {
         switch self {
         case .token(let t): return t
         case .fid(let f): return "fid:" + f
@@ -22,23 +22,23 @@ public enum MessageTarget: Sendable, Equatable {
 }
 
 /// Which API accepted a message. Devices cannot tell, but the event log can.
-public enum SourceAPI: String, Sendable {
+package enum SourceAPI: String, Sendable {
     case v1, legacy, xmpp, control
 }
 
 /// A send as a front hands it to the core.
-public struct SendRequest: Sendable {
-    public var target: MessageTarget
-    public var content: MessageContent
+package struct SendRequest: Sendable {
+    package var target: MessageTarget
+    package var content: MessageContent
     /// `validate_only` / `dry_run`: run every check, store and deliver nothing.
-    public var validateOnly: Bool
-    public var api: SourceAPI
+    package var validateOnly: Bool
+    package var api: SourceAPI
     /// Whether the target's key may name one of the sender's device groups, looked up in the
     /// send's own world call so no group comes or goes in between.
-    public var groupLookup: GroupLookup
+    package var groupLookup: GroupLookup
 
     /// How a key that may name a device group is read.
-    public enum GroupLookup: Sendable {
+    package enum GroupLookup: Sendable {
         /// The target is what it says (v1, the control API, legacy `registration_ids`).
         case none
         /// A token that is one of the sender's group keys goes to the group: the legacy and CCS
@@ -49,7 +49,7 @@ public struct SendRequest: Sendable {
         case groupOrNothing
     }
 
-    public init(
+    package init(
         target: MessageTarget, content: MessageContent, validateOnly: Bool = false, api: SourceAPI, groupLookup: GroupLookup = .none
     ) {
         self.target = target
@@ -62,14 +62,14 @@ public struct SendRequest: Sendable {
 
 /// A message FCM accepted. Accepted is not delivered (docs/simulation.md, "Device states"): what happens
 /// next is in the event log and in each device's inbox. Immutable and shared by every copy.
-public final class Message: Sendable {
-    public let id: String
-    public let projectId: String
-    public let senderId: String
-    public let target: MessageTarget
-    public let content: MessageContent
-    public let api: SourceAPI
-    public let acceptedAt: Instant
+package final class Message: Sendable {
+    package let id: String
+    package let projectId: String
+    package let senderId: String
+    package let target: MessageTarget
+    package let content: MessageContent
+    package let api: SourceAPI
+    package let acceptedAt: Instant
 
     init(
         id: String, projectId: String, senderId: String, target: MessageTarget, content: MessageContent, api: SourceAPI, acceptedAt: Instant
@@ -84,13 +84,13 @@ public final class Message: Sendable {
     }
 
     /// `from` as the app sees it: `/topics/<name>` for topic messages, the sender id otherwise.
-    public var from: String {
+    package var from: String {
         if case .topic(let name) = target { return "/topics/" + name }
         return senderId
     }
 
     /// The topic name for topic messages.
-    public var topic: String? {
+    package var topic: String? {
         if case .topic(let name) = target { return name }
         return nil
     }
@@ -99,12 +99,12 @@ public final class Message: Sendable {
 /// What a send produced.
 public struct SendOutcome: Sendable {
     /// The accepted message (`nil` for `validateOnly`).
-    public let message: Message?
+    package let message: Message?
     /// The id to answer with (`fake_message_id` semantics are the front's business).
-    public let messageId: String
+    package let messageId: String
     /// For token targets: the token's canonical replacement after a refresh, if any.
-    public let canonicalToken: String?
+    package let canonicalToken: String?
     /// For device groups: how many members took the message, and the tokens that failed.
-    public let groupSuccess: Int
-    public let groupFailedTokens: [String]
+    package let groupSuccess: Int
+    package let groupFailedTokens: [String]
 }

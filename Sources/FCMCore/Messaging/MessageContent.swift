@@ -4,12 +4,12 @@
 public typealias StringPairs = [(String, String)]
 
 /// The notification part that every platform shares (v1 `notification`, legacy `notification`).
-public struct NotificationContent: Sendable {
-    public var title: String?
-    public var body: String?
-    public var image: String?
+package struct NotificationContent: Sendable {
+    package var title: String?
+    package var body: String?
+    package var image: String?
 
-    public init(title: String? = nil, body: String? = nil, image: String? = nil) {
+    package init(title: String? = nil, body: String? = nil, image: String? = nil) {
         self.title = title
         self.body = body
         self.image = image
@@ -17,18 +17,18 @@ public struct NotificationContent: Sendable {
 }
 
 /// Android-only options (v1 `android`, legacy top-level keys as they apply to Android).
-public struct AndroidOptions: Sendable {
-    public var collapseKey: String?
-    public var priority: Priority?
-    public var ttlSeconds: Int64?
-    public var restrictedPackageName: String?
+package struct AndroidOptions: Sendable {
+    package var collapseKey: String?
+    package var priority: Priority?
+    package var ttlSeconds: Int64?
+    package var restrictedPackageName: String?
     /// Replaces the message's `data` on Android when set.
-    public var data: StringPairs?
+    package var data: StringPairs?
     /// Notification fields as the app's `RemoteMessage.Notification` exposes them
     /// (`title`, `body`, `icon`, `channelId`, `clickAction`, …), in request order.
-    public var notification: [(String, PayloadValue)]
+    package var notification: [(String, PayloadValue)]
 
-    public init(
+    package init(
         collapseKey: String? = nil, priority: Priority? = nil, ttlSeconds: Int64? = nil,
         restrictedPackageName: String? = nil, data: StringPairs? = nil,
         notification: [(String, PayloadValue)] = []
@@ -43,13 +43,13 @@ public struct AndroidOptions: Sendable {
 }
 
 /// APNs options (v1 `apns`): headers and the payload whose `aps` dictionary iOS receives.
-public struct APNsOptions: Sendable {
-    public var headers: StringPairs
+package struct APNsOptions: Sendable {
+    package var headers: StringPairs
     /// The `payload` object: `aps` plus custom keys.
-    public var payload: [(String, PayloadValue)]
-    public var image: String?
+    package var payload: [(String, PayloadValue)]
+    package var image: String?
 
-    public init(headers: StringPairs = [], payload: [(String, PayloadValue)] = [], image: String? = nil) {
+    package init(headers: StringPairs = [], payload: [(String, PayloadValue)] = [], image: String? = nil) {
         self.headers = headers
         self.payload = payload
         self.image = image
@@ -63,13 +63,13 @@ public struct APNsOptions: Sendable {
 }
 
 /// Web push options (v1 `webpush`).
-public struct WebpushOptions: Sendable {
-    public var headers: StringPairs
-    public var data: StringPairs?
-    public var notification: [(String, PayloadValue)]?
-    public var link: String?
+package struct WebpushOptions: Sendable {
+    package var headers: StringPairs
+    package var data: StringPairs?
+    package var notification: [(String, PayloadValue)]?
+    package var link: String?
 
-    public init(headers: StringPairs = [], data: StringPairs? = nil, notification: [(String, PayloadValue)]? = nil, link: String? = nil) {
+    package init(headers: StringPairs = [], data: StringPairs? = nil, notification: [(String, PayloadValue)]? = nil, link: String? = nil) {
         self.headers = headers
         self.data = data
         self.notification = notification
@@ -84,27 +84,27 @@ public struct WebpushOptions: Sendable {
 /// Everything a message carries besides its target, in API-neutral form. Fronts fill it from
 /// their own request shapes; the core decides what each platform receives.
 public struct MessageContent: Sendable {
-    public var data: StringPairs
-    public var notification: NotificationContent?
-    public var android: AndroidOptions?
-    public var apns: APNsOptions?
-    public var webpush: WebpushOptions?
+    package var data: StringPairs
+    package var notification: NotificationContent?
+    package var android: AndroidOptions?
+    package var apns: APNsOptions?
+    package var webpush: WebpushOptions?
     /// Top-level options of the legacy and XMPP protocols, which apply to every platform.
-    public var collapseKey: String?
-    public var priority: Priority?
-    public var ttlSeconds: Int64?
-    public var contentAvailable: Bool
-    public var mutableContent: Bool
-    public var restrictedPackageName: String?
-    public var deliveryReceiptRequested: Bool
+    package var collapseKey: String?
+    package var priority: Priority?
+    package var ttlSeconds: Int64?
+    package var contentAvailable: Bool
+    package var mutableContent: Bool
+    package var restrictedPackageName: String?
+    package var deliveryReceiptRequested: Bool
     /// The app server's own id for the message (CCS `message_id`), echoed in receipts.
-    public var clientMessageId: String?
+    package var clientMessageId: String?
     /// The payload's size as the front measured it on the wire, for formats whose one field the
     /// neutral form repeats per platform (a legacy `notification` becomes the shared notification,
     /// the `aps` alert and the web notification); nil: the core counts keys and values itself.
-    public var measuredPayloadSize: Int?
+    package var measuredPayloadSize: Int?
 
-    public init(
+    package init(
         data: StringPairs = [], notification: NotificationContent? = nil, android: AndroidOptions? = nil,
         apns: APNsOptions? = nil, webpush: WebpushOptions? = nil, collapseKey: String? = nil,
         priority: Priority? = nil, ttlSeconds: Int64? = nil, contentAvailable: Bool = false,

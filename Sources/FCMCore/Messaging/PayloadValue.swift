@@ -27,33 +27,33 @@ public indirect enum PayloadValue: Sendable, Equatable {
     }
 
     /// A number from an integer.
-    public static func int<I: BinaryInteger>(_ value: I) -> PayloadValue { .number(String(value)) }
+    package static func int<I: BinaryInteger>(_ value: I) -> PayloadValue { .number(String(value)) }
 
     /// An object from pairs, dropping the pairs whose value is nil.
-    public static func object(omittingNils pairs: [(String, PayloadValue?)]) -> PayloadValue {
+    package static func object(omittingNils pairs: [(String, PayloadValue?)]) -> PayloadValue {
         .object(pairs.compactMap { key, value in value.map { (key, $0) } })
     }
 
     /// The value of `key` when this is an object.
-    public subscript(key: String) -> PayloadValue? {
+    package subscript(key: String) -> PayloadValue? {
         guard case .object(let pairs) = self else { return nil }
         return pairs.first { $0.0 == key }?.1
     }
 
-    public var objectValue: [(String, PayloadValue)]? {
+    package var objectValue: [(String, PayloadValue)]? {
         if case .object(let pairs) = self { return pairs }
         return nil
     }
 
     /// A number that is a whole Int64 (`1`, `1.0`, `1e0`).
-    public var int64Value: Int64? {
+    package var int64Value: Int64? {
         guard case .number(let text) = self else { return nil }
         if let exact = Int64(text) { return exact }
         guard let d = Double(text), d.isFinite, d == d.rounded(), abs(d) < 9.2e18 else { return nil }
         return Int64(d)
     }
 
-    public var stringValue: String? {
+    package var stringValue: String? {
         if case .string(let s) = self { return s }
         return nil
     }
@@ -62,7 +62,7 @@ public indirect enum PayloadValue: Sendable, Equatable {
     /// "Payload size"; https://firebase.google.com/docs/reference/fcm/rest/v1/ErrorCode), so this
     /// is the UTF-8 length of every key and every scalar written, without the punctuation of any
     /// one encoding. Iterative: a peer decides how deep the value is.
-    public var measuredSize: Int {
+    package var measuredSize: Int {
         var size = 0
         var pending: [PayloadValue] = [self]
         while let value = pending.popLast() {

@@ -3,7 +3,7 @@
 /// Who a front's send request comes from. The core resolves it in the send's own world call, with
 /// the front's credentials rule (`admit`), so no project, key or group changes between the check
 /// and the send (issue 19, item 3).
-public enum Sender: Sendable, Equatable {
+package enum Sender: Sendable, Equatable {
     /// A project by id or number: the v1 path's, a CCS login's, a legacy bearer's grant.
     case project(String)
     /// The project holding this legacy server key (`Authorization: key=…`); when none does and the
@@ -14,20 +14,20 @@ public enum Sender: Sendable, Equatable {
 }
 
 /// What one front request's sends came to, in the order they were asked.
-public struct SendAnswer: Sendable {
-    public struct Item: Sendable {
+package struct SendAnswer: Sendable {
+    package struct Item: Sendable {
         /// The project the message went out as, as the sender named it (id or number), or the
         /// token's own project for `tokenOwner`; the demo project when there is none.
-        public let projectId: String
+        package let projectId: String
         /// The key named one of the sender's device groups and the message went to the group.
-        public let toGroup: Bool
+        package let toGroup: Bool
         /// nil when nothing was sent: a `groupOrNothing` key that names no group.
-        public let result: Result<SendOutcome, FCMError>?
+        package let result: Result<SendOutcome, FCMError>?
     }
 
     /// The id of the project the sender named, when it exists.
-    public let senderId: String?
-    public let items: [Item]
+    package let senderId: String?
+    package let items: [Item]
     /// The legacy `multicast_id`, when asked for and no item went to a group.
-    public let multicastId: Int64?
+    package let multicastId: Int64?
 }

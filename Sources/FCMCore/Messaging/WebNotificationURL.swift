@@ -4,19 +4,19 @@
 /// web notification keys, https://firebase.google.com/docs/cloud-messaging/http-server-ref,
 /// table 2c), as the v1 reference asks of `webpush.fcm_options.link`
 /// (https://firebase.google.com/docs/reference/fcm/rest/v1/projects.messages#webpushfcmoptions).
-public enum WebNotificationURL {
+package enum WebNotificationURL {
     /// The v1 `webpush.notification` keys that hold a URL: the Web Notification API's `icon`,
     /// `image` and `badge`, and `click_action`, which the web SDK opens when no
     /// `fcm_options.link` is set (firebase-js-sdk, packages/messaging/src/listeners/sw-listeners.ts).
-    public static let v1Keys = ["icon", "image", "badge", "click_action"]
+    package static let v1Keys = ["icon", "image", "badge", "click_action"]
     /// The legacy `notification` keys that are URLs on the web (table 2c). On Android and iOS the
     /// same keys name a drawable, an intent action or a category, which have no scheme.
-    public static let legacyKeys = ["icon", "click_action"]
+    package static let legacyKeys = ["icon", "click_action"]
 
     /// Whether `value` is acceptable where a web notification wants a URL: an `https:` URL, or a
     /// path with no scheme, which the browser resolves against the page's own (HTTPS) origin.
     /// `http:`, `data:`, `javascript:` and every other scheme are refused.
-    public static func isAllowed(_ value: String) -> Bool {
+    package static func isAllowed(_ value: String) -> Bool {
         guard let scheme = scheme(of: value) else { return true }
         return scheme.lowercased() == "https"
     }

@@ -3,12 +3,12 @@
 /// A Firebase project: the id used in v1 URLs, the number that is the sender id of legacy, XMPP and
 /// device-group calls, and the server keys of the legacy `key=` header.
 public struct Project: Sendable, Equatable {
-    public let id: String
-    public let number: String
-    public var serverKeys: [String]
-    public let createdAt: Instant
+    package let id: String
+    package let number: String
+    package var serverKeys: [String]
+    package let createdAt: Instant
 
-    public init(id: String, number: String, serverKeys: [String], createdAt: Instant) {
+    package init(id: String, number: String, serverKeys: [String], createdAt: Instant) {
         self.id = id
         self.number = number
         self.serverKeys = serverKeys
@@ -17,7 +17,7 @@ public struct Project: Sendable, Equatable {
 
     /// Project ids: lower-case letters, digits and hyphens, starting with a letter. Google asks for
     /// 6–30 characters; the emulator accepts 4–30, so that short test ids work.
-    public static func isValidId(_ id: String) -> Bool {
+    package static func isValidId(_ id: String) -> Bool {
         let bytes = Array(id.utf8)
         guard (4...30).contains(bytes.count), let first = bytes.first, first >= 97, first <= 122 else { return false }
         return bytes.allSatisfy { ($0 >= 97 && $0 <= 122) || ($0 >= 48 && $0 <= 57) || $0 == 45 }
@@ -27,11 +27,11 @@ public struct Project: Sendable, Equatable {
     /// looks a key up across all projects, and the projects list repeats them all (issue 23,
     /// item 7). A Firebase server key is about 152 characters ("AAAA…:APA91b…"), and a project
     /// has one or a few (Firebase console, Cloud Messaging tab).
-    public static let maxServerKeys = 16
-    public static let maxServerKeyBytes = 256
+    package static let maxServerKeys = 16
+    package static let maxServerKeyBytes = 256
 
     /// Refuses more than `maxServerKeys` keys, or an empty one or one past `maxServerKeyBytes`.
-    public static func checkServerKeys(_ keys: [String]) throws(FCMError) {
+    package static func checkServerKeys(_ keys: [String]) throws(FCMError) {
         guard keys.count <= maxServerKeys else {
             throw FCMError(.invalidArgument, "A project holds at most \(maxServerKeys) server keys, not \(keys.count)", field: "serverKeys")
         }
@@ -42,7 +42,7 @@ public struct Project: Sendable, Equatable {
     }
 
     /// Project numbers are decimal, 1–20 digits, as sender ids are.
-    public static func isValidNumber(_ number: String) -> Bool {
+    package static func isValidNumber(_ number: String) -> Bool {
         (1...20).contains(number.utf8.count) && number.utf8.allSatisfy { $0 >= 48 && $0 <= 57 }
     }
 }

@@ -15,7 +15,7 @@ extension Emulator {
     /// outside the lock, so a refused import never got this far and left the world as it was.
     /// Returns the clock's time after the import.
     @discardableResult
-    public func restore(_ image: WorldImage, clock: SnapshotClock) -> Instant {
+    package func restore(_ image: WorldImage, clock: SnapshotClock) -> Instant {
         let (now, fanningOut) = withWorld { (w: inout World) -> (Instant, Bool) in
             let current = w.now
             w = image.world

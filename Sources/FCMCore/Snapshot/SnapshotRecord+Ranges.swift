@@ -8,23 +8,23 @@ extension SnapshotRecord {
     /// Sequence numbers and counts go up by one per request: 2^53 is more than any run reaches
     /// (a million a second for 285 years) and leaves each of them room to count on without
     /// overflow; it is also the largest integer JSON tools read exactly (RFC 8259 §6).
-    public static let counterRange: ClosedRange<UInt64> = 0...(1 << 53)
+    package static let counterRange: ClosedRange<UInt64> = 0...(1 << 53)
     /// Instants: the clock goes no further than `Instant.latest`, and a deadline is the clock
     /// plus a duration a setting or TTL allows; nothing the world computes lies beyond.
-    public static let instantRange: ClosedRange<Int64> = {
+    package static let instantRange: ClosedRange<Int64> = {
         let bound = Instant.latest.millis + EmulatorSettings.durationMillisRange.upperBound
         return -bound...bound
     }()
 
     /// Checks a count or sequence number against `counterRange`.
-    public static func checkCounter(_ value: some BinaryInteger, _ what: @autoclosure () -> String) throws(SnapshotProblem) {
+    package static func checkCounter(_ value: some BinaryInteger, _ what: @autoclosure () -> String) throws(SnapshotProblem) {
         guard value >= 0, value <= counterRange.upperBound else {
             throw SnapshotProblem("\(what()) must be from 0 to 2^53, not \(value)")
         }
     }
 
     /// Checks an instant against `instantRange`.
-    public static func checkInstant(_ value: Instant?, _ what: @autoclosure () -> String) throws(SnapshotProblem) {
+    package static func checkInstant(_ value: Instant?, _ what: @autoclosure () -> String) throws(SnapshotProblem) {
         guard let value, !instantRange.contains(value.millis) else { return }
         throw SnapshotProblem("\(what()) is \(value.millis) ms, beyond any time the clock reaches")
     }
@@ -32,7 +32,7 @@ extension SnapshotRecord {
 
 extension SnapshotRecord.Counters {
     /// Refuses counters a next request would overflow or misuse.
-    public func check() throws(SnapshotProblem) {
+    package func check() throws(SnapshotProblem) {
         // The factory counts microseconds within a millisecond, modulo 1000 (IdentifierFactory).
         guard microCounter < 1000 else { throw SnapshotProblem("counters.microCounter must be below 1000, not \(microCounter)") }
         try SnapshotRecord.checkCounter(nextStoreSequence, "counters.nextStoreSequence")

@@ -3,16 +3,16 @@
 /// The world as plain records: what `WorldImage` hands an encoder and what `WorldBuilder` takes
 /// back. The core knows no file format (Sources/README.md); a snapshot layer writes these as it
 /// likes, and the records name the world's parts the way the snapshot format does.
-public enum SnapshotRecord {
+package enum SnapshotRecord {
     /// One stored copy of a message waiting for a device (docs/simulation.md, "Store and forward").
-    public struct Stored: Sendable {
-        public var message: Message
-        public var storeSequence: UInt64
-        public var availableAt: Instant
-        public var expiresAt: Instant?
-        public var profile: Profile
+    package struct Stored: Sendable {
+        package var message: Message
+        package var storeSequence: UInt64
+        package var availableAt: Instant
+        package var expiresAt: Instant?
+        package var profile: Profile
 
-        public init(message: Message, storeSequence: UInt64, availableAt: Instant, expiresAt: Instant?, profile: Profile) {
+        package init(message: Message, storeSequence: UInt64, availableAt: Instant, expiresAt: Instant?, profile: Profile) {
             self.message = message
             self.storeSequence = storeSequence
             self.availableAt = availableAt
@@ -24,14 +24,14 @@ public enum SnapshotRecord {
     /// A device's stored copies in acceptance order, held the way the world holds them: an import
     /// hands them to the world and an export reads them from it without a copy of each list
     /// (a million devices storing ten copies each, issue 14).
-    public struct StoredList: Sendable, RandomAccessCollection {
+    package struct StoredList: Sendable, RandomAccessCollection {
         var store: PendingStore
 
         init(store: PendingStore) { self.store = store }
 
-        public init() { store = PendingStore() }
+        package init() { store = PendingStore() }
 
-        public init(_ items: some Sequence<Stored>) {
+        package init(_ items: some Sequence<Stored>) {
             var list = Builder()
             for item in items { list.append(item) }
             self = list.finish()
@@ -41,13 +41,13 @@ public enum SnapshotRecord {
         /// one before had: devices mostly store alike, so each list is made at its exact size
         /// without a copy, where appends alone would leave it up to twice as big (an import
         /// makes a million of them).
-        public struct Builder: Sendable {
+        package struct Builder: Sendable {
             private var items: [PendingMessage] = []
             private var expected = 0
 
-            public init() {}
+            package init() {}
 
-            public mutating func append(_ s: Stored) {
+            package mutating func append(_ s: Stored) {
                 if items.capacity == 0 { items.reserveCapacity(expected) }
                 items.append(
                     PendingMessage(
@@ -56,10 +56,10 @@ public enum SnapshotRecord {
             }
 
             /// Forgets what was appended (a line that turned out not to be in the expected shape).
-            public mutating func removeAll() { items = [] }
+            package mutating func removeAll() { items = [] }
 
             /// The list of what was appended since the last call; the builder starts over, empty.
-            public mutating func finish() -> StoredList {
+            package mutating func finish() -> StoredList {
                 var list: [PendingMessage] = []
                 swap(&list, &items)
                 // A hint only, and a small one: one peer-made line storing millions must not
@@ -70,17 +70,17 @@ public enum SnapshotRecord {
         }
 
         /// Appends a copy after those already listed (no store rules apply: the list is a record).
-        public mutating func append(_ s: Stored) {
+        package mutating func append(_ s: Stored) {
             store.restore(
                 PendingMessage(
                     message: s.message, profile: DeliveryProfile(s.profile), storeSequence: s.storeSequence, availableAt: s.availableAt,
                     expiresAt: s.expiresAt))
         }
 
-        public var startIndex: Int { 0 }
-        public var endIndex: Int { store.items.count }
+        package var startIndex: Int { 0 }
+        package var endIndex: Int { store.items.count }
 
-        public subscript(position: Int) -> Stored {
+        package subscript(position: Int) -> Stored {
             let p = store.items[position]
             return Stored(
                 message: p.message, storeSequence: p.storeSequence, availableAt: p.availableAt, expiresAt: p.expiresAt,
@@ -90,15 +90,15 @@ public enum SnapshotRecord {
 
     /// How the stored copy behaves on its device's platform, as decided when it was accepted
     /// (it depends on the clock then, e.g. `apns-expiration`, so it is kept, not recomputed).
-    public struct Profile: Sendable, Hashable {
-        public var isNotification: Bool
-        public var contentAvailable: Bool
-        public var priority: Priority
-        public var originalPriority: Priority
-        public var ttlSeconds: Int64
-        public var collapseKey: String?
+    package struct Profile: Sendable, Hashable {
+        package var isNotification: Bool
+        package var contentAvailable: Bool
+        package var priority: Priority
+        package var originalPriority: Priority
+        package var ttlSeconds: Int64
+        package var collapseKey: String?
 
-        public init(
+        package init(
             isNotification: Bool, contentAvailable: Bool, priority: Priority, originalPriority: Priority, ttlSeconds: Int64,
             collapseKey: String?
         ) {
@@ -112,35 +112,35 @@ public enum SnapshotRecord {
     }
 
     /// A live device, with everything behaviour depends on.
-    public struct Device: Sendable {
-        public var id: DeviceID
-        public var projectIndex: Int32
-        public var platform: Platform
-        public var name: String?
-        public var appId: String
-        public var token: String
-        public var tokenValid: Bool
-        public var fid: String
-        public var state: DeviceState
-        public var extraSenders: [String]
+    package struct Device: Sendable {
+        package var id: DeviceID
+        package var projectIndex: Int32
+        package var platform: Platform
+        package var name: String?
+        package var appId: String
+        package var token: String
+        package var tokenValid: Bool
+        package var fid: String
+        package var state: DeviceState
+        package var extraSenders: [String]
         /// Topics and when each was subscribed, sorted by name.
-        public var topics: [(String, Instant)]
-        public var createdAt: Instant
-        public var lastConnectedAt: Instant
-        public var lastInactiveDiscardAt: Instant?
+        package var topics: [(String, Instant)]
+        package var createdAt: Instant
+        package var lastConnectedAt: Instant
+        package var lastInactiveDiscardAt: Instant?
         /// When FCM last saw the app (token expiry); nil in snapshots older than the field.
-        public var lastSeenAt: Instant?
-        public var deletedSignalOwed: Bool
-        public var stateGeneration: UInt32
-        public var stored: StoredList
+        package var lastSeenAt: Instant?
+        package var deletedSignalOwed: Bool
+        package var stateGeneration: UInt32
+        package var stored: StoredList
         /// What the app received; nil when inboxes are not part of the snapshot.
-        public var inbox: [Delivery]?
+        package var inbox: [Delivery]?
         /// What the user sees in the notification tray (at most `NotificationTray.capacity`).
-        public var tray: [TrayEntry] = []
+        package var tray: [TrayEntry] = []
         /// High-priority data messages since a notification was last shown (deprioritization).
-        public var unshownHighPriority: Int32 = 0
+        package var unshownHighPriority: Int32 = 0
 
-        public init(
+        package init(
             id: DeviceID, projectIndex: Int32, platform: Platform, name: String?, appId: String, token: String, tokenValid: Bool,
             fid: String, state: DeviceState, extraSenders: [String], topics: [(String, Instant)], createdAt: Instant,
             lastConnectedAt: Instant, lastInactiveDiscardAt: Instant?, deletedSignalOwed: Bool, stateGeneration: UInt32,
@@ -169,12 +169,12 @@ public enum SnapshotRecord {
     }
 
     /// A token that no longer names a device directly (refreshed: docs/simulation.md, "Tokens"; or unregistered).
-    public struct RetiredToken: Sendable {
-        public var token: String
-        public var device: DeviceID
-        public var canonicalUntil: Instant?
+    package struct RetiredToken: Sendable {
+        package var token: String
+        package var device: DeviceID
+        package var canonicalUntil: Instant?
 
-        public init(token: String, device: DeviceID, canonicalUntil: Instant?) {
+        package init(token: String, device: DeviceID, canonicalUntil: Instant?) {
             self.token = token
             self.device = device
             self.canonicalUntil = canonicalUntil
@@ -182,12 +182,12 @@ public enum SnapshotRecord {
     }
 
     /// A topic's subscribers in fan-out order.
-    public struct Topic: Sendable {
-        public var projectIndex: Int32
-        public var name: String
-        public var devices: [DeviceID]
+    package struct Topic: Sendable {
+        package var projectIndex: Int32
+        package var name: String
+        package var devices: [DeviceID]
 
-        public init(projectIndex: Int32, name: String, devices: [DeviceID]) {
+        package init(projectIndex: Int32, name: String, devices: [DeviceID]) {
             self.projectIndex = projectIndex
             self.name = name
             self.devices = devices
@@ -195,24 +195,24 @@ public enum SnapshotRecord {
     }
 
     /// A pending timer, with the sequence that orders timers due at the same instant.
-    public struct Timer: Sendable, Equatable {
+    package struct Timer: Sendable, Equatable {
         public enum Action: Sendable, Equatable {
             case expire(device: DeviceID, storeSequence: UInt64)
             case dozeMaintenance(device: DeviceID, generation: UInt32)
             case retryDelivery(device: DeviceID)
 
-            public var device: DeviceID {
+            package var device: DeviceID {
                 switch self {
                 case .expire(let d, _), .dozeMaintenance(let d, _), .retryDelivery(let d): return d
                 }
             }
         }
 
-        public var deadline: Instant
-        public var sequence: UInt64
-        public var action: Action
+        package var deadline: Instant
+        package var sequence: UInt64
+        package var action: Action
 
-        public init(deadline: Instant, sequence: UInt64, action: Action) {
+        package init(deadline: Instant, sequence: UInt64, action: Action) {
             self.deadline = deadline
             self.sequence = sequence
             self.action = action
@@ -220,13 +220,13 @@ public enum SnapshotRecord {
     }
 
     /// A topic or condition message still reaching its recipients.
-    public struct FanOut: Sendable {
-        public var message: Message
-        public var recipients: [DeviceID]
-        public var restricted: String?
-        public var next: Int
+    package struct FanOut: Sendable {
+        package var message: Message
+        package var recipients: [DeviceID]
+        package var restricted: String?
+        package var next: Int
 
-        public init(message: Message, recipients: [DeviceID], restricted: String?, next: Int) {
+        package init(message: Message, recipients: [DeviceID], restricted: String?, next: Int) {
             self.message = message
             self.recipients = recipients
             self.restricted = restricted
@@ -236,15 +236,15 @@ public enum SnapshotRecord {
 
     /// Counters and generator state: what makes the next id, token and sequence number the ones
     /// the original would have made.
-    public struct Counters: Sendable, Equatable {
-        public var randomState: UInt64
-        public var microCounter: UInt64
-        public var nextStoreSequence: UInt64
-        public var nextTimerSequence: UInt64
-        public var nextEventSequence: Int
-        public var nextCCSConnection: Int
+    package struct Counters: Sendable, Equatable {
+        package var randomState: UInt64
+        package var microCounter: UInt64
+        package var nextStoreSequence: UInt64
+        package var nextTimerSequence: UInt64
+        package var nextEventSequence: Int
+        package var nextCCSConnection: Int
 
-        public init(
+        package init(
             randomState: UInt64, microCounter: UInt64, nextStoreSequence: UInt64, nextTimerSequence: UInt64, nextEventSequence: Int,
             nextCCSConnection: Int
         ) {
@@ -258,12 +258,12 @@ public enum SnapshotRecord {
     }
 
     /// A fixed-window counter of the optional rate limits, by its key (`device:…`, `topic:…`).
-    public struct RateWindow: Sendable, Equatable {
-        public var key: String
-        public var start: Instant
-        public var count: Int
+    package struct RateWindow: Sendable, Equatable {
+        package var key: String
+        package var start: Instant
+        package var count: Int
 
-        public init(key: String, start: Instant, count: Int) {
+        package init(key: String, start: Instant, count: Int) {
             self.key = key
             self.start = start
             self.count = count
@@ -271,12 +271,12 @@ public enum SnapshotRecord {
     }
 
     /// The fault rules and how often each matched and fired.
-    public struct Faults: Sendable, Equatable {
-        public var rules: [FaultRule]
-        public var matched: [String: Int]
-        public var fired: [String: Int]
+    package struct Faults: Sendable, Equatable {
+        package var rules: [FaultRule]
+        package var matched: [String: Int]
+        package var fired: [String: Int]
 
-        public init(rules: [FaultRule], matched: [String: Int], fired: [String: Int]) {
+        package init(rules: [FaultRule], matched: [String: Int], fired: [String: Int]) {
             self.rules = rules
             self.matched = matched
             self.fired = fired
@@ -284,12 +284,12 @@ public enum SnapshotRecord {
     }
 
     /// What CCS owes one project's app server, in the order it will be sent.
-    public struct CCSQueue: Sendable, Equatable {
-        public var projectId: String
-        public var items: [CCSItem]
-        public var drainRequests: Int
+    package struct CCSQueue: Sendable, Equatable {
+        package var projectId: String
+        package var items: [CCSItem]
+        package var drainRequests: Int
 
-        public init(projectId: String, items: [CCSItem], drainRequests: Int) {
+        package init(projectId: String, items: [CCSItem], drainRequests: Int) {
             self.projectId = projectId
             self.items = items
             self.drainRequests = drainRequests
@@ -301,7 +301,7 @@ public enum SnapshotRecord {
 
 extension Message {
     /// A message as a snapshot recorded it.
-    public static func restored(
+    package static func restored(
         id: String, projectId: String, senderId: String, target: MessageTarget, content: MessageContent, api: SourceAPI,
         acceptedAt: Instant
     ) -> Message {
@@ -311,7 +311,7 @@ extension Message {
 
 extension Event {
     /// An event as a snapshot recorded it.
-    public init(
+    package init(
         restoring sequence: Int, time: Instant, kind: Kind, device: DeviceID?, message: Message?, related: Message?, detail: String?,
         call: EventCall? = nil
     ) {
@@ -322,7 +322,7 @@ extension Event {
 
 extension Delivery {
     /// A delivery as a snapshot recorded it.
-    public init(
+    package init(
         restoring kind: Kind, message: Message?, time: Instant, handling: Handling, appState: DeviceState, priority: Priority,
         originalPriority: Priority, ttlSeconds: Int64, collapseKey: String?
     ) {
@@ -351,7 +351,7 @@ extension DeliveryProfile {
 
 extension DeviceGroup {
     /// A device group as a snapshot recorded it.
-    public init(restoring name: String, notificationKey: String, tokens: [String], createdAt: Instant) {
+    package init(restoring name: String, notificationKey: String, tokens: [String], createdAt: Instant) {
         self.init(name: name, notificationKey: notificationKey, tokens: tokens, createdAt: createdAt)
     }
 }

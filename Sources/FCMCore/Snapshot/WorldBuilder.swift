@@ -4,12 +4,12 @@ import DequeModule
 import OrderedCollections
 
 /// Why a snapshot's record cannot be part of a world. The snapshot layer adds the file and line.
-public struct SnapshotProblem: Error, Sendable, CustomStringConvertible {
-    public let message: String
+package struct SnapshotProblem: Error, Sendable, CustomStringConvertible {
+    package let message: String
 
-    public init(_ message: String) { self.message = message }
+    package init(_ message: String) { self.message = message }
 
-    public var description: String { message }
+    package var description: String { message }
 }
 
 /// Builds a world from snapshot records, checking each one against what came before, so that a
@@ -17,7 +17,7 @@ public struct SnapshotProblem: Error, Sendable, CustomStringConvertible {
 /// refused at the record that breaks them. Runs on a fresh world outside any lock.
 ///
 /// Order: projects, then devices (slot by slot), then tokens, topics, groups, timers and the rest.
-public struct WorldBuilder: Sendable {
+package struct WorldBuilder: Sendable {
     private var world: World
     private var topicMemberships = 0
     private var subscribedTopics = 0
@@ -29,7 +29,7 @@ public struct WorldBuilder: Sendable {
     private var lastTopics: [(String, Instant)] = []
     private var lastTopicSet: [String: Instant] = [:]
 
-    public init(settings: EmulatorSettings, now: Instant, counters: SnapshotRecord.Counters) {
+    package init(settings: EmulatorSettings, now: Instant, counters: SnapshotRecord.Counters) {
         world = World(settings: settings, start: now)
         world.ids.random = SeededRandom(seed: counters.randomState)
         world.ids.microCounter = counters.microCounter
@@ -40,7 +40,7 @@ public struct WorldBuilder: Sendable {
     }
 
     /// The project at the next index, or a deleted slot (nil).
-    public mutating func addProject(_ project: Project?) throws(SnapshotProblem) {
+    package mutating func addProject(_ project: Project?) throws(SnapshotProblem) {
         let index = Int32(world.projects.count)
         guard let project else {
             world.projects.append(nil)
@@ -72,7 +72,7 @@ public struct WorldBuilder: Sendable {
     /// Room for the snapshot's devices, known from its manifest, so that a million of them are
     /// not copied again each time the arrays and the token index grow. A lone project (the usual
     /// world) gets room in its own indexes too.
-    public mutating func reserve(devices: Int) {
+    package mutating func reserve(devices: Int) {
         let count = min(max(0, devices), 1 << 24, world.settings.maxDevices)
         world.devices.reserveCapacity(count)
         world.deviceProjects.reserveCapacity(count)
@@ -85,7 +85,7 @@ public struct WorldBuilder: Sendable {
     }
 
     /// The slot of a deleted device: its id stays taken, and the event log still names its project.
-    public mutating func addDeletedDevice(id: DeviceID, projectIndex: Int32) throws(SnapshotProblem) {
+    package mutating func addDeletedDevice(id: DeviceID, projectIndex: Int32) throws(SnapshotProblem) {
         try checkNextSlot(id)
         guard projectIndex >= 0, Int(projectIndex) < world.projects.count else {
             throw SnapshotProblem("device \(id) names project index \(projectIndex), which does not exist")
@@ -94,7 +94,7 @@ public struct WorldBuilder: Sendable {
         world.deviceProjects.append(projectIndex)
     }
 
-    public mutating func addDevice(_ r: consuming SnapshotRecord.Device) throws(SnapshotProblem) {
+    package mutating func addDevice(_ r: consuming SnapshotRecord.Device) throws(SnapshotProblem) {
         try checkNextSlot(r.id)
         try r.checkRanges()
         guard liveDevices < world.settings.maxDevices else {
@@ -174,7 +174,7 @@ public struct WorldBuilder: Sendable {
         world.deviceProjects.append(r.projectIndex)
     }
 
-    public mutating func addRetiredToken(_ r: SnapshotRecord.RetiredToken) throws(SnapshotProblem) {
+    package mutating func addRetiredToken(_ r: SnapshotRecord.RetiredToken) throws(SnapshotProblem) {
         try checkSlot(r.device, what: "retired token")
         try SnapshotRecord.checkInstant(r.canonicalUntil, "retired token canonicalUntil")
         guard world.deviceByToken[r.token] == nil, world.retiredTokens[r.token] == nil else {
@@ -183,7 +183,7 @@ public struct WorldBuilder: Sendable {
         world.retiredTokens[r.token] = RetiredToken(device: r.device, canonicalUntil: r.canonicalUntil)
     }
 
-    public mutating func addTopic(_ r: SnapshotRecord.Topic) throws(SnapshotProblem) {
+    package mutating func addTopic(_ r: SnapshotRecord.Topic) throws(SnapshotProblem) {
         guard r.projectIndex >= 0, Int(r.projectIndex) < world.projects.count, world.projects[Int(r.projectIndex)] != nil else {
             throw SnapshotProblem("topic '\(r.name)' names project index \(r.projectIndex), which does not exist")
         }
@@ -202,7 +202,7 @@ public struct WorldBuilder: Sendable {
         try? world.modifyProject(r.projectIndex) { $0.topics[r.name] = members }
     }
 
-    public mutating func addGroup(_ group: DeviceGroup, projectIndex: Int32) throws(SnapshotProblem) {
+    package mutating func addGroup(_ group: DeviceGroup, projectIndex: Int32) throws(SnapshotProblem) {
         guard projectIndex >= 0, Int(projectIndex) < world.projects.count, world.projects[Int(projectIndex)] != nil else {
             throw SnapshotProblem("group '\(group.name)' names project index \(projectIndex), which does not exist")
         }
@@ -220,23 +220,23 @@ public struct WorldBuilder: Sendable {
     /// The pending timers, read and checked apart from the builder (possibly before the devices,
     /// on another thread); `finish` refuses them unless they were checked against as many device
     /// slots as the world has, and its timer counter.
-    public mutating func setTimers(_ timers: consuming Timers) {
+    package mutating func setTimers(_ timers: consuming Timers) {
         self.timers = timers
     }
 
-    public mutating func addFanOut(_ r: SnapshotRecord.FanOut) throws(SnapshotProblem) {
+    package mutating func addFanOut(_ r: SnapshotRecord.FanOut) throws(SnapshotProblem) {
         for id in r.recipients { try checkSlot(id, what: "fan-out") }
         guard r.next >= 0, r.next <= r.recipients.count else { throw SnapshotProblem("fan-out position is out of range") }
         world.fanOuts.append(FanOut(message: r.message, recipients: r.recipients, restricted: r.restricted, next: r.next))
     }
 
-    public mutating func addRateWindow(_ r: SnapshotRecord.RateWindow) throws(SnapshotProblem) {
+    package mutating func addRateWindow(_ r: SnapshotRecord.RateWindow) throws(SnapshotProblem) {
         try SnapshotRecord.checkInstant(r.start, "rateWindow.start")
         try SnapshotRecord.checkCounter(r.count, "rateWindow.count")
         world.rateWindows[r.key] = RateWindow(start: r.start, count: r.count)
     }
 
-    public mutating func setFaults(_ r: SnapshotRecord.Faults) throws(SnapshotProblem) {
+    package mutating func setFaults(_ r: SnapshotRecord.Faults) throws(SnapshotProblem) {
         for (_, n) in r.matched { try SnapshotRecord.checkCounter(n, "faults.matched") }
         for (_, n) in r.fired { try SnapshotRecord.checkCounter(n, "faults.fired") }
         guard r.rules.count <= world.settings.maxFaultRules else {
@@ -245,7 +245,7 @@ public struct WorldBuilder: Sendable {
         world.faults = FaultInjector(rules: r.rules, matched: r.matched, fired: r.fired)
     }
 
-    public mutating func addCCSQueue(_ r: SnapshotRecord.CCSQueue) throws(SnapshotProblem) {
+    package mutating func addCCSQueue(_ r: SnapshotRecord.CCSQueue) throws(SnapshotProblem) {
         guard world.ccs.waiting[r.projectId] == nil, world.ccs.drainRequests[r.projectId] == nil else {
             throw SnapshotProblem("CCS queue of '\(r.projectId)' appears twice")
         }
@@ -262,12 +262,12 @@ public struct WorldBuilder: Sendable {
     }
 
     /// The event log, oldest first.
-    public mutating func setEvents(_ events: [Event]) throws(SnapshotProblem) {
+    package mutating func setEvents(_ events: [Event]) throws(SnapshotProblem) {
         world.events = EventLog(for: world.settings, events: events, nextSequence: world.events.nextSequence)
     }
 
     /// Checks one event, so a reader can name the line of a bad one.
-    public func checkEvent(_ event: Event) throws(SnapshotProblem) {
+    package func checkEvent(_ event: Event) throws(SnapshotProblem) {
         if let device = event.device { try checkSlot(device, what: "event") }
         try SnapshotRecord.checkInstant(event.time, "event time")
         guard event.sequence >= 0 else { throw SnapshotProblem("event sequence \(event.sequence) is negative") }
@@ -275,7 +275,7 @@ public struct WorldBuilder: Sendable {
     }
 
     /// The world, once the records agree with one another.
-    public consuming func finish() throws(SnapshotProblem) -> WorldImage {
+    package consuming func finish() throws(SnapshotProblem) -> WorldImage {
         guard topicMemberships == subscribedTopics else {
             throw SnapshotProblem(
                 "devices hold \(subscribedTopics) topic subscriptions but the topics list \(topicMemberships) subscribers")
@@ -290,7 +290,7 @@ public struct WorldBuilder: Sendable {
         return WorldImage(world)
     }
 
-    public var deviceSlotCount: Int { world.devices.count }
+    package var deviceSlotCount: Int { world.devices.count }
 
     private func checkNextSlot(_ id: DeviceID) throws(SnapshotProblem) {
         guard Int(id) == world.devices.count else {
@@ -307,23 +307,23 @@ extension WorldBuilder {
     /// A snapshot's pending timers, checked and queued apart from the builder: they need only
     /// the number of device slots and the timer counter, so an import reads ten million of them
     /// on one core while the other reads the devices.
-    public struct Timers: Sendable {
+    package struct Timers: Sendable {
         let deviceSlots: Int
         let nextSequence: UInt64
         private var entries: [TimerQueue.Entry] = []
         private var queued: TimerQueue?
 
         /// Timers of a world with `deviceSlots` device slots (its devices file's lines).
-        public init(deviceSlots: Int, counters: SnapshotRecord.Counters, capacity: Int) {
+        package init(deviceSlots: Int, counters: SnapshotRecord.Counters, capacity: Int) {
             self.deviceSlots = deviceSlots
             nextSequence = counters.nextTimerSequence
             entries.reserveCapacity(min(max(0, capacity), 1 << 28))
         }
 
-        public var count: Int { queued?.count ?? entries.count }
+        package var count: Int { queued?.count ?? entries.count }
 
         /// The next pending timer, in the order the image listed them (the queue's storage order).
-        public mutating func add(_ t: SnapshotRecord.Timer) throws(SnapshotProblem) {
+        package mutating func add(_ t: SnapshotRecord.Timer) throws(SnapshotProblem) {
             let device = t.action.device
             guard device >= 0, Int(device) < deviceSlots else {
                 throw SnapshotProblem("timer names device \(device), which does not exist")
@@ -340,7 +340,7 @@ extension WorldBuilder {
         }
 
         /// Orders the timers into a queue now (ten million take a while), on the caller's thread.
-        public mutating func seal() {
+        package mutating func seal() {
             guard queued == nil else { return }
             // Handed over, not shared: a queue whose heap shared the array would copy all of it
             // (hundreds of MiB) on its first change, the ordering itself.

@@ -8,10 +8,10 @@ public struct WorldImage: Sendable {
 
     init(_ world: World) { self.world = world }
 
-    public var now: Instant { world.now }
-    public var settings: EmulatorSettings { world.settings }
+    package var now: Instant { world.now }
+    package var settings: EmulatorSettings { world.settings }
 
-    public var counters: SnapshotRecord.Counters {
+    package var counters: SnapshotRecord.Counters {
         SnapshotRecord.Counters(
             randomState: world.ids.random.state, microCounter: world.ids.microCounter, nextStoreSequence: world.nextStoreSequence,
             nextTimerSequence: world.timers.nextSequence, nextEventSequence: world.events.nextSequence,
@@ -19,16 +19,16 @@ public struct WorldImage: Sendable {
     }
 
     /// Projects by index; nil where a project was deleted (indices are never reused).
-    public var projects: [Project?] { world.projects.map { $0?.project } }
+    package var projects: [Project?] { world.projects.map { $0?.project } }
 
     /// Device slots ever made; a deleted device keeps its slot (ids are never reused).
-    public var deviceSlotCount: Int { world.devices.count }
+    package var deviceSlotCount: Int { world.devices.count }
 
     /// The project a device slot belonged to, also after the device was deleted.
-    public func projectIndex(ofSlot slot: Int) -> Int32 { world.deviceProjects[slot] }
+    package func projectIndex(ofSlot slot: Int) -> Int32 { world.deviceProjects[slot] }
 
     /// The live device in `slot`, or nil when it was deleted.
-    public func device(_ slot: Int, inbox: Bool) -> SnapshotRecord.Device? {
+    package func device(_ slot: Int, inbox: Bool) -> SnapshotRecord.Device? {
         guard let d = world.devices[slot] else { return nil }
         let stored = SnapshotRecord.StoredList(store: d.store ?? PendingStore())
         var record = SnapshotRecord.Device(
@@ -45,7 +45,7 @@ public struct WorldImage: Sendable {
     }
 
     /// Retired tokens, sorted by token (dictionary order differs between runs).
-    public var retiredTokens: [SnapshotRecord.RetiredToken] {
+    package var retiredTokens: [SnapshotRecord.RetiredToken] {
         world.retiredTokens.map {
             SnapshotRecord.RetiredToken(token: $0.key, device: $0.value.device, canonicalUntil: $0.value.canonicalUntil)
         }
@@ -53,7 +53,7 @@ public struct WorldImage: Sendable {
     }
 
     /// Topics by project index then name, each with its subscribers in fan-out order.
-    public var topics: [SnapshotRecord.Topic] {
+    package var topics: [SnapshotRecord.Topic] {
         world.projects.enumerated().flatMap { index, state in
             (state?.topics ?? [:]).filter { !$0.value.isEmpty }.sorted { $0.key < $1.key }.map {
                 SnapshotRecord.Topic(projectIndex: Int32(index), name: $0.key, devices: Array($0.value))
@@ -62,7 +62,7 @@ public struct WorldImage: Sendable {
     }
 
     /// Device groups by project index then notification key.
-    public var groups: [(projectIndex: Int32, group: DeviceGroup)] {
+    package var groups: [(projectIndex: Int32, group: DeviceGroup)] {
         world.projects.enumerated().flatMap { index, state in
             (state?.groups ?? [:]).sorted { $0.key < $1.key }.map { (Int32(index), $0.value) }
         }
@@ -70,7 +70,7 @@ public struct WorldImage: Sendable {
 
     /// Pending timers in the queue's own storage order: an import rebuilds the queue from that
     /// order unchanged, so a second export writes them alike without sorting ten million entries.
-    public var timers: some Sequence<SnapshotRecord.Timer> {
+    package var timers: some Sequence<SnapshotRecord.Timer> {
         world.timers.entries.lazy.map { entry in
             let action: SnapshotRecord.Timer.Action
             switch entry.action {
@@ -84,7 +84,7 @@ public struct WorldImage: Sendable {
 
     /// Calls `body` with each pending timer in the order of `timers`; a plain loop, which a
     /// writer of ten million lines calls without the generic sequence's per-element overhead.
-    public func forEachTimer<E: Error>(_ body: (SnapshotRecord.Timer) throws(E) -> Void) throws(E) {
+    package func forEachTimer<E: Error>(_ body: (SnapshotRecord.Timer) throws(E) -> Void) throws(E) {
         for entry in world.timers.entries {
             let action: SnapshotRecord.Timer.Action
             switch entry.action {
@@ -96,26 +96,26 @@ public struct WorldImage: Sendable {
         }
     }
 
-    public var fanOuts: [SnapshotRecord.FanOut] {
+    package var fanOuts: [SnapshotRecord.FanOut] {
         world.fanOuts.map {
             SnapshotRecord.FanOut(message: $0.message, recipients: $0.recipients, restricted: $0.restricted, next: $0.next)
         }
     }
 
-    public var rateWindows: [SnapshotRecord.RateWindow] {
+    package var rateWindows: [SnapshotRecord.RateWindow] {
         world.rateWindows.map { SnapshotRecord.RateWindow(key: $0.key, start: $0.value.start, count: $0.value.count) }.sorted {
             $0.key < $1.key
         }
     }
 
-    public var faults: SnapshotRecord.Faults {
+    package var faults: SnapshotRecord.Faults {
         SnapshotRecord.Faults(rules: world.faults.rules, matched: world.faults.matched, fired: world.faults.fired)
     }
 
     /// What CCS owes each project, by project id. Items a connection held un-acked are put back
     /// in line as if it had closed: a snapshot outlives connections, and CCS sends un-acked items
     /// again on the next one (https://firebase.google.com/docs/cloud-messaging/xmpp-server-ref; docs/xmpp.md).
-    public var ccsQueues: [SnapshotRecord.CCSQueue] {
+    package var ccsQueues: [SnapshotRecord.CCSQueue] {
         var outbox = world.ccs
         for connection in outbox.inFlight.keys.sorted() { outbox.disconnect(connection) }
         let projects = Set(outbox.waiting.keys).union(outbox.drainRequests.keys).sorted()
@@ -125,13 +125,13 @@ public struct WorldImage: Sendable {
     }
 
     /// The event log, oldest first.
-    public var events: [Event] { world.events.all }
+    package var events: [Event] { world.events.all }
 }
 
 extension Emulator {
     /// The world at this instant, for export. O(1) under the lock (copy-on-write); the caller
     /// encodes it with the lock released.
-    public func worldImage() -> WorldImage {
+    package func worldImage() -> WorldImage {
         WorldImage(withWorld { $0 })
     }
 }

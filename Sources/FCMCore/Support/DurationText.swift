@@ -4,9 +4,9 @@
 /// `500ms`, `90s`, `15m`, `2h`, `28d`, a sum like `1h30m`, or a bare number of seconds. Numbers are
 /// plain decimals (`2.5`): not what `Double(_:)` also reads (`0x10`, `1e3`, `+5`, `inf`), which
 /// made `timeout=0x10` a 16-second wait (issue 23).
-public enum DurationText {
+package enum DurationText {
     /// Milliseconds, or nil when the text is not a duration.
-    public static func millis(_ text: String) -> Int64? {
+    package static func millis(_ text: String) -> Int64? {
         let trimmed = text.trimmingSpaces
         if let seconds = plainDecimal(Substring(trimmed)) {
             guard seconds < 9.0e12 else { return nil }

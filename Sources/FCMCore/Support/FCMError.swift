@@ -41,7 +41,7 @@ public struct FCMError: Error, Sendable, Equatable, CustomStringConvertible {
 
     /// A finer cause within a code, where a dialect words the causes differently
     /// (the device-group errors: docs/legacy.md, "Device groups").
-    public enum Reason: Sendable, Equatable {
+    package enum Reason: Sendable, Equatable {
         case groupNameMismatch
         case groupMemberLimit
         /// The project holds as many device groups as it may.
@@ -64,35 +64,35 @@ public struct FCMError: Error, Sendable, Equatable, CustomStringConvertible {
         case subscriptionQuota(limit: Int)
     }
 
-    public let code: Code
-    public let reason: Reason?
+    package let code: Code
+    package let reason: Reason?
     /// A human-readable explanation, written for the control API and logs.
-    public let message: String
+    package let message: String
     /// The request field at fault, when one is, in dotted form (`message.android.ttl`).
-    public let field: String?
+    package let field: String?
     /// When retrying could succeed, in seconds of the emulator's clock (rate limits).
-    public var retryAfterSeconds: Int64?
+    package var retryAfterSeconds: Int64?
     /// What APNs answered when the failure is an iOS delivery's (v1 relays it as an `ApnsError`).
-    public var apnsError: APNsAnswer?
+    package var apnsError: APNsAnswer?
 
     /// An APNs error answer: its HTTP status and `reason` (Apple's "Handling notification
     /// responses from APNs": 400 `BadDeviceToken`, 403 `InvalidProviderToken`, 410 `Unregistered`).
-    public struct APNsAnswer: Sendable, Equatable {
-        public let statusCode: Int
-        public let reason: String
+    package struct APNsAnswer: Sendable, Equatable {
+        package let statusCode: Int
+        package let reason: String
 
-        public init(statusCode: Int, reason: String) {
+        package init(statusCode: Int, reason: String) {
             self.statusCode = statusCode
             self.reason = reason
         }
 
         /// The app was uninstalled: APNs no longer knows the device token for the topic.
-        public static let unregistered = APNsAnswer(statusCode: 410, reason: "Unregistered")
-        public static let badDeviceToken = APNsAnswer(statusCode: 400, reason: "BadDeviceToken")
-        public static let invalidProviderToken = APNsAnswer(statusCode: 403, reason: "InvalidProviderToken")
+        package static let unregistered = APNsAnswer(statusCode: 410, reason: "Unregistered")
+        package static let badDeviceToken = APNsAnswer(statusCode: 400, reason: "BadDeviceToken")
+        package static let invalidProviderToken = APNsAnswer(statusCode: 403, reason: "InvalidProviderToken")
     }
 
-    public init(_ code: Code, _ message: String, field: String? = nil, reason: Reason? = nil, retryAfterSeconds: Int64? = nil) {
+    package init(_ code: Code, _ message: String, field: String? = nil, reason: Reason? = nil, retryAfterSeconds: Int64? = nil) {
         self.code = code
         self.reason = reason
         self.message = message

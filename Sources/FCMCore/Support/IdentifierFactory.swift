@@ -66,10 +66,10 @@ struct IdentifierFactory: Sendable {
 }
 
 /// Shape checks for identifiers that peers hand us.
-public enum IdentifierShape {
+package enum IdentifierShape {
     /// Whether `token` looks like an FCM registration token (`<instance id>:APA91b<…>`), i.e. one
     /// the service would call unregistered rather than malformed when it does not know it.
-    public static func isWellFormedToken(_ token: String) -> Bool {
+    package static func isWellFormedToken(_ token: String) -> Bool {
         guard token.utf8.count >= 40, token.utf8.count <= 4096 else { return false }
         let parts = token.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
         guard parts.count == 2, parts[0].utf8.count >= 11, parts[1].hasPrefix("APA91b") else { return false }
@@ -82,7 +82,7 @@ public enum IdentifierShape {
 
     /// Topic names match `[a-zA-Z0-9-_.~%]+` (the legacy reference's `to`,
     /// https://firebase.google.com/docs/cloud-messaging/http-server-ref; docs/limits.md).
-    public static func isValidTopicName(_ name: String) -> Bool {
+    package static func isValidTopicName(_ name: String) -> Bool {
         !name.isEmpty && name.utf8.count <= 900
             && name.utf8.allSatisfy { b in
                 (b >= 48 && b <= 57) || (b >= 65 && b <= 90) || (b >= 97 && b <= 122)

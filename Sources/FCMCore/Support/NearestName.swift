@@ -3,11 +3,11 @@
 /// The "did you mean" of an error message: the known name closest to a mistyped one, if it is
 /// close enough to be a typo (edit distance at most a third of the longer name, and at least 1
 /// and at most 3 edits), as `git` and `swift` suggest a subcommand.
-public enum NearestName {
+package enum NearestName {
     /// Names longer than this are not compared (the distance table is quadratic in length).
     static let maxLength = 256
 
-    public static func suggestion(for name: String, among candidates: some Sequence<String>) -> String? {
+    package static func suggestion(for name: String, among candidates: some Sequence<String>) -> String? {
         let typed = Array(name.lowercased().unicodeScalars)
         guard !typed.isEmpty, typed.count <= maxLength else { return nil }
         var best: (name: String, distance: Int)?
@@ -22,7 +22,7 @@ public enum NearestName {
     }
 
     /// `"; did you mean 'x'?"`, or nothing: for the end of a message.
-    public static func hint(for name: String, among candidates: some Sequence<String>, quote: (String) -> String = { "'\($0)'" })
+    package static func hint(for name: String, among candidates: some Sequence<String>, quote: (String) -> String = { "'\($0)'" })
         -> String
     {
         suggestion(for: name, among: candidates).map { "; did you mean \(quote($0))?" } ?? ""

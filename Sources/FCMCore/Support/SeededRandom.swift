@@ -2,13 +2,13 @@
 
 /// SplitMix64: small, fast and reproducible, so the same seed gives the same tokens, ids and
 /// random choices on every run: the same calls, clock readings and seed give the same events.
-public struct SeededRandom: RandomNumberGenerator, Sendable {
+package struct SeededRandom: RandomNumberGenerator, Sendable {
     /// The generator's whole state; `SeededRandom(seed: state)` resumes the sequence (snapshots).
-    public private(set) var state: UInt64
+    package private(set) var state: UInt64
 
-    public init(seed: UInt64) { state = seed }
+    package init(seed: UInt64) { state = seed }
 
-    public mutating func next() -> UInt64 {
+    package mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9

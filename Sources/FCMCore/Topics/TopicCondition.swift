@@ -17,7 +17,7 @@ public struct TopicCondition: Sendable, Equatable {
     public struct Limits: Sendable {
         public let maxTopics: Int
         public let maxOperators: Int
-        public static let maxDepth = 32
+        package static let maxDepth = 32
 
         /// "Up to five topics" (v1 reference).
         public static let v1 = Limits(maxTopics: 5, maxOperators: 4)

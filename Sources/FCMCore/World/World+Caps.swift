@@ -12,7 +12,7 @@ extension FCMError {
     }
 
     /// A set of `count` rules to put in force in place of the current ones.
-    public static func checkFaultRuleCount(_ count: Int, cap: Int) throws(FCMError) {
+    package static func checkFaultRuleCount(_ count: Int, cap: Int) throws(FCMError) {
         guard count <= cap else {
             throw FCMError(
                 .invalidArgument, "At most \(cap) fault rules may be in force (maxFaultRules), not \(count); raise it with --set maxFaultRules=N",

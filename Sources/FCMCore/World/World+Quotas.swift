@@ -93,5 +93,5 @@ extension World {
 
 extension FCMError {
     /// A refusal for rate or quota (HTTP 429), which FCM leaves out of the quota it counts.
-    public var isRateRefusal: Bool { code == .deviceMessageRateExceeded || code == .topicsMessageRateExceeded }
+    package var isRateRefusal: Bool { code == .deviceMessageRateExceeded || code == .topicsMessageRateExceeded }
 }
