@@ -10,8 +10,7 @@ import NIOSSL
 /// HTTP/2 or HTTP/1.1 chosen by ALPN (firebase-admin-node sends sendEach over HTTP/2 since 12.3,
 /// as Python's send_each_async does; docs/http-v1.md).
 public final class HTTPServer: Sendable {
-    public let listener: Listener
-    public var channel: any Channel { listener.channel }
+    private let listener: Listener
     /// The address actually bound (port 0 becomes a free port).
     public var host: String { listener.host }
     public var port: Int { listener.port }

@@ -8,8 +8,7 @@ import NIOHTTP1
 /// The proxy listener (issue 10): SDKs that honour `HTTPS_PROXY` reach the emulator with no
 /// endpoint setting at all. Off by default in `serve` (`--set proxyPort=…`).
 public final class ProxyServer: Sendable {
-    public let listener: Listener
-    public var channel: any Channel { listener.channel }
+    private let listener: Listener
     public var port: Int { listener.port }
 
     private init(listener: Listener) { self.listener = listener }

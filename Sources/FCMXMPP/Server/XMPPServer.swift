@@ -9,8 +9,7 @@ import NIOSSL
 /// The XMPP connection server: TLS from the first byte, no STARTTLS, as CCS
 /// (https://firebase.google.com/docs/cloud-messaging/xmpp-server-ref; docs/xmpp.md).
 public final class XMPPServer: Sendable {
-    public let listener: Listener
-    public var channel: any Channel { listener.channel }
+    private let listener: Listener
     public var port: Int { listener.port }
     /// The local CA's certificate, which clients must trust (`fcm-emu ca`).
     public let caCertificatePath: String
