@@ -83,6 +83,8 @@ public struct JSONParser {
             index += 1
             return .object(pairs)
         }
+        // Room for a small object's members at once, where appending grew it two or three times.
+        pairs.reserveCapacity(4)
         while true {
             skipWhitespace()
             guard current == UInt8(ascii: "\"") else { throw error("Expected a string key") }
@@ -160,11 +162,22 @@ public struct JSONParser {
         index += 1
         let start = index
         // Fast path: no escapes, so the string is the bytes between the quotes.
+        var ascii = true
         while index < bytes.count, bytes[index] != UInt8(ascii: "\""), bytes[index] != UInt8(ascii: "\\"), bytes[index] >= 0x20 {
+            ascii = ascii && bytes[index] < 0x80
             index += 1
         }
         if index < bytes.count, bytes[index] == UInt8(ascii: "\"") {
-            guard let string = String(validating: bytes[start..<index], as: UTF8.self) else { throw error("Invalid UTF-8") }
+            // ASCII is valid UTF-8 as it stands, and decoding it from contiguous bytes is a copy;
+            // the generic validation costs a thousand instructions a string (issue 19, item 8).
+            let end = index
+            let string: String
+            if ascii {
+                string = bytes.withUnsafeBufferPointer { String(decoding: UnsafeBufferPointer(rebasing: $0[start..<end]), as: UTF8.self) }
+            } else {
+                guard let valid = String(validating: bytes[start..<end], as: UTF8.self) else { throw error("Invalid UTF-8") }
+                string = valid
+            }
             index += 1
             return string
         }

@@ -61,6 +61,27 @@ struct AuthTests {
         )
     }
 
+    /// The scheme is matched without case and the token is what follows the first space after
+    /// it; a header with no token, or another scheme, is no bearer at all.
+    @Test func authorizationHeaderIsReadAsSchemeThenToken() throws {
+        let (api, keyFile) = try setUp()
+        let token = try #require(try JSONParser.parse(exchange(api, try assertion(keyFile)).body)["access_token"]?.stringValue)
+        func status(_ authorization: String) -> Int {
+            api.call(
+                "POST", "/v1/projects/my-app/messages:send", #"{"message":{"topic":"news"}}"#,
+                headers: [("Authorization", authorization)]
+            ).status
+        }
+        #expect(status("Bearer \(token)") == 200)
+        #expect(status("bEARER \(token)") == 200)
+        #expect(status("  Bearer \(token)") == 200)
+        #expect(status("Bearer  \(token)") == 401)  // the token would begin with a space
+        #expect(status("Bearer") == 401)
+        #expect(status("Bearer ") == 401)
+        #expect(status("Basic \(token)") == 401)
+        #expect(status("Bearer\(token)") == 401)
+    }
+
     @Test func expiredAccessTokenIs401() throws {
         let wall = Mutex<Int64>(Int64(Date().timeIntervalSince1970))
         var fronts = FrontConfiguration()

@@ -43,6 +43,15 @@ struct JSONParserTests {
 
     @Test func refusesInvalidUTF8() {
         #expect(throws: JSONParseError.self) { try JSONParser.parse([0x22, 0xC3, 0x28, 0x22]) }
+        // After ASCII, and in a key: the ASCII fast path must not wave either through.
+        #expect(throws: JSONParseError.self) { try JSONParser.parse([0x22, 0x61, 0x62, 0xFF, 0x22]) }
+        #expect(throws: JSONParseError.self) { try JSONParser.parse([0x7B, 0x22, 0x61, 0xC3, 0x22, 0x3A, 0x31, 0x7D]) }
+    }
+
+    @Test func readsASCIIAndOtherTextAlike() throws {
+        let parsed = try JSONParser.parse(#"["plain", "héllo ✓", "", "a\u00e9"]"#)
+        #expect(parsed == .array([.string("plain"), .string("héllo ✓"), .string(""), .string("aé")]))
+        #expect(try JSONParser.parse(#"{"clé": "v", "key": "värde"}"#)["clé"] == .string("v"))
     }
 
     @Test func capsNestingInsteadOfOverflowingTheStack() {

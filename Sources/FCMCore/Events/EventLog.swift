@@ -115,8 +115,13 @@ struct EventLog: Sendable {
         var size = 256 + stringBytes(message.id) + stringBytes(message.projectId) + stringBytes(message.senderId)
         size += AcceptanceChecks.payloadSize(message.content)
         let content = message.content
-        for (k, v) in (content.apns?.headers ?? []) + (content.webpush?.headers ?? []) { size += k.utf8.count + v.utf8.count + 32 }
-        for (k, v) in (content.android?.data ?? []) + (content.webpush?.data ?? []) { size += k.utf8.count + v.utf8.count + 32 }
+        func strings(_ pairs: StringPairs?) {
+            for (k, v) in pairs ?? [] { size += k.utf8.count + v.utf8.count + 32 }
+        }
+        strings(content.apns?.headers)
+        strings(content.webpush?.headers)
+        strings(content.android?.data)
+        strings(content.webpush?.data)
         size += 32 * (content.data.count + (content.android?.notification.count ?? 0) + (content.apns?.payload.count ?? 0))
         return size
     }

@@ -46,7 +46,14 @@ struct IdentifierFactory: Sendable {
     mutating func tokenMessageId(at instant: Instant, appHash: String) -> String {
         microCounter = (microCounter + 1) % 1000
         let micros = UInt64(max(0, instant.millis)) &* 1000 &+ microCounter
-        return "0:\(micros)%\(appHash)\(appHash)"
+        // Written byte by byte: interpolation built it in four growing steps, a tenth of a send.
+        var bytes: [UInt8] = [UInt8(ascii: "0"), UInt8(ascii: ":")]
+        bytes.reserveCapacity(24 + 2 * appHash.utf8.count)
+        bytes.append(contentsOf: String(micros).utf8)
+        bytes.append(UInt8(ascii: "%"))
+        bytes.append(contentsOf: appHash.utf8)
+        bytes.append(contentsOf: appHash.utf8)
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// A topic or condition message id: a positive decimal int64, the legacy reference's topic
@@ -57,11 +64,23 @@ struct IdentifierFactory: Sendable {
 
     /// Eight hex digits derived from `text` (FNV-1a), stable across runs.
     static func hash8(_ text: String) -> String {
+        hash8(of: [text])
+    }
+
+    /// `hash8` of the texts joined with '/', without joining them.
+    static func hash8(_ first: String, _ second: String) -> String {
+        hash8(of: [first, "/", second])
+    }
+
+    private static func hash8(of parts: [String]) -> String {
         var h: UInt32 = 2_166_136_261
-        for b in text.utf8 { h = (h ^ UInt32(b)) &* 16_777_619 }
-        var out = [UInt8]()
-        for shift in stride(from: 28, through: 0, by: -4) { out.append(hexDigits[Int(h >> UInt32(shift) & 15)]) }
-        return String(decoding: out, as: UTF8.self)
+        for part in parts {
+            for b in part.utf8 { h = (h ^ UInt32(b)) &* 16_777_619 }
+        }
+        return String(unsafeUninitializedCapacity: 8) { out in
+            for i in 0..<8 { out[i] = hexDigits[Int(h >> UInt32(28 - 4 * i) & 15)] }
+            return 8
+        }
     }
 }
 

@@ -193,7 +193,7 @@ extension World {
         }
         if !ttlZero { try checkRate(settings.deviceRateLimit, key: "d:\(id)", code: .deviceMessageRateExceeded) }
         guard !request.validateOnly else { return Self.validated }
-        let appHash = IdentifierFactory.hash8(project.id + "/" + device.appId)
+        let appHash = IdentifierFactory.hash8(project.id, device.appId)
         let message = Message(
             id: ids.tokenMessageId(at: now, appHash: appHash), projectId: project.id, senderId: project.number,
             target: request.target, content: request.content, api: request.api, acceptedAt: now
@@ -263,7 +263,7 @@ extension World {
         }
         guard !request.validateOnly else { return Self.validated }
         let message = Message(
-            id: ids.tokenMessageId(at: now, appHash: IdentifierFactory.hash8(project.id + "/" + group.notificationKey)),
+            id: ids.tokenMessageId(at: now, appHash: IdentifierFactory.hash8(project.id, group.notificationKey)),
             projectId: project.id, senderId: project.number, target: request.target, content: request.content,
             api: request.api, acceptedAt: now
         )

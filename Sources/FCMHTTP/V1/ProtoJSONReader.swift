@@ -14,6 +14,7 @@ enum ProtoJSONReader {
             throw invalid(path.isEmpty ? "" : path, "type.googleapis.com/" + schema.typeName, value)
         }
         var out: [(String, JSONValue)] = []
+        out.reserveCapacity(pairs.count)
         var oneofSet: String?
         for (key, item) in pairs {
             guard let field = schema.field(jsonName: key) else {
@@ -22,9 +23,11 @@ enum ProtoJSONReader {
                     field: path, message: "Invalid JSON payload received. Unknown name \"\(key)\"\(at): Cannot find field.")
             }
             if item == .null { continue }
-            let fieldPath = path.isEmpty ? field.name : path + "." + field.name
+            // The field's path is spelled only when something reads it: an error, or a nested
+            // message's own fields (joining strings for every field was a tenth of this reader).
+            func fieldPath() -> String { path.isEmpty ? field.name : path + "." + field.name }
             if out.contains(where: { $0.0 == field.name }) {
-                throw V1Error.transcoder(field: fieldPath, message: "Invalid JSON payload received. Duplicate field \"\(key)\".")
+                throw V1Error.transcoder(field: fieldPath(), message: "Invalid JSON payload received. Duplicate field \"\(key)\".")
             }
             if let oneof = schema.oneof, oneof.fields.contains(field.name) {
                 if oneofSet != nil {
@@ -35,58 +38,60 @@ enum ProtoJSONReader {
                 }
                 oneofSet = field.name
             }
-            out.append((field.name, try read(item, as: field.type, path: fieldPath)))
+            out.append((field.name, try read(item, as: field.type, path: fieldPath())))
         }
         return out
     }
 
-    private static func read(_ value: JSONValue, as type: ProtoType, path: String) throws(V1Error) -> JSONValue {
+    private static func read(_ value: JSONValue, as type: ProtoType, path: @autoclosure () -> String) throws(V1Error) -> JSONValue {
         switch type {
         case .string:
-            guard case .string = value else { throw invalid(path, "TYPE_STRING", value) }
+            guard case .string = value else { throw invalid(path(), "TYPE_STRING", value) }
             return value
         case .bool:
-            guard case .bool = value else { throw invalid(path, "TYPE_BOOL", value) }
+            guard case .bool = value else { throw invalid(path(), "TYPE_BOOL", value) }
             return value
         case .int32:
             // Proto3 JSON takes numbers or numeric strings for integers.
             let number = value.int64Value ?? value.stringValue.flatMap { Int64($0) }
-            guard let number, number >= Int64(Int32.min), number <= Int64(Int32.max) else { throw invalid(path, "TYPE_INT32", value) }
+            guard let number, number >= Int64(Int32.min), number <= Int64(Int32.max) else { throw invalid(path(), "TYPE_INT32", value) }
             return .int(number)
         case .double:
-            guard let d = value.doubleValue ?? value.stringValue.flatMap({ Double($0) }) else { throw invalid(path, "TYPE_DOUBLE", value) }
+            guard let d = value.doubleValue ?? value.stringValue.flatMap({ Double($0) }) else {
+                throw invalid(path(), "TYPE_DOUBLE", value)
+            }
             return .double(d)
         case .duration:
             guard let text = value.stringValue, DurationParser.millis(text) != nil else {
-                throw invalid(path, "type.googleapis.com/google.protobuf.Duration", value)
+                throw invalid(path(), "type.googleapis.com/google.protobuf.Duration", value)
             }
             return value
         case .timestamp:
             guard let text = value.stringValue, TimestampShape.isValid(text) else {
-                throw invalid(path, "type.googleapis.com/google.protobuf.Timestamp", value)
+                throw invalid(path(), "type.googleapis.com/google.protobuf.Timestamp", value)
             }
             return value
         case .stringMap:
-            guard case .object(let pairs) = value else { throw invalid(path, "type.googleapis.com/google.protobuf.Map", value) }
+            guard case .object(let pairs) = value else { throw invalid(path(), "type.googleapis.com/google.protobuf.Map", value) }
             for (index, (_, item)) in pairs.enumerated() {
-                guard case .string = item else { throw invalid("\(path)[\(index)].value", "TYPE_STRING", item) }
+                guard case .string = item else { throw invalid("\(path())[\(index)].value", "TYPE_STRING", item) }
             }
             return value
         case .structValue:
-            guard case .object = value else { throw invalid(path, "type.googleapis.com/google.protobuf.Struct", value) }
+            guard case .object = value else { throw invalid(path(), "type.googleapis.com/google.protobuf.Struct", value) }
             return value
         case .enumeration(let typeName, let values):
             if let number = value.int64Value, number >= 0, number < Int64(values.count) { return .string(values[Int(number)]) }
             guard let text = value.stringValue, let match = values.first(where: { $0.equalsIgnoringASCIICase(text) }) else {
-                throw invalid(path, "type.googleapis.com/" + typeName, value)
+                throw invalid(path(), "type.googleapis.com/" + typeName, value)
             }
             return .string(match)
         case .message(let schema):
-            return .object(try read(value, as: schema, path: path))
+            return .object(try read(value, as: schema, path: path()))
         case .repeated(let element):
-            guard case .array(let items) = value else { throw invalid(path, "TYPE_LIST", value) }
+            guard case .array(let items) = value else { throw invalid(path(), "TYPE_LIST", value) }
             var out: [JSONValue] = []
-            for (index, item) in items.enumerated() { out.append(try read(item, as: element, path: "\(path)[\(index)]")) }
+            for (index, item) in items.enumerated() { out.append(try read(item, as: element, path: "\(path())[\(index)]")) }
             return .array(out)
         }
     }

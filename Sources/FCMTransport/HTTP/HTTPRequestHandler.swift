@@ -161,7 +161,10 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
         let version = request.version
         var headers = HTTPHeaders(response.headers)
         // A HEAD answer keeps the length the router gave it: the GET's, not its own empty body's.
-        if request.method != .HEAD || !headers.contains(name: "Content-Length") {
+        let hasLength = headers.contains(name: "Content-Length")
+        if !hasLength {
+            headers.add(name: "Content-Length", value: String(response.body.count))
+        } else if request.method != .HEAD {
             headers.replaceOrAdd(name: "Content-Length", value: String(response.body.count))
         }
         // HTTP/2 forbids connection-specific headers; closing there ends only the stream.

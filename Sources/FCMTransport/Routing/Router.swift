@@ -5,18 +5,22 @@ import FCMCore
 /// Captured path parameters, percent-decoded. A route's handler reads only the names its own
 /// pattern captures, so a nil here is a mistake in the route table, never in the request.
 public struct PathParameters: Sendable {
-    private var values: [String: String] = [:]
+    /// A pattern captures at most a few names: a list is cheaper to build and search than a
+    /// dictionary, and one is built for every request.
+    private var values: [(name: String, value: String)] = []
 
-    public subscript(_ name: String) -> String? { values[name] }
+    public subscript(_ name: String) -> String? { values.first { $0.name == name }?.value }
 
     /// The value of `name`, or the internal error that a route reading a name it does not
     /// capture deserves (the request itself is fine).
     public func require(_ name: String) throws(FCMError) -> String {
-        guard let value = values[name] else { throw FCMError(.internalError, "The route captures no '\(name)'") }
+        guard let value = self[name] else { throw FCMError(.internalError, "The route captures no '\(name)'") }
         return value
     }
 
-    mutating func set(_ name: String, _ value: String) { values[name] = value }
+    mutating func set(_ name: String, _ value: String) {
+        if let i = values.firstIndex(where: { $0.name == name }) { values[i].value = value } else { values.append((name, value)) }
+    }
 }
 
 /// A request handler: pure, synchronous, and free of transport types.
@@ -218,26 +222,52 @@ public struct Router: Sendable {
     /// `//`, a trailing '/' and an empty id never fold into a shorter path that means something
     /// else (issue 23, item 5).
     package static func split(_ path: String) -> [String] {
-        var bytes = Substring(path).utf8[...]
-        if bytes.first == UInt8(ascii: "/") { bytes = bytes.dropFirst() }
-        return bytes.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).map { String(Substring($0)) }
+        // From the contiguous bytes a segment is one copy (most are small strings, held inline).
+        if let segments = path.utf8.withContiguousStorageIfAvailable({ split(bytes: $0) }) { return segments }
+        var segments: [String] = []
+        let utf8 = path.utf8
+        var start = utf8.startIndex
+        if utf8.first == UInt8(ascii: "/") { start = utf8.index(after: start) }
+        var i = start
+        while i < utf8.endIndex {
+            if utf8[i] == UInt8(ascii: "/") {
+                segments.append(String(Substring(utf8[start..<i])))
+                start = utf8.index(after: i)
+            }
+            i = utf8.index(after: i)
+        }
+        segments.append(String(Substring(utf8[start..<utf8.endIndex])))
+        return segments
+    }
+
+    private static func split(bytes: UnsafeBufferPointer<UInt8>) -> [String] {
+        var segments: [String] = []
+        segments.reserveCapacity(8)
+        var start = bytes.first == UInt8(ascii: "/") ? 1 : 0
+        for i in start..<bytes.count where bytes[i] == UInt8(ascii: "/") {
+            segments.append(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<i]), as: UTF8.self))
+            start = i + 1
+        }
+        segments.append(String(decoding: UnsafeBufferPointer(rebasing: bytes[start...]), as: UTF8.self))
+        return segments
     }
 
     private static func match(_ pattern: [Segment], _ segments: [String]) -> PathParameters? {
         guard pattern.count == segments.count else { return nil }
+        // Literals first, without building anything: most routes a path is compared with differ
+        // from it in a literal, and captures are only worth decoding for the one that fits.
+        for (p, s) in zip(pattern, segments) {
+            guard case .literal(let text) = p else { continue }
+            guard text == s || (s.utf8.contains(UInt8(ascii: "%")) && HTTPRequest.percentDecode(s) == text) else { return nil }
+        }
         var parameters = PathParameters()
         for (p, s) in zip(pattern, segments) {
-            let escaped = s.utf8.contains(UInt8(ascii: "%"))
-            switch p {
-            case .literal(let text):
-                guard text == s || (escaped && HTTPRequest.percentDecode(s) == text) else { return nil }
-            case .capture(let name, let suffix):
-                // Byte-wise: a verb is ASCII, and Character counting was a tenth of a send's routing.
-                guard let decoded = escaped ? HTTPRequest.percentDecode(s) : s, decoded.utf8.count > suffix.utf8.count,
-                    decoded.utf8.suffix(suffix.utf8.count).elementsEqual(suffix.utf8)
-                else { return nil }
-                parameters.set(name, suffix.isEmpty ? decoded : String(Substring(decoded.utf8.dropLast(suffix.utf8.count))))
-            }
+            guard case .capture(let name, let suffix) = p else { continue }
+            // Byte-wise: a verb is ASCII, and Character counting was a tenth of a send's routing.
+            guard let decoded = s.utf8.contains(UInt8(ascii: "%")) ? HTTPRequest.percentDecode(s) : s,
+                decoded.utf8.count > suffix.utf8.count, decoded.utf8.suffix(suffix.utf8.count).elementsEqual(suffix.utf8)
+            else { return nil }
+            parameters.set(name, suffix.isEmpty ? decoded : String(Substring(decoded.utf8.dropLast(suffix.utf8.count))))
         }
         return parameters
     }
