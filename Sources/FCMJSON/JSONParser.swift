@@ -162,10 +162,18 @@ public struct JSONParser {
         index += 1
         let start = index
         // Fast path: no escapes, so the string is the bytes between the quotes.
+        // The scan runs over the buffer with a local index: tokens are 163 bytes, and each step
+        // through the array and the parser's own index cost a few instructions more.
         var ascii = true
-        while index < bytes.count, bytes[index] != UInt8(ascii: "\""), bytes[index] != UInt8(ascii: "\\"), bytes[index] >= 0x20 {
-            ascii = ascii && bytes[index] < 0x80
-            index += 1
+        index = bytes.withUnsafeBufferPointer { buffer in
+            var i = start
+            while i < buffer.count {
+                let b = buffer[i]
+                if b == UInt8(ascii: "\"") || b == UInt8(ascii: "\\") || b < 0x20 { break }
+                ascii = ascii && b < 0x80
+                i += 1
+            }
+            return i
         }
         if index < bytes.count, bytes[index] == UInt8(ascii: "\"") {
             // ASCII is valid UTF-8 as it stands, and decoding it from contiguous bytes is a copy;

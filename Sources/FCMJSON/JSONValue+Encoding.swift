@@ -60,7 +60,6 @@ extension JSONValue {
         out += String(repeating: "  ", count: indent)
     }
 
-    /// Writes a string literal, escaping what RFC 8259 §7 requires.
     /// Whether `s` holds a byte JSON must escape, read from its contiguous bytes where it can be
     /// (a closure over the view cost a thousand instructions for a message id).
     private static func needsEscaping(_ s: String) -> Bool {
@@ -74,6 +73,7 @@ extension JSONValue {
         return s.utf8.contains(where: escaped)
     }
 
+    /// Writes a string literal, escaping what RFC 8259 §7 requires.
     public static func writeString(_ s: String, into out: inout String) {
         // Fast path: nothing to escape, so the text goes in whole.
         if !needsEscaping(s) {

@@ -159,12 +159,12 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
             api: response.api, method: request.method.rawValue, target: request.uri, status: response.status, version: request.version, since: started,
             refusals: response.refusals)
         let version = request.version
-        var headers = HTTPHeaders(response.headers)
         // A HEAD answer keeps the length the router gave it: the GET's, not its own empty body's.
-        let hasLength = headers.contains(name: "Content-Length")
-        if !hasLength {
-            headers.add(name: "Content-Length", value: String(response.body.count))
-        } else if request.method != .HEAD {
+        // A missing length joins the list before it becomes `HTTPHeaders`, whose `add` checks
+        // the name byte by byte.
+        let hasLength = response.headers.contains { $0.0.equalsIgnoringASCIICase("Content-Length") }
+        var headers = HTTPHeaders(hasLength ? response.headers : response.headers + [("Content-Length", String(response.body.count))])
+        if hasLength, request.method != .HEAD {
             headers.replaceOrAdd(name: "Content-Length", value: String(response.body.count))
         }
         // HTTP/2 forbids connection-specific headers; closing there ends only the stream.

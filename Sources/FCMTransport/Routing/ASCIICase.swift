@@ -8,6 +8,9 @@ extension StringProtocol {
     /// a v1 send 7,000 instructions (issue 19, item 9).
     @inlinable
     package func equalsIgnoringASCIICase(_ other: some StringProtocol) -> Bool {
+        // Lengths first: a header lookup compares mostly names of other lengths, and a UTF-8
+        // view's count costs nothing for a native string.
+        guard utf8.count == other.utf8.count else { return false }
         var mine = utf8.makeIterator()
         var theirs = other.utf8.makeIterator()
         while true {

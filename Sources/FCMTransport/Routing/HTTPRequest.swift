@@ -13,10 +13,18 @@ public struct HTTPRequest: Sendable {
     public var body: [UInt8]
 
     public init(method: String, target: String, headers: [(String, String)] = [], body: [UInt8] = []) {
-        self.method = method.uppercased()
-        // Byte-wise: a request target is ASCII (RFC 9112 §3.2), and this runs on every request.
+        // Methods arrive upper-case (NIO's are); only others are copied.
+        let upper = method.utf8.allSatisfy { $0 < 0x80 && !(UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) }
+        self.method = upper ? method : method.uppercased()
+        // Byte-wise: a request target is ASCII (RFC 9112 §3.2), and this runs on every request;
+        // from contiguous bytes the search is a plain loop, where the view's was thirty
+        // instructions a byte.
         let bytes = target.utf8
-        if let mark = bytes.firstIndex(of: UInt8(ascii: "?")) {
+        let offset =
+            bytes.withContiguousStorageIfAvailable { $0.firstIndex(of: UInt8(ascii: "?")) }
+            ?? bytes.firstIndex(of: UInt8(ascii: "?")).map { bytes.distance(from: bytes.startIndex, to: $0) }
+        if let offset {
+            let mark = bytes.index(bytes.startIndex, offsetBy: offset)
             path = String(Substring(bytes[..<mark]))
             query = Self.parseQuery(String(Substring(bytes[bytes.index(after: mark)...])))
         } else {
