@@ -59,7 +59,7 @@ public enum ControlTokenSetting: Sendable, Equatable {
         case .off: return nil
         case .value(let token): return token
         case .automatic:
-            let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+            let bare = HostRules.bare(host)
             guard !HostRules.isLoopback(bare.lowercased()) else { return nil }
             var generator = SystemRandomNumberGenerator()
             let words = [generator.next(), generator.next()] as [UInt64]

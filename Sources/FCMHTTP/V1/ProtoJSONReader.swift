@@ -29,7 +29,7 @@ enum ProtoJSONReader {
             if out.contains(where: { $0.0 == field.name }) {
                 throw V1Error.transcoder(field: fieldPath(), message: "Invalid JSON payload received. Duplicate field \"\(key)\".")
             }
-            if let oneof = schema.oneof, oneof.fields.contains(field.name) {
+            if field.inOneof, let oneof = schema.oneof {
                 if oneofSet != nil {
                     throw V1Error.transcoder(
                         field: path,
@@ -104,14 +104,18 @@ enum ProtoJSONReader {
 /// `google.protobuf.Duration` text: `^-?\d+(\.\d{1,9})?s$`, rounded down to the second for TTLs.
 enum DurationParser {
     static func millis(_ text: String) -> Int64? {
-        var bytes = Array(text.utf8)
-        guard bytes.last == UInt8(ascii: "s") else { return nil }
-        bytes.removeLast()
+        // Read in place where the text is contiguous (a TTL is read twice a send: checked, then used).
+        text.utf8.withContiguousStorageIfAvailable { millis($0[...]) } ?? millis(Array(text.utf8)[...])
+    }
+
+    private static func millis<Bytes: BidirectionalCollection<UInt8>>(_ all: Bytes) -> Int64? where Bytes.SubSequence == Bytes {
+        guard all.last == UInt8(ascii: "s") else { return nil }
+        var bytes = all.dropLast()
         let negative = bytes.first == UInt8(ascii: "-")
-        if negative { bytes.removeFirst() }
+        if negative { bytes = bytes.dropFirst() }
         let dot = bytes.firstIndex(of: UInt8(ascii: "."))
         let whole = bytes[..<(dot ?? bytes.endIndex)]
-        let fraction = dot.map { bytes[bytes.index(after: $0)...] } ?? []
+        let fraction = dot.map { bytes[bytes.index(after: $0)...] } ?? bytes[bytes.endIndex...]
         guard (1...12).contains(whole.count), whole.allSatisfy(isDigit), dot == nil || (1...9).contains(fraction.count),
             fraction.allSatisfy(isDigit)
         else { return nil }

@@ -28,6 +28,8 @@ struct ProtoMessage: Sendable {
     let oneof: (name: String, fields: Set<String>)?
     /// Field index by proto name and by JSON (lowerCamelCase) name, built once.
     private let index: [String: Int]
+    /// Whether each field belongs to the oneof, by index: asked for every field read.
+    private let inOneof: [Bool]
 
     init(typeName: String, fields: [(name: String, type: ProtoType)], oneof: (name: String, fields: Set<String>)? = nil) {
         self.typeName = typeName
@@ -39,10 +41,11 @@ struct ProtoMessage: Sendable {
             index[ProtoNames.camel(field.name)] = i
         }
         self.index = index
+        inOneof = fields.map { oneof?.fields.contains($0.name) ?? false }
     }
 
-    func field(jsonName: String) -> (name: String, type: ProtoType)? {
-        index[jsonName].map { fields[$0] }
+    func field(jsonName: String) -> (name: String, type: ProtoType, inOneof: Bool)? {
+        index[jsonName].map { (fields[$0].name, fields[$0].type, inOneof[$0]) }
     }
 }
 

@@ -103,8 +103,7 @@ final class ProxyRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
         guard let colon = uri.lastIndex(of: ":"), let port = Int(uri[uri.index(after: colon)...]), (1...65535).contains(port) else {
             return nil
         }
-        var host = String(uri[..<colon])
-        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        let host = HostRules.bare(String(uri[..<colon]))
         return host.isEmpty ? nil : (host, port)
     }
 

@@ -25,7 +25,7 @@ public final class ProxyServer: Sendable {
         host: String, port: Int, targets: ProxyHosts.Targets, tunnel: TunnelPolicy, ownPorts: Set<Int>, responder: HTTPResponder,
         emulator: Emulator, group: any EventLoopGroup, idleTimeout: TimeAmount, logger: Logger
     ) async throws -> ProxyServer {
-        let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+        let bare = HostRules.bare(host)
         if tunnel.anyHostOffThisMachine, !HostRules.isLoopback(bare.lowercased()) {
             throw OpenProxyError(
                 description: "proxyTunnel=true while listening on \(host) would make an open proxy: anyone who reaches the port "

@@ -66,7 +66,7 @@ public struct TunnelPolicy: Sendable, Equatable {
                 host = String(item[..<colon])
                 port = number
             }
-            if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+            host = HostRules.bare(host)
             let name = host.hasPrefix("*.") ? String(host.dropFirst(2)) : host
             guard !name.isEmpty, !name.contains("*"), name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "-.:_".contains($0)) }) else {
                 throw ParseError(text: "'\(item)' is not a host, host:port or *.domain (a lone * would make an open proxy)")

@@ -78,6 +78,12 @@ package struct HostRules: Sendable {
 
     private static func isDigit(_ b: UInt8) -> Bool { b >= UInt8(ascii: "0") && b <= UInt8(ascii: "9") }
 
+    /// A host without the brackets an IPv6 literal wears in a URL or an authority (`[::1]` →
+    /// `::1`, RFC 3986 §3.2.2); any other host as it is.
+    package static func bare(_ host: String) -> String {
+        host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+    }
+
     /// localhost, *.localhost (RFC 6761 §6.3), 127.0.0.0/8 and ::1.
     package static func isLoopback(_ host: String) -> Bool {
         let bytes = host.utf8
