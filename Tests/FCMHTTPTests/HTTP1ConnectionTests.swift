@@ -56,6 +56,27 @@ struct HTTP1ConnectionTests {
         #expect(writes == ["HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 5\r\n\r\nhello"])
     }
 
+    /// RFC 9110 §10.1.1: a client that asks `Expect: 100-continue` hears `100 Continue` before it
+    /// sends the body, then the answer; one whose body is over the limit hears only the 413, and
+    /// an HTTP/1.0 client's expectation is ignored.
+    @Test func anExpectationOfContinueIsAnsweredBeforeTheBody() throws {
+        let channel = try Self.wire { request in HTTPResponse(status: 200, contentType: "text/plain", body: "\(request.body.count)") }
+        try Self.send(channel, "POST /x HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nExpect: 100-Continue\r\n\r\n")
+        #expect(try Self.writes(channel) == ["HTTP/1.1 100 Continue\r\n\r\n"])
+        try Self.send(channel, "abc")
+        #expect(try Self.writes(channel) == ["HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 1\r\n\r\n3"])
+
+        let tooLarge = try Self.wire { _ in HTTPResponse(status: 200) }
+        try Self.send(tooLarge, "POST /x HTTP/1.1\r\nHost: x\r\nContent-Length: 2000000\r\nExpect: 100-continue\r\n\r\n")
+        let refused = try Self.writes(tooLarge).joined()
+        #expect(refused.hasPrefix("HTTP/1.1 413 "))
+        #expect(!refused.contains("100 Continue"))
+
+        let old = try Self.wire { request in HTTPResponse(status: 200, contentType: "text/plain", body: "\(request.body.count)") }
+        try Self.send(old, "POST /x HTTP/1.0\r\nContent-Length: 3\r\nExpect: 100-continue\r\n\r\n")
+        #expect(try Self.writes(old).isEmpty)
+    }
+
     /// RFC 9112 §9.3.2: answers in the order of the requests, however late the first one is.
     @Test func aRequestBehindADelayedAnswerWaitsForIt() throws {
         let channel = try Self.wire { request in

@@ -51,6 +51,33 @@ struct HTTP2GoAwayTests {
         }
     }
 
+    /// `expect: 100-continue` over HTTP/2 (curl sends it and waits a second): an interim HEADERS
+    /// frame on the stream before its body is sent, then the answer once it is (RFC 9110
+    /// §10.1.1). The PING behind the request is answered after the interim answer was written,
+    /// so its ACK marks where to stop looking.
+    @Test func anExpectationOfContinueIsAnsweredBeforeTheBody() async throws {
+        try await withServer { server in
+            let client = try await RawHTTP2Client.connect(port: try #require(server.https).port)
+            let ping = RawHTTP2Client.frame(type: 0x6, flags: 0, stream: 0, payload: Array(repeating: 7, count: 8))
+            try await client.send(RawHTTP2Client.post(stream: 1, path: Self.send, extra: [("expect", "100-continue")]) + ping)
+            var events = client.events.makeAsyncIterator()
+            var interim: (flags: UInt8, block: [UInt8])?
+            while case .frame(let type, let flags, let stream, let payload)? = await events.next(), !(type == 0x6 && flags & 0x1 == 1) {
+                if type == 0x1, stream == 1 { interim = (flags, payload) }
+            }
+            let continued = try #require(interim, "no HEADERS on the stream before its body")
+            #expect(continued.flags & 0x1 == 0, "the interim answer does not end the stream")
+            #expect(continued.block.first != 0x88, "not the final :status 200")
+            try await client.send(RawHTTP2Client.data(stream: 1, #"{"message":{"topic":"news"}}"#))
+            var final: [UInt8]?
+            while final == nil, case .frame(let type, _, let stream, let payload)? = await events.next() {
+                if type == 0x1, stream == 1 { final = payload }
+            }
+            #expect(final?.first == 0x88, ":status 200, HPACK's static entry 8")
+            try? await client.channel.close()
+        }
+    }
+
     /// A client that gives up on a request resets its stream (RST_STREAM CANCEL): the stream's
     /// handler logs the error with the peer's address, which on a stream channel must not be
     /// asked of the stream's core (it traps), and the server goes on serving.

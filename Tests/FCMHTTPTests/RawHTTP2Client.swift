@@ -93,11 +93,12 @@ final class RawHTTP2Client: Sendable {
 
     /// A HEADERS frame (END_HEADERS; END_STREAM when `endStream`) posting to `path`, its header
     /// block in HPACK literals without indexing (RFC 7541 §6.2.2), so no table is shared.
-    static func post(stream: UInt32, path: String, endStream: Bool = false) -> [UInt8] {
-        let fields = [
-            (":method", "POST"), (":scheme", "https"), (":path", path), (":authority", "127.0.0.1"),
-            ("authorization", "Bearer any"), ("content-type", "application/json"),
-        ]
+    static func post(stream: UInt32, path: String, endStream: Bool = false, extra: [(String, String)] = []) -> [UInt8] {
+        let fields =
+            [
+                (":method", "POST"), (":scheme", "https"), (":path", path), (":authority", "127.0.0.1"),
+                ("authorization", "Bearer any"), ("content-type", "application/json"),
+            ] + extra
         var block: [UInt8] = []
         for (name, value) in fields {
             block += [0x00, UInt8(name.utf8.count)] + Array(name.utf8) + [UInt8(value.utf8.count)] + Array(value.utf8)

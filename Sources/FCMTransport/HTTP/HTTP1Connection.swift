@@ -186,6 +186,12 @@ final class HTTP1Connection: ChannelDuplexHandler, RemovableChannelHandler {
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         switch unwrapOutboundIn(data) {
+        case .head(let head) where head.status.code / 100 == 1 && head.status != .switchingProtocols:
+            // An interim answer (`100 Continue`): out at once, and the final answer still to come.
+            var buffer = context.channel.allocator.buffer(capacity: 64)
+            buffer.writeString("HTTP/1.1 \(head.status.code) \(head.status.reasonPhrase)\r\n\r\n")
+            writePending(context: context)
+            context.write(wrapOutboundOut(.byteBuffer(buffer)), promise: promise)
         case .head(let head):
             var buffer = context.channel.allocator.buffer(capacity: 512)
             encode(head, into: &buffer)

@@ -54,6 +54,7 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
             }
             // The declared length is the peer's word: reserve a little and grow with what arrives.
             state = .receiving(head, context.channel.allocator.buffer(capacity: min(max(0, declared), Self.initialBodyCapacity)))
+            continueIfExpected(head, context: context)
         case .body(var chunk):
             guard case .receiving(let head, var buffer) = state else { return }
             if buffer.readableBytes + chunk.readableBytes > responder.maxBodyBytes {
@@ -144,6 +145,17 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
         let wall = Double(emulatorMillis) / speed
         guard wall.isFinite, wall < Double(maxWallDelayMillis) else { return maxWallDelayMillis }
         return Int64(wall)
+    }
+
+    /// A client that sends `Expect: 100-continue` waits for `100 Continue` before its body (curl
+    /// for a second, then sends it anyway): a request within the limit is told to go on, over
+    /// HTTP/1.1 and HTTP/2 alike, and one over it has had its 413 already. An HTTP/1.0 request's
+    /// expectation is ignored, as RFC 9110 §10.1.1 requires.
+    private func continueIfExpected(_ head: HTTPRequestHead, context: ChannelHandlerContext) {
+        guard head.version.major >= 2 || head.version.minor >= 1,
+            head.headers["expect"].contains(where: { $0.equalsIgnoringASCIICase("100-continue") })
+        else { return }
+        context.writeAndFlush(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: .continue))), promise: nil)
     }
 
     private func refuseTooLarge(context: ChannelHandlerContext, head: HTTPRequestHead) {
