@@ -72,8 +72,9 @@ extension World {
     }
 
     /// Counts a message against an optional fixed-window limit (off by default).
-    mutating func checkRate(_ limit: EmulatorSettings.RateLimit?, key: String, code: FCMError.Code) throws(FCMError) {
+    mutating func checkRate(_ limit: EmulatorSettings.RateLimit?, key: @autoclosure () -> String, code: FCMError.Code) throws(FCMError) {
         guard let limit else { return }
+        let key = key()  // spelled only when a limit is set: most sends have none
         var window = rateWindows[key] ?? RateWindow(start: now, count: 0)
         if now.millis(since: window.start) >= limit.windowSeconds * 1000 { window = RateWindow(start: now, count: 0) }
         guard window.count < limit.messages else {
