@@ -172,9 +172,15 @@ func collect(ctx context.Context, device *Device, c *waitConfig, want int) ([]De
 				matched++
 			}
 		}
-		remaining := time.Until(deadline).Truncate(time.Millisecond)
-		if matched >= want || remaining <= 0 {
+		left := time.Until(deadline)
+		if matched >= want || left <= 0 {
 			return inbox.Deliveries, nil
+		}
+		// The server takes whole milliseconds: round up, so the wait never ends before the
+		// deadline (rounding down ended it up to a millisecond early).
+		remaining := left.Truncate(time.Millisecond)
+		if remaining < left {
+			remaining += time.Millisecond
 		}
 		if remaining > maxServerWait {
 			remaining = maxServerWait
