@@ -63,14 +63,8 @@ extension JSONValue {
     /// Whether `s` holds a byte JSON must escape, read from its contiguous bytes where it can be
     /// (a closure over the view cost a thousand instructions for a message id).
     private static func needsEscaping(_ s: String) -> Bool {
-        func escaped(_ b: UInt8) -> Bool { b < 0x20 || b == UInt8(ascii: "\"") || b == UInt8(ascii: "\\") }
-        if let found = s.utf8.withContiguousStorageIfAvailable({ bytes in
-            for b in bytes where escaped(b) { return true }
-            return false
-        }) {
-            return found
-        }
-        return s.utf8.contains(where: escaped)
+        var s = s
+        return s.withUTF8 { bytes in bytes.contains { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") } }
     }
 
     /// Writes a string literal, escaping what RFC 8259 §7 requires.

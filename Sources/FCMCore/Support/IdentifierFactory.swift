@@ -62,19 +62,11 @@ struct IdentifierFactory: Sendable {
         String(random.next() >> 1 | 1 << 61)
     }
 
-    /// Eight hex digits derived from `text` (FNV-1a), stable across runs.
-    static func hash8(_ text: String) -> String {
-        hash8(of: [text])
-    }
-
-    /// `hash8` of the texts joined with '/', without joining them.
+    /// Eight hex digits derived from `first/second` (FNV-1a), stable across runs; the texts are
+    /// hashed where they lie, not joined first.
     static func hash8(_ first: String, _ second: String) -> String {
-        hash8(of: [first, "/", second])
-    }
-
-    private static func hash8(of parts: [String]) -> String {
         var h: UInt32 = 2_166_136_261
-        for part in parts {
+        for part in [first, "/", second] {
             for b in part.utf8 { h = (h ^ UInt32(b)) &* 16_777_619 }
         }
         return String(unsafeUninitializedCapacity: 8) { out in

@@ -105,10 +105,11 @@ enum ProtoJSONReader {
 enum DurationParser {
     static func millis(_ text: String) -> Int64? {
         // Read in place where the text is contiguous (a TTL is read twice a send: checked, then used).
-        text.utf8.withContiguousStorageIfAvailable { millis($0[...]) } ?? millis(Array(text.utf8)[...])
+        var text = text
+        return text.withUTF8 { millis($0[...]) }
     }
 
-    private static func millis<Bytes: BidirectionalCollection<UInt8>>(_ all: Bytes) -> Int64? where Bytes.SubSequence == Bytes {
+    private static func millis(_ all: Slice<UnsafeBufferPointer<UInt8>>) -> Int64? {
         guard all.last == UInt8(ascii: "s") else { return nil }
         var bytes = all.dropLast()
         let negative = bytes.first == UInt8(ascii: "-")

@@ -342,7 +342,8 @@ final class HTTP1Connection: ChannelDuplexHandler, RemovableChannelHandler {
     static func isWritable(_ name: String, _ value: String) -> Bool {
         // From contiguous bytes where the strings have them: the view's loop cost ten times more.
         func all(_ text: String, _ allowed: (UInt8) -> Bool) -> Bool {
-            text.utf8.withContiguousStorageIfAvailable { $0.allSatisfy(allowed) } ?? text.utf8.allSatisfy(allowed)
+            var text = text
+            return text.withUTF8 { $0.allSatisfy(allowed) }
         }
         return !name.isEmpty && all(name, isTokenByte) && all(value, isValueByte)
     }

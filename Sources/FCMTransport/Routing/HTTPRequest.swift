@@ -19,10 +19,9 @@ public struct HTTPRequest: Sendable {
         // Byte-wise: a request target is ASCII (RFC 9112 §3.2), and this runs on every request;
         // from contiguous bytes the search is a plain loop, where the view's was thirty
         // instructions a byte.
+        var target = target
+        let offset = target.withUTF8 { $0.firstIndex(of: UInt8(ascii: "?")) }
         let bytes = target.utf8
-        let offset =
-            bytes.withContiguousStorageIfAvailable { $0.firstIndex(of: UInt8(ascii: "?")) }
-            ?? bytes.firstIndex(of: UInt8(ascii: "?")).map { bytes.distance(from: bytes.startIndex, to: $0) }
         if let offset {
             let mark = bytes.index(bytes.startIndex, offsetBy: offset)
             path = String(Substring(bytes[..<mark]))

@@ -223,21 +223,8 @@ public struct Router: Sendable {
     /// else (issue 23, item 5).
     package static func split(_ path: String) -> [String] {
         // From the contiguous bytes a segment is one copy (most are small strings, held inline).
-        if let segments = path.utf8.withContiguousStorageIfAvailable({ split(bytes: $0) }) { return segments }
-        var segments: [String] = []
-        let utf8 = path.utf8
-        var start = utf8.startIndex
-        if utf8.first == UInt8(ascii: "/") { start = utf8.index(after: start) }
-        var i = start
-        while i < utf8.endIndex {
-            if utf8[i] == UInt8(ascii: "/") {
-                segments.append(String(Substring(utf8[start..<i])))
-                start = utf8.index(after: i)
-            }
-            i = utf8.index(after: i)
-        }
-        segments.append(String(Substring(utf8[start..<utf8.endIndex])))
-        return segments
+        var path = path
+        return path.withUTF8 { split(bytes: $0) }
     }
 
     private static func split(bytes: UnsafeBufferPointer<UInt8>) -> [String] {
