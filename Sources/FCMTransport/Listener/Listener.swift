@@ -22,7 +22,7 @@ public final class Listener: Sendable {
     }
 
     /// Binds and returns once the socket listens; `configure` builds each accepted connection's
-    /// pipeline on its event loop.
+    /// pipeline on its event loop, above the `FlushCoalescer` every connection starts with.
     package static func bind(
         host: String, port: Int, group: any EventLoopGroup,
         configure: @escaping @Sendable (any Channel) -> EventLoopFuture<Void>
@@ -37,6 +37,13 @@ public final class Listener: Sendable {
             .childChannelOption(.maxMessagesPerRead, value: 16)
             .childChannelInitializer { channel in
                 connections.track(channel)
+                // Answers leave once per event-loop turn (FlushCoalescer.swift), beneath every
+                // protocol's own handlers.
+                do {
+                    try channel.pipeline.syncOperations.addHandler(FlushCoalescer())
+                } catch {
+                    return channel.eventLoop.makeFailedFuture(error)
+                }
                 return configure(channel)
             }
             .bind(host: host, port: port)
