@@ -62,6 +62,18 @@ struct FlushCoalescerTests {
         #expect(flushes.count == 2)
     }
 
+    /// A connection over its write buffer's high-water mark (a peer that does not read) is flushed
+    /// at once, so the kernel's push-back stops its reads as it did without the coalescer.
+    @Test func aConnectionOverItsHighWaterMarkIsFlushedAtOnce() throws {
+        let (channel, flushes) = try Self.channel()
+        channel.isWritable = false
+        channel.writeAndFlush(channel.allocator.buffer(string: "backed up"), promise: nil)
+        #expect(try Self.written(channel) == ["backed up"])
+        #expect(flushes.count == 1)
+        channel.embeddedEventLoop.run()
+        #expect(flushes.count == 1)
+    }
+
     /// `writeAndFlush` then `close` in one turn (a `Connection: close` answer, a refusal) still
     /// sends the answer: the close flushes first.
     @Test func aCloseSendsWhatWasWrittenBeforeIt() throws {
