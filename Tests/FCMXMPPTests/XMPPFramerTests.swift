@@ -98,6 +98,29 @@ struct XMPPFramerTests {
         #expect(throws: XMPPStreamError.self) { _ = try deep.feed(Array(nested.utf8)) }
     }
 
+    /// A tag that arrives a byte at a time is searched for its end once in all, a quoted `>` kept
+    /// apart across reads: before, each read searched it again from its `<`, so 256 KiB sent this
+    /// way cost tens of billions of steps (issue 19's review) and ran past the limit, which
+    /// cancels the test between reads.
+    @Test(.timeLimit(.minutes(1)))
+    func aTagTrickledAByteAtATimeIsReadOnce() async throws {
+        var framer = XMPPFramer()
+        _ = try framer.feed(Array(Self.open.utf8))
+        let note = String(repeating: "x", count: 256 * 1024)
+        let tag = Array("<message id='a>b' note=\"\(note)\"/>".utf8)
+        var out: [XMPPStreamEvent] = []
+        for (i, byte) in tag.enumerated() {
+            if i % 1024 == 0 { try Task.checkCancellation() }
+            out += try framer.feed(CollectionOfOne(byte))
+        }
+        guard out.count == 1, case .stanza(let message) = out[0] else {
+            Issue.record("unexpected events \(out.count)")
+            return
+        }
+        #expect(message.attribute("id") == "a>b")
+        #expect(message.attribute("note") == note)
+    }
+
     @Test func whitespaceKeepalivesAreIgnored() throws {
         var framer = XMPPFramer()
         #expect(try framer.feed(Array("\(XMPPFramerTests.open) \n ".utf8)).count == 1)

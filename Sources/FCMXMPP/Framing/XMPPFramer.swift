@@ -28,6 +28,10 @@ public struct XMPPFramer: Sendable {
     /// tag arrives (issue 19, item 5), and where it began in the stream, for the size cap.
     private var open: [OpenElement] = []
     private var stanzaStart: Int?
+    /// How far the tag at `scan` has been searched for its end: a tag that arrives a few bytes a
+    /// read is searched once in all, not from its `<` again on every read (a 1 MiB tag sent a byte
+    /// at a time would otherwise cost half a million million steps).
+    private var tagSearch = TagSearch()
     /// An XML declaration was read: the next tag must open a stream.
     private var declared = false
     private let maxStanzaBytes: Int
@@ -48,10 +52,11 @@ public struct XMPPFramer: Sendable {
             }
             try takeText(scan..<tagOpen)
             scan = tagOpen
-            guard let close = Self.tagEnd(buffer, from: tagOpen) else {
+            guard let close = Self.tagEnd(buffer, from: tagOpen, resuming: &tagSearch) else {
                 try checkSize(pendingTo: buffer.count)
                 break
             }
+            tagSearch = TagSearch()
             scan = close + 1
             try handleTag(tagOpen, close, into: &events)
         }
@@ -166,10 +171,18 @@ public struct XMPPFramer: Sendable {
         scan = 0
     }
 
-    /// The index of the `>` that ends the tag opened at `open`, skipping quoted attribute values.
-    static func tagEnd(_ bytes: [UInt8], from open: Int) -> Int? {
+    /// Where the search for a tag's end stopped: bytes after its `<` already read, and the quote
+    /// it was inside, if any. Counted from the `<`, so it survives `compact()`.
+    struct TagSearch: Sendable, Equatable {
+        var offset = 1
         var quote: UInt8?
-        var i = open + 1
+    }
+
+    /// The index of the `>` that ends the tag opened at `open`, skipping quoted attribute values,
+    /// or nil with `search` saying where to go on when more bytes arrive.
+    static func tagEnd(_ bytes: [UInt8], from open: Int, resuming search: inout TagSearch) -> Int? {
+        var quote = search.quote
+        var i = open + search.offset
         while i < bytes.count {
             let b = bytes[i]
             if let q = quote {
@@ -181,6 +194,7 @@ public struct XMPPFramer: Sendable {
             }
             i += 1
         }
+        search = TagSearch(offset: i - open, quote: quote)
         return nil
     }
 }
