@@ -24,10 +24,9 @@ public final class Emulator: Sendable {
     let transportRuleCount = Atomic<Int>(0)
     /// Whether a background worker is finishing fan-outs (wall clock only).
     private let fanOutWorker = Atomic<Bool>(false)
-    private let driver: Mutex<ClockDriver?>
     /// The driver's speed as a `Double`'s bits, 0 when paused or virtual: the HTTP transport reads
-    /// it after every answer (to turn injected latency into waiting), so it takes no lock. Stored
-    /// under the driver's lock whenever the driver changes.
+    /// it for an answer it delays (injected latency becomes waiting), so it takes no lock. Stored
+    /// under the world's lock whenever the driver changes.
     private let clockSpeedBits = Atomic<UInt64>(0)
     private let wallMillis: (@Sendable () -> Int64)?
     /// Told (outside the lock) which projects' XMPP connections have CCS work.
@@ -40,29 +39,29 @@ public final class Emulator: Sendable {
         settings: EmulatorSettings = EmulatorSettings(), clock: ClockMode = .virtual(start: .virtualEpoch), demoProject: Bool = true
     ) {
         let start: Instant
+        var driver: ClockDriver?
         switch clock {
         case .virtual(let s):
             start = s
             wallMillis = nil
-            driver = Mutex(nil)
         case .wall(let given, let read):
             let wall = read()
             start = given ?? Instant(millis: wall)
             wallMillis = read
-            let clock = ClockDriver(wallMillis: wall, start: start)
-            driver = Mutex(clock)
-            clockSpeedBits.store(clock.effectiveSpeed.bitPattern, ordering: .relaxed)
+            driver = ClockDriver(wallMillis: wall, start: start)
+            clockSpeedBits.store(driver?.effectiveSpeed.bitPattern ?? 0, ordering: .relaxed)
         }
         var world = World(settings: settings, start: start)
+        world.clockDriver = driver
         if demoProject {
             _ = try? world.createProject(id: DemoProject.id, number: DemoProject.number, serverKeys: [DemoProject.serverKey])
         }
         state = Mutex(world)
     }
 
-    /// Runs `body` on the world after bringing a wall-driven clock up to date.
+    /// Runs `body` on the world after bringing a wall-driven clock up to date, in one lock hold
+    /// (issue 19, item 3: the clock's driver lives in the world, not behind a lock of its own).
     func withWorld<R: Sendable, E: Error>(_ body: (inout World) throws(E) -> R) throws(E) -> R {
-        let target = clockTarget()
         var work: Set<String> = []
         // What was logged, for the watchers' index: `.some(nil)` when too much to list.
         var logged: [EventNote]?? = nil
@@ -72,7 +71,10 @@ public final class Emulator: Sendable {
         }
         return try state.withLock { (world: inout World) throws(E) -> R in
             let before = world.events.nextSequence
-            if let target { world.advance(to: target) }
+            if let wallMillis, let target = world.clockDriver?.target(atWall: wallMillis()) {
+                // A fast wall-driven clock stops at the last instant too (Instant.latest).
+                world.advance(to: min(target, .latest))
+            }
             defer {
                 work = world.ccsWork
                 world.ccsWork = []
@@ -128,13 +130,6 @@ public final class Emulator: Sendable {
         ccsListener.withLock { $0 = listener }
     }
 
-    private func clockTarget() -> Instant? {
-        guard let wallMillis else { return nil }
-        let wall = wallMillis()
-        // A fast wall-driven clock stops at the last instant too (Instant.latest).
-        return driver.withLock { $0?.target(atWall: wall) }.map { min($0, .latest) }
-    }
-
     package var settings: EmulatorSettings { state.withLock { $0.settings } }
 }
 
@@ -165,20 +160,22 @@ extension Emulator {
     /// when told). One atomic read, no lock.
     package var clockSpeed: Double { Double(bitPattern: clockSpeedBits.load(ordering: .relaxed)) }
 
-    /// Changes the wall-clock driver under its lock and publishes its speed.
-    private func changeDriver(_ body: (inout ClockDriver) -> Void) {
-        driver.withLock { d in
-            guard var clock = d else { return }
-            body(&clock)
-            d = clock
+    /// Changes a wall-clock driver at this wall reading, after bringing the clock up to it in the
+    /// same lock hold, and publishes its speed; no effect on a virtual clock.
+    private func changeDriver(_ body: (inout ClockDriver, _ wall: Int64) -> Void) {
+        guard let wallMillis else { return }
+        withWorld { world in
+            guard var clock = world.clockDriver else { return }
+            body(&clock, wallMillis())
+            world.clockDriver = clock
             clockSpeedBits.store(clock.effectiveSpeed.bitPattern, ordering: .relaxed)
         }
     }
 
     package var clockStatus: ClockStatus {
-        let d = driver.withLock { $0 }
-        return withWorld { world in
-            ClockStatus(
+        withWorld { world in
+            let d = world.clockDriver
+            return ClockStatus(
                 now: world.now, mode: d == nil ? .virtual : .wall, paused: d?.paused ?? true, speed: d?.speed ?? 0,
                 nextTimer: world.timers.nextDeadline, pendingTimers: world.timers.count
             )
@@ -207,26 +204,18 @@ extension Emulator {
             let from = world.now
             world.advance(to: instant)
             if instant > from { world.log(.clockAdvanced, detail: "\(instant.millis(since: from))ms") }
-            if let wallMillis {
-                let wall = wallMillis()
-                driver.withLock { $0?.moved(to: instant, atWall: wall) }
-            }
+            if let wallMillis { world.clockDriver?.moved(to: instant, atWall: wallMillis()) }
             return world.now
         }
     }
 
     /// Stops a wall-driven clock (no effect on a virtual one, which only moves when told).
     package func pauseClock() {
-        guard let wallMillis else { return }
-        _ = now  // up to date first, through `withWorld`, so watchers hear of what fired
-        let wall = wallMillis()
-        changeDriver { $0.pause(atWall: wall) }
+        changeDriver { $0.pause(atWall: $1) }
     }
 
     package func resumeClock() {
-        guard let wallMillis else { return }
-        let wall = wallMillis()
-        changeDriver { $0.resume(atWall: wall) }
+        changeDriver { $0.resume(atWall: $1) }
     }
 
     /// Sets how fast a wall-driven clock runs (1 = real time).
@@ -234,20 +223,17 @@ extension Emulator {
         guard speed.isFinite, speed >= 0.001, speed <= 1_000_000 else {
             throw FCMError(.invalidArgument, "speed must be between 0.001 and 1000000", field: "speed")
         }
-        guard let wallMillis else {
+        guard wallMillis != nil else {
             throw FCMError(.conflict, "This emulator's clock is virtual; it only moves when advanced", field: "speed")
         }
-        _ = now
-        let wall = wallMillis()
-        changeDriver { $0.setSpeed(speed, atWall: wall) }
+        changeDriver { $0.setSpeed(speed, atWall: $1) }
     }
 
-    /// Ties a wall-driven clock to `instant` from this wall reading on (after an import moved the
-    /// world's clock); no effect on a virtual clock.
-    func anchorClock(at instant: Instant) {
+    /// Ties a wall-driven clock to the world's time from this wall reading on (after an import
+    /// moved the world's clock); no effect on a virtual clock.
+    func anchorClock(_ world: inout World) {
         guard let wallMillis else { return }
-        let wall = wallMillis()
-        driver.withLock { $0?.moved(to: instant, atWall: wall) }
+        world.clockDriver?.moved(to: world.now, atWall: wallMillis())
     }
 
     /// Brings a wall-driven clock up to date; `serve` calls it on a short tick.

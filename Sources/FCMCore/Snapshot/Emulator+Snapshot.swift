@@ -18,13 +18,15 @@ extension Emulator {
     package func restore(_ image: WorldImage, clock: SnapshotClock) -> Instant {
         let (now, fanningOut) = withWorld { (w: inout World) -> (Instant, Bool) in
             let current = w.now
+            let driver = w.clockDriver
             w = image.world
+            w.clockDriver = driver
             if clock == .wall, current > w.now { w.advance(to: current) }
+            anchorClock(&w)
             for project in w.ccs.waiting.keys { w.ccsWork.insert(project) }
             transportRuleCount.store(w.faults.rules.filter(\.action.isTransport).count, ordering: .relaxed)
             return (w.now, !w.fanOuts.isEmpty)
         }
-        anchorClock(at: now)
         if fanningOut { continueFanOuts() }
         return now
     }
