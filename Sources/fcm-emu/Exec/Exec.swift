@@ -94,11 +94,12 @@ extension FCMEmu {
             RunningEmulator.bootstrapLogging(options)
             let logger = Logger(label: "fcm-emu")
             let running = try await RunningEmulator.start(options, file: file, logger: logger)
-            // The command stops first (a signal is passed on to it), then the emulator, exported
-            // if asked (EmulatorServices.swift); the command's status is exec's.
+            // The command stops first (a signal is passed on to it), then the autosave, then the
+            // emulator, exported if asked (EmulatorServices.swift); the command's status is exec's.
             let command = CommandService { await runCommand(with: running) }
+            let services = try await EmulatorServices.emulator(running, options, logger: logger) + [command]
             do {
-                try await EmulatorServices.run([EmulatorService(running: running, options: options, logger: logger), command], logger: logger)
+                try await EmulatorServices.run(services, logger: logger)
             } catch is EmulatorService.ExportFailed {
                 // The command's status stands: it ran; the export's failure is in the log.
             }

@@ -8,9 +8,9 @@ import Synchronization
 
 /// `serve` and `exec` as one `ServiceGroup` (swift-service-lifecycle): SIGINT and SIGTERM start a
 /// graceful shutdown, and the group stops its services one at a time, the last first. The order
-/// `[Announcement, EmulatorService, Autosave]` (or the command, for `exec`) therefore stops the
-/// autosave (or the command) first, then exports and closes the emulator, then withdraws the
-/// ready file. The group traps the signals before any service starts, so a harness that sends
+/// `[Announcement, EmulatorService, Autosave]` for `serve` therefore stops the autosave first,
+/// then exports and closes the emulator, then withdraws the ready file; `exec`'s
+/// `[EmulatorService, Autosave, command]` stops the command first. The group traps the signals before any service starts, so a harness that sends
 /// SIGTERM the moment it reads the ready file or the banner is heard.
 enum EmulatorServices {
     /// Runs `services` until a signal or one of them ends; a second signal meanwhile is ignored,
@@ -25,6 +25,19 @@ enum EmulatorServices {
                 },
                 gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
+    }
+
+    /// The emulator's own services, `[EmulatorService, Autosave]` (the autosave when the `autosave`
+    /// setting asks for it), for `serve` and `exec` alike; a refused setting stops `running`.
+    static func emulator(_ running: RunningEmulator, _ options: ServeOptions, logger: Logger) async throws -> [any Service] {
+        let autosave: Autosave?
+        do {
+            autosave = try SnapshotLifecycle.autosave(running, options, logger: logger)
+        } catch {
+            await running.stop()
+            throw error
+        }
+        return [EmulatorService(running: running, options: options, logger: logger)] + (autosave.map { [$0] } ?? [])
     }
 }
 

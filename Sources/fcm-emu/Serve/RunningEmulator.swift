@@ -95,11 +95,14 @@ struct RunningEmulator {
         try? await group.shutdownGracefully()
     }
 
-    /// Closes every listener, letting open HTTP connections finish what they are answering
-    /// (`HTTPServer.close`); the world no longer changes after this.
+    /// Closes every listener at once, letting open connections finish what they are answering
+    /// (`Listener.close`): each waits out at most one grace period, not one after another; no
+    /// request reaches the world after this.
     func stopListening() async {
-        await proxy?.close()
-        for listener in xmpp { await listener.close() }
-        await server.shutdown()
+        await withTaskGroup(of: Void.self) { closing in
+            if let proxy { closing.addTask { await proxy.close() } }
+            for listener in xmpp { closing.addTask { await listener.close() } }
+            closing.addTask { await server.shutdown() }
+        }
     }
 }

@@ -83,19 +83,9 @@ extension FCMEmu {
             let logger = Logger(label: "fcm-emu")
             let running = try await RunningEmulator.start(options, file: file, logger: logger)
             let server = running.server
-            let autosave: Autosave?
-            do {
-                autosave = try SnapshotLifecycle.autosave(running, options, logger: logger)
-            } catch {
-                await running.stop()
-                throw error
-            }
-            let services: [any Service] = [
-                Announcement(
-                    readyFile: options.readyFile, info: server.info,
-                    banner: Banner.text(server: server, xmppPorts: running.xmpp.map(\.port))),
-                EmulatorService(running: running, options: options, logger: logger),
-            ] + (autosave.map { [$0] } ?? [])
+            let announcement = Announcement(
+                readyFile: options.readyFile, info: server.info, banner: Banner.text(server: server, xmppPorts: running.xmpp.map(\.port)))
+            let services: [any Service] = [announcement] + (try await EmulatorServices.emulator(running, options, logger: logger))
             do {
                 try await EmulatorServices.run(services, logger: logger)
             } catch is EmulatorService.ExportFailed {
