@@ -13,9 +13,8 @@ struct TransportFaults: Sendable {
     /// `api` and `dialect`: the request's, from the router's mounts.
     func respond(_ request: HTTPRequest, api: API, dialect: Dialect, next: (HTTPRequest) -> HTTPResponse) -> HTTPResponse {
         guard emulator.hasTransportFaults, let faultAPI = api.faultAPI, let injected = dialect.injected else { return next(request) }
-        let segments = request.path.split(separator: "/")
         var projects: [String] = []
-        if let i = segments.firstIndex(of: "projects"), i + 1 < segments.count { projects.append(String(segments[i + 1])) }
+        if let project = AccessLog.project(request.path) { projects.append(String(project)) }
         if let header = request.header("project_id") { projects.append(header) }
         if let key = Authenticator.serverKey(request), let project = emulator.project(serverKey: key) {
             projects += [project.id, project.number]

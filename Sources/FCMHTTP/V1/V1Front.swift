@@ -25,10 +25,13 @@ struct V1Front: Sendable {
         let credentials = auth.v1Credentials(request)
         if case .refused(let failure) = credentials { return failure.v1.response }
         var target: String?
+        var json: JSONValue?
         do throws(V1Error) {
             let send: SendRequest
             do throws(V1Error) {
-                send = try V1MessageDecoder.decode(request.body)
+                let parsed = try V1MessageDecoder.parse(request.body)
+                json = parsed
+                send = try V1MessageDecoder.decode(parsed)
             } catch {
                 if let failure = auth.authenticateV1(request, project: project) { return failure.v1.response }
                 throw error
@@ -49,16 +52,17 @@ struct V1Front: Sendable {
             return V1Response.json(.object([("name", .string("projects/\(project)/messages/\(outcome.messageId)"))]))
         } catch {
             var response = error.response
-            // The refused event names what the request named, even when the message did not decode.
-            let named = target ?? Self.namedTarget(request.body)
+            // The refused event names what the request named, even when the message did not
+            // decode: read leniently from the body, parsed once.
+            let named = target ?? json.flatMap(Self.namedTarget)
             for i in response.refusals.indices { response.refusals[i].target = named }
             return response
         }
     }
 
     /// The token, topic or condition of a message that did not decode, read leniently.
-    static func namedTarget(_ body: [UInt8]) -> String? {
-        guard let message = (try? JSONParser.parse(body))?["message"] else { return nil }
+    static func namedTarget(_ body: JSONValue) -> String? {
+        guard let message = body["message"] else { return nil }
         if let token = message["token"]?.stringValue { return token }
         if let topic = message["topic"]?.stringValue { return "/topics/" + topic }
         return message["condition"]?.stringValue

@@ -10,12 +10,20 @@ import FCMJSON
 enum V1MessageDecoder {
 
     static func decode(_ body: [UInt8]) throws(V1Error) -> SendRequest {
-        let json: JSONValue
+        try decode(parse(body))
+    }
+
+    /// The body as JSON, or the transcoder's error for bytes that are not JSON.
+    static func parse(_ body: [UInt8]) throws(V1Error) -> JSONValue {
         do {
-            json = try JSONParser.parse(body)
+            return try JSONParser.parse(body)
         } catch {
             throw V1Error.transcoder(field: "", message: "Invalid JSON payload received. Unexpected token.\n\(error)")
         }
+    }
+
+    /// A parsed body as a send, or the error Google gives for its first fault.
+    static func decode(_ json: JSONValue) throws(V1Error) -> SendRequest {
         let request = try ProtoJSONReader.read(json, as: FCMSchema.sendRequest, path: "")
         let fields = Fields(request)
         guard let message = fields.object("message") else {
