@@ -100,6 +100,8 @@ let package = Package(
                 "FCMTransport",
                 // The fronts' credentials: service accounts, grants and the keys made for them.
                 "FCMHTTP",
+                // CCS's JSON, for the upstream message the control API echoes as the app server gets it.
+                "FCMXMPP",
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -130,7 +132,7 @@ let package = Package(
         .target(
             name: "FCMXMPP",
             dependencies: [
-                "FCMCore", "FCMJSON", "FCMCoreJSON", "FCMLegacyFormat", "FCMTransport",
+                "FCMCore", "FCMJSON", "FCMLegacyFormat", "FCMTransport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -148,6 +150,7 @@ let package = Package(
             name: "fcm-emu",
             dependencies: [
                 "FCMCore",
+                "FCMCoreJSON",
                 "FCMHTTP",
                 "FCMControl",
                 "FCMServer",
@@ -199,7 +202,9 @@ let package = Package(
             name: "FCMHTTPTests",
             dependencies: [
                 // FCMXMPP: one test refuses a message on each front, CCS included (RefusalEventTests).
-                "FCMHTTP", "FCMControl", "FCMServer", "FCMTransport", "FCMCore", "FCMJSON", "FCMSnapshot", "FCMXMPP", "FCMTesting",
+                "FCMHTTP", "FCMControl", "FCMServer", "FCMTransport", "FCMCore", "FCMCoreJSON", "FCMJSON", "FCMSnapshot", "FCMXMPP",
+                "FCMTesting",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),

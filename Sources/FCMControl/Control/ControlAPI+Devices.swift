@@ -4,6 +4,7 @@ import FCMCore
 import FCMCoreJSON
 import FCMJSON
 import FCMTransport
+import FCMXMPP
 
 extension ControlAPI {
     static let deviceFields: Set<String> = ["platform", "appId", "name", "token", "fid", "state", "senders", "topics", "count"]

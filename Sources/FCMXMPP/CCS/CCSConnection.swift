@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import FCMCore
-import FCMCoreJSON
 
 /// One CCS connection's whole life, from the first byte to the disconnect: bytes go in through
 /// the framer and the session; logins, CCS messages, acks, the outbox and drains go through the
