@@ -14,7 +14,7 @@ import FCMJSON
 /// the message is delivered, then the answer fails), `{"goaway": "graceful"}` or
 /// `{"goaway": "ENHANCE_YOUR_CALM", "debugData": "too_many_pings"}` (an HTTP/2 GOAWAY),
 /// `{"slowHandshake": "2s"}` (a new TLS connection's handshake waits).
-public enum FaultRuleCodec {
+package enum FaultRuleCodec {
     /// Error names users write, from every API's vocabulary, to the core's codes.
     static let errorNames: [String: FCMError.Code] = [
         "UNREGISTERED": .unregistered, "NotRegistered": .unregistered, "DEVICE_UNREGISTERED": .unregistered,
@@ -34,9 +34,9 @@ public enum FaultRuleCodec {
     /// Bytes (UTF-8) of each text field of a rule (`id`, `match.route`, `match.target`, …): rules are
     /// listed, exported and matched on every request, so none may be as long as the body allows
     /// (issue 23, item 7). Routes, ids and tokens are far shorter (an FCM token is about 160 bytes).
-    public static let maxTextBytes = 1024
+    package static let maxTextBytes = 1024
 
-    public static func decode(_ json: JSONValue, defaultId: String) throws(FCMError) -> FaultRule {
+    package static func decode(_ json: JSONValue, defaultId: String) throws(FCMError) -> FaultRule {
         guard case .object = json else { throw FCMError(.invalidArgument, "A fault rule is a JSON object", field: "faults") }
         try only(json, ["id", "match", "action"], at: "rule")
         let id = try string(json, "id") ?? defaultId
@@ -162,7 +162,7 @@ public enum FaultRuleCodec {
         }
     }
 
-    public static func encode(_ rule: FaultRule) -> JSONValue {
+    package static func encode(_ rule: FaultRule) -> JSONValue {
         if let posted = encodePosted(rule) { return posted }
         let m = rule.match
         let match = JSONValue.object(omittingNils: [

@@ -7,7 +7,7 @@ import FCMJSON
 /// trees are as deep as the JSON parser allows (its nesting cap), so plain recursion is bounded.
 extension PayloadValue {
     /// The value as the sender wrote it in JSON.
-    public init(_ json: JSONValue) {
+    package init(_ json: JSONValue) {
         switch json {
         case .null: self = .null
         case .bool(let b): self = .bool(b)
@@ -21,7 +21,7 @@ extension PayloadValue {
 
 extension JSONValue {
     /// The value as JSON, numbers in the text they were written with.
-    public init(_ payload: PayloadValue) {
+    package init(_ payload: PayloadValue) {
         switch payload {
         case .null: self = .null
         case .bool(let b): self = .bool(b)
@@ -35,5 +35,5 @@ extension JSONValue {
 
 extension Sequence where Element == (String, JSONValue) {
     /// Object pairs as the core's values.
-    public var payloadPairs: [(String, PayloadValue)] { map { ($0.0, PayloadValue($0.1)) } }
+    package var payloadPairs: [(String, PayloadValue)] { map { ($0.0, PayloadValue($0.1)) } }
 }

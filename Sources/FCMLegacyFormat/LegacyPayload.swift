@@ -7,10 +7,10 @@ import FCMJSON
 /// How a legacy `notification` object reaches each platform (legacy reference, notification
 /// payload table): the shared title/body/image, Android's fields, the APNs `aps` dictionary, and
 /// the web notification.
-public enum LegacyPayload {
+package enum LegacyPayload {
     /// `from`, `message_type`, and keys starting with `google` or `gcm` (docs/simulation.md,
     /// "Reserved data keys"; https://firebase.google.com/docs/cloud-messaging/http-server-ref).
-    public static func isReserved(_ key: String) -> Bool {
+    package static func isReserved(_ key: String) -> Bool {
         key == "from" || key == "message_type" || key.hasPrefix("google") || key.hasPrefix("gcm")
     }
 
@@ -32,7 +32,7 @@ public enum LegacyPayload {
     /// provided parameters have the right name and type"): a notification key of the wrong type,
     /// which would otherwise be dropped, and a web URL that is not HTTPS ("For all URL values,
     /// HTTPS is required", table 2c; https://firebase.google.com/docs/cloud-messaging/http-server-ref).
-    public static func check(notification json: [(String, JSONValue)]) throws(LegacyBadRequest) {
+    package static func check(notification json: [(String, JSONValue)]) throws(LegacyBadRequest) {
         for (key, value) in json where stringKeys.contains(key) && value != .null && value.stringValue == nil {
             throw LegacyBadRequest(text: "InvalidParameters: \"notification.\(key)\" must be a JSON string: \(value.encoded())")
         }
@@ -43,7 +43,7 @@ public enum LegacyPayload {
         }
     }
 
-    public static func apply(notification json: [(String, JSONValue)], to content: inout MessageContent) {
+    package static func apply(notification json: [(String, JSONValue)], to content: inout MessageContent) {
         let notification = json.payloadPairs
         func text(_ key: String) -> String? { notification.first { $0.0 == key }?.1.stringValue }
         content.notification = NotificationContent(title: text("title"), body: text("body"), image: text("image"))

@@ -6,8 +6,8 @@ import FCMJSON
 
 /// A legacy `/fcm/send` request, read from JSON or from the plain-text form
 /// (https://firebase.google.com/docs/cloud-messaging/http-server-ref; docs/legacy.md).
-public struct LegacyRequest: Sendable {
-    public enum Recipients: Sendable {
+package struct LegacyRequest: Sendable {
+    package enum Recipients: Sendable {
         /// `to` a token, or `registration_ids` (results are positional).
         case tokens([String], multicast: Bool)
         case topic(String)
@@ -15,11 +15,11 @@ public struct LegacyRequest: Sendable {
         case notificationKey(String)
     }
 
-    public var recipients: Recipients
-    public var content: MessageContent
-    public var dryRun: Bool
+    package var recipients: Recipients
+    package var content: MessageContent
+    package var dryRun: Bool
 
-    public init(recipients: Recipients, content: MessageContent, dryRun: Bool) {
+    package init(recipients: Recipients, content: MessageContent, dryRun: Bool) {
         self.recipients = recipients
         self.content = content
         self.dryRun = dryRun
@@ -27,23 +27,23 @@ public struct LegacyRequest: Sendable {
 }
 
 /// A request the legacy service refuses as a whole: HTTP 400 with a plain-text line.
-public struct LegacyBadRequest: Error, Sendable {
-    public let text: String
+package struct LegacyBadRequest: Error, Sendable {
+    package let text: String
 
-    public init(text: String) { self.text = text }
+    package init(text: String) { self.text = text }
 }
 
 /// Reads legacy JSON bodies (the legacy reference's downstream JSON): types are checked per field with the service's wording;
 /// unknown fields are ignored, as the legacy service did.
-public enum LegacyJSONReader {
+package enum LegacyJSONReader {
     static let maxRegistrationIds = 1000
 
-    public static func read(_ body: [UInt8]) throws(LegacyBadRequest) -> LegacyRequest {
+    package static func read(_ body: [UInt8]) throws(LegacyBadRequest) -> LegacyRequest {
         try read(body, allowMulticast: true)
     }
 
     /// Reads a body; XMPP allows one recipient per stanza (`registration_ids` is not supported).
-    public static func read(_ body: [UInt8], allowMulticast: Bool) throws(LegacyBadRequest) -> LegacyRequest {
+    package static func read(_ body: [UInt8], allowMulticast: Bool) throws(LegacyBadRequest) -> LegacyRequest {
         let json: JSONValue
         do {
             json = try JSONParser.parse(body)
@@ -59,7 +59,7 @@ public enum LegacyJSONReader {
     }
 
     /// Reads a request already parsed as a JSON object (CCS parses its payload once).
-    public static func read(_ json: JSONValue, allowMulticast: Bool) throws(LegacyBadRequest) -> LegacyRequest {
+    package static func read(_ json: JSONValue, allowMulticast: Bool) throws(LegacyBadRequest) -> LegacyRequest {
         let f = LegacyFields(json)
         var content = MessageContent()
         content.collapseKey = try f.string("collapse_key")
@@ -136,10 +136,10 @@ public enum LegacyJSONReader {
 
 /// Typed access to a legacy JSON object, refusing wrong types as the service words it
 /// (`Field "to" must be a JSON string: 123`).
-public typealias LegacyFields = TypedFields<LegacyBadRequest>
+package typealias LegacyFields = TypedFields<LegacyBadRequest>
 
 extension TypedFields where Failure == LegacyBadRequest {
-    public init(_ json: JSONValue) {
+    package init(_ json: JSONValue) {
         self.init(pairs: json.objectValue ?? []) { key, expected, got in
             let what: String =
                 switch expected {
@@ -157,7 +157,7 @@ extension TypedFields where Failure == LegacyBadRequest {
 
 extension LegacyRequest {
     /// The tokens of a token send, or none.
-    public var tokensOrEmpty: [String] {
+    package var tokensOrEmpty: [String] {
         if case .tokens(let tokens, _) = recipients { return tokens }
         return []
     }

@@ -3,8 +3,8 @@
 import Foundation
 
 /// Finds and reads scenario files: files as given, folders searched for `*.yaml` / `*.yml`.
-public enum ScenarioFiles {
-    public static func paths(_ arguments: [String]) throws(ScenarioError) -> [String] {
+package enum ScenarioFiles {
+    package static func paths(_ arguments: [String]) throws(ScenarioError) -> [String] {
         var out: [String] = []
         let files = FileManager.default
         for argument in arguments {
@@ -25,7 +25,7 @@ public enum ScenarioFiles {
         return out
     }
 
-    public static func load(_ path: String) throws(ScenarioError) -> Scenario {
+    package static func load(_ path: String) throws(ScenarioError) -> Scenario {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw ScenarioError(file: path, line: 0, "cannot read the file")
         }

@@ -9,7 +9,7 @@ extension Emulator {
     /// (`SnapshotReplacement`), so a crash or a full disk never leaves a half-written snapshot, or
     /// none, where a whole one was. The lock is held only for the O(1) copy.
     @discardableResult
-    public func exportSnapshot(to directory: String, options: SnapshotOptions) throws -> SnapshotManifest {
+    package func exportSnapshot(to directory: String, options: SnapshotOptions) throws -> SnapshotManifest {
         let image = worldImage()
         let fm = FileManager.default
         let parent = (directory as NSString).deletingLastPathComponent
@@ -31,7 +31,7 @@ extension Emulator {
     /// Replaces the world with the snapshot in `directory`. Everything is read and checked first;
     /// a snapshot refused at any line leaves the running world untouched.
     @discardableResult
-    public func importSnapshot(from directory: String, clock: SnapshotClock) throws(SnapshotError) -> SnapshotManifest {
+    package func importSnapshot(from directory: String, clock: SnapshotClock) throws(SnapshotError) -> SnapshotManifest {
         let (image, manifest) = try SnapshotReader.read(directory: directory)
         restore(image, clock: clock)
         return manifest

@@ -2,20 +2,20 @@
 
 /// Why a snapshot cannot be read or written, with the file and line at fault, so a person can
 /// open the file and look (issue 14: "a message naming the file and line").
-public struct SnapshotError: Error, Sendable, CustomStringConvertible {
+package struct SnapshotError: Error, Sendable, CustomStringConvertible {
     /// The file inside the snapshot directory (`devices.jsonl`), or the directory itself.
-    public let file: String
+    package let file: String
     /// 1-based; nil when the problem is the file as a whole (missing, too short).
-    public let line: Int?
-    public let message: String
+    package let line: Int?
+    package let message: String
 
-    public init(file: String, line: Int?, _ message: String) {
+    package init(file: String, line: Int?, _ message: String) {
         self.file = file
         self.line = line
         self.message = message
     }
 
-    public var description: String {
+    package var description: String {
         if let line { return "\(file) line \(line): \(message)" }
         return "\(file): \(message)"
     }

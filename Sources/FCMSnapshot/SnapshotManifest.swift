@@ -4,11 +4,11 @@ import FCMCore
 import FCMJSON
 
 /// `manifest.json`: what a snapshot is and holds (docs/snapshot-manifest.schema.json).
-public struct SnapshotManifest: Sendable, Equatable {
-    public static let format = "fcm-emu-snapshot"
+package struct SnapshotManifest: Sendable, Equatable {
+    package static let format = "fcm-emu-snapshot"
     /// The one format version this emulator writes and reads. A newer one is refused: its files
     /// may mean something this emulator cannot tell.
-    public static let currentVersion = 1
+    package static let currentVersion = 1
 
     /// The files of format 1, in the order they are read (each may refer to those before it).
     static let requiredFiles = [
@@ -21,33 +21,33 @@ public struct SnapshotManifest: Sendable, Equatable {
     /// Every file a snapshot may hold besides `manifest.json`, in reading order.
     static let allFiles = requiredFiles + [eventsFile, credentialsFile]
 
-    public enum Part: String, Sendable, CaseIterable {
+    package enum Part: String, Sendable, CaseIterable {
         /// The event log (`events.jsonl`).
         case events
         /// What each device's app received (the `inbox` of each device line).
         case inboxes
     }
 
-    public struct FileEntry: Sendable, Equatable {
-        public var lines: Int
-        public var bytes: Int
+    package struct FileEntry: Sendable, Equatable {
+        package var lines: Int
+        package var bytes: Int
     }
 
-    public var formatVersion: Int
-    public var emulatorVersion: String
-    public var clock: Instant
-    public var include: [Part]
-    public var files: [(name: String, entry: FileEntry)]
+    package var formatVersion: Int
+    package var emulatorVersion: String
+    package var clock: Instant
+    package var include: [Part]
+    package var files: [(name: String, entry: FileEntry)]
 
-    public static func == (a: SnapshotManifest, b: SnapshotManifest) -> Bool {
+    package static func == (a: SnapshotManifest, b: SnapshotManifest) -> Bool {
         a.formatVersion == b.formatVersion && a.emulatorVersion == b.emulatorVersion && a.clock == b.clock && a.include == b.include
             && a.files.map(\.name) == b.files.map(\.name) && a.files.map(\.entry) == b.files.map(\.entry)
     }
 
-    public var totalBytes: Int { files.reduce(0) { $0 + $1.entry.bytes } }
+    package var totalBytes: Int { files.reduce(0) { $0 + $1.entry.bytes } }
 
     /// The manifest as JSON, as `manifest.json` holds it.
-    public var json: JSONValue {
+    package var json: JSONValue {
         .object([
             ("format", .string(Self.format)), ("formatVersion", .int(formatVersion)), ("emulatorVersion", .string(emulatorVersion)),
             ("clock", .string(clock.iso8601)), ("clockMillis", .int(clock.millis)),

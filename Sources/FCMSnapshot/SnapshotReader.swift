@@ -10,10 +10,10 @@ import FCMJSON
 
 /// Reads a snapshot directory into a fresh world, checking every line. Nothing here touches a
 /// running emulator: the caller swaps the result in (`Emulator.restore`) only if all of it read.
-public enum SnapshotReader {
+package enum SnapshotReader {
     /// The lines of `credentials.jsonl` (empty when the snapshot has none), checked against the
     /// manifest's count; what they mean is for the HTTP fronts to read.
-    public static func credentials(directory: String) throws(SnapshotError) -> [JSONValue] {
+    package static func credentials(directory: String) throws(SnapshotError) -> [JSONValue] {
         let manifest = try readManifest(directory)
         guard let entry = manifest.files.first(where: { $0.name == SnapshotManifest.credentialsFile }) else { return [] }
         var lines: [JSONValue] = []
@@ -34,7 +34,7 @@ public enum SnapshotReader {
         return try SnapshotManifest.parse(text)
     }
 
-    public static func read(directory: String) throws(SnapshotError) -> (image: WorldImage, manifest: SnapshotManifest) {
+    package static func read(directory: String) throws(SnapshotError) -> (image: WorldImage, manifest: SnapshotManifest) {
         let manifest = try readManifest(directory)
         func reader(_ name: String) -> LineReader {
             LineReader(directory: directory, file: name, expectedLines: manifest.files.first { $0.name == name }?.entry.lines ?? 0)

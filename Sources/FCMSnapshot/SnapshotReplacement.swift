@@ -25,9 +25,9 @@ import Synchronization
 /// the old copy is first renamed to `.old-<pid>-<random>.<name>`; a crash between the two renames
 /// leaves no name, and `recover` renames the old copy back. Replacements of one name in one
 /// process take turns, so concurrent exports to a name all succeed, the last one winning.
-public enum SnapshotReplacement {
+package enum SnapshotReplacement {
     /// The points between the steps, for the fault hook.
-    public enum Step: String, Sendable {
+    package enum Step: String, Sendable {
         /// The new copy is written and fsynced; nothing is renamed yet.
         case written
         /// The name holds the new copy; the old one waits under the temporary name.
@@ -35,25 +35,25 @@ public enum SnapshotReplacement {
     }
 
     /// What a fault hook throws to stand for a crash: nothing is cleaned up after it.
-    public struct Crash: Error, Sendable {
-        public init() {}
+    package struct Crash: Error, Sendable {
+        package init() {}
     }
 
     /// A test seam: called with each step and the snapshot's final path. A hook that throws
     /// stops the replacement there and leaves the disk as a crash at that point would.
-    public static let faultHook = Mutex<(@Sendable (Step, String) throws -> Void)?>(nil)
+    package static let faultHook = Mutex<(@Sendable (Step, String) throws -> Void)?>(nil)
 
     private static let temporaryPrefix = ".tmp-"
     private static let asidePrefix = ".old-"
     private static let turns = Mutex<[String: Turn]>([:])
 
     /// A sibling temporary path for a new copy of `final`.
-    public static func temporaryPath(for final: String) -> String {
+    package static func temporaryPath(for final: String) -> String {
         sibling(final, prefix: temporaryPrefix)
     }
 
     /// Makes `temporary` (a complete snapshot directory) durable, then puts it at `final`.
-    public static func replace(_ final: String, with temporary: String) throws {
+    package static func replace(_ final: String, with temporary: String) throws {
         try syncTree(temporary)
         try hook(.written, final)
         let parent = parentDirectory(final)
@@ -75,7 +75,7 @@ public enum SnapshotReplacement {
     /// snapshots, or the parent of one): the old copy goes back where no name is, and leftover
     /// copies of processes no longer running are removed. Returns one line per action, to log.
     @discardableResult
-    public static func recover(in directory: String) -> [String] {
+    package static func recover(in directory: String) -> [String] {
         let fm = FileManager.default
         guard let names = try? fm.contentsOfDirectory(atPath: directory) else { return [] }
         var done: [String] = []
@@ -222,22 +222,22 @@ public enum SnapshotReplacement {
 
 /// A file-system call that failed while writing a snapshot, with its errno. Descriptors, memory
 /// or disk running out is the server's trouble (the control API answers 503), not the client's.
-public struct SnapshotIOError: Error, Sendable, CustomStringConvertible {
-    public let operation: String
-    public let path: String
-    public let code: Int32
+package struct SnapshotIOError: Error, Sendable, CustomStringConvertible {
+    package let operation: String
+    package let path: String
+    package let code: Int32
 
-    public init(_ operation: String, _ path: String, _ code: Int32) {
+    package init(_ operation: String, _ path: String, _ code: Int32) {
         self.operation = operation
         self.path = path
         self.code = code
     }
 
-    public var description: String { "\(operation) \((path as NSString).lastPathComponent): \(String(cString: strerror(code)))" }
+    package var description: String { "\(operation) \((path as NSString).lastPathComponent): \(String(cString: strerror(code)))" }
 
     /// The errno of a failure that means the machine ran short (EMFILE, ENFILE, ENOMEM, ENOSPC,
     /// EDQUOT), from our own calls or Foundation's; nil for anything else.
-    public static func exhaustion(in error: any Error) -> Int32? {
+    package static func exhaustion(in error: any Error) -> Int32? {
         let short: Set<Int32> = [EMFILE, ENFILE, ENOMEM, ENOSPC, EDQUOT]
         var code: Int32?
         if let io = error as? SnapshotIOError {

@@ -17,7 +17,7 @@
 /// `Accept: application/x-tar` and `POST /emulator/v1:import` with a tar body. Only the files a
 /// snapshot has, flat (an archive made with `tar -C dir .` or holding one top directory is read
 /// too); anything else in an archive is refused, so an archive never writes outside its folder.
-public enum SnapshotTar {
+package enum SnapshotTar {
     static let block = 512
 
     /// The names a snapshot archive may hold.
@@ -26,7 +26,7 @@ public enum SnapshotTar {
     }
 
     /// The archive of a snapshot directory: manifest first, then the files in reading order.
-    public static func archive(directory: String) throws -> [UInt8] {
+    package static func archive(directory: String) throws -> [UInt8] {
         let present = Set(try FileManager.default.contentsOfDirectory(atPath: directory))
         let order = ["manifest.json"] + SnapshotManifest.allFiles
         var out: [UInt8] = []
@@ -59,7 +59,7 @@ public enum SnapshotTar {
     }
 
     /// Writes the archive's files into `directory` (which must exist and be empty).
-    public static func extract(_ bytes: [UInt8], into directory: String) throws(SnapshotError) {
+    package static func extract(_ bytes: [UInt8], into directory: String) throws(SnapshotError) {
         func refuse(_ message: String) -> SnapshotError { SnapshotError(file: "the tar archive", line: nil, message) }
         var offset = 0
         var seen = Set<String>()

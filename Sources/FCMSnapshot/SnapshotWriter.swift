@@ -10,14 +10,14 @@ import FCMJSON
 #endif
 
 /// What an export writes besides the world itself.
-public struct SnapshotOptions: Sendable {
-    public var include: Set<SnapshotManifest.Part>
-    public var emulatorVersion: String
+package struct SnapshotOptions: Sendable {
+    package var include: Set<SnapshotManifest.Part>
+    package var emulatorVersion: String
     /// Lines of `credentials.jsonl`, which the HTTP fronts write and read (the world knows no
     /// keys); empty: no such file.
-    public var credentials: [JSONValue]
+    package var credentials: [JSONValue]
 
-    public init(include: Set<SnapshotManifest.Part> = [], emulatorVersion: String, credentials: [JSONValue] = []) {
+    package init(include: Set<SnapshotManifest.Part> = [], emulatorVersion: String, credentials: [JSONValue] = []) {
         self.include = include
         self.emulatorVersion = emulatorVersion
         self.credentials = credentials
@@ -26,10 +26,10 @@ public struct SnapshotOptions: Sendable {
 
 /// Writes a `WorldImage` as a snapshot directory (README, "Snapshots"). Runs outside the world's
 /// lock, on the image's own copy; the same image always gives the same bytes.
-public enum SnapshotWriter {
+package enum SnapshotWriter {
     /// Writes the snapshot into `directory`, which must exist and should be empty.
     @discardableResult
-    public static func write(_ image: WorldImage, to directory: String, options: SnapshotOptions) throws -> SnapshotManifest {
+    package static func write(_ image: WorldImage, to directory: String, options: SnapshotOptions) throws -> SnapshotManifest {
         var refs = MessageRefs()
         var files: [(name: String, entry: SnapshotManifest.FileEntry)] = []
         func file(_ name: String, private: Bool = false, _ body: (inout LineWriter) throws -> Void) throws {

@@ -32,7 +32,7 @@ public final class FrontCredentials: Sendable {
 
     /// Writes the world and these keys to `directory` (`Emulator.exportSnapshot`).
     @discardableResult
-    public func exportSnapshot(of emulator: Emulator, to directory: String, options: SnapshotOptions) throws -> SnapshotManifest {
+    package func exportSnapshot(of emulator: Emulator, to directory: String, options: SnapshotOptions) throws -> SnapshotManifest {
         var options = options
         options.credentials = snapshotLines
         return try emulator.exportSnapshot(to: directory, options: options)
@@ -41,7 +41,7 @@ public final class FrontCredentials: Sendable {
     /// Replaces the world with the snapshot's and adopts its keys. The keys are read and checked
     /// first, then the world: a snapshot refused anywhere changes neither.
     @discardableResult
-    public func importSnapshot(
+    package func importSnapshot(
         into emulator: Emulator, from directory: String, clock: SnapshotClock
     ) throws(SnapshotError)
         -> SnapshotManifest

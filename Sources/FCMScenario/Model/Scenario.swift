@@ -7,29 +7,29 @@ import FCMJSON
 /// A scripted timeline: the world to start from, then steps with what must hold after each.
 /// Read from YAML by `ScenarioParser`; the format is documented in the README and in
 /// `scenarios/scenario.schema.json`.
-public struct Scenario: Sendable {
-    public var name: String
-    public var file: String
-    public var settings = EmulatorSettings()
-    public var start: Instant?
+package struct Scenario: Sendable {
+    package var name: String
+    package var file: String
+    package var settings = EmulatorSettings()
+    package var start: Instant?
     /// A snapshot directory to start from (`world:`), resolved against the scenario's folder, and
     /// the line that named it.
-    public var world: (path: String, line: Int)?
-    public var authMode: AuthMode = .lax
-    public var projects: [(id: String, number: String?, serverKeys: [String])] = []
-    public var devices: [(line: Int, body: JSONValue, project: String)] = []
-    public var faults: [JSONValue] = []
-    public var steps: [Step] = []
+    package var world: (path: String, line: Int)?
+    package var authMode: AuthMode = .lax
+    package var projects: [(id: String, number: String?, serverKeys: [String])] = []
+    package var devices: [(line: Int, body: JSONValue, project: String)] = []
+    package var faults: [JSONValue] = []
+    package var steps: [Step] = []
 
-    public init(name: String, file: String) {
+    package init(name: String, file: String) {
         self.name = name
         self.file = file
     }
 }
 
 /// One step: an action, then what its answer must look like, and values to keep for later steps.
-public struct Step: Sendable {
-    public enum Action: Sendable {
+package struct Step: Sendable {
+    package enum Action: Sendable {
         /// A v1 `messages:send` (`body` is the SendMessageRequest).
         case send(project: String, body: JSONValue)
         /// A legacy `/fcm/send`, JSON or plain-text form, with a server key.
@@ -58,13 +58,13 @@ public struct Step: Sendable {
         case drain(project: String)
     }
 
-    public let line: Int
-    public let keyword: String
-    public let action: Action
+    package let line: Int
+    package let keyword: String
+    package let action: Action
     /// `{status, body, error, headers}` for steps that make a call.
-    public let expect: JSONValue?
+    package let expect: JSONValue?
     /// Variable name → dotted path in the answer's JSON body.
-    public let save: [(String, String)]
+    package let save: [(String, String)]
     /// Run the step this many times; `${i}` is the iteration, from 1.
-    public let times: Int
+    package let times: Int
 }

@@ -7,14 +7,14 @@ import Yams
 
 /// Reads scenario YAML strictly: an unknown key or a wrong type is an error with the file, the
 /// line and a hint, before anything runs.
-public enum ScenarioParser {
+package enum ScenarioParser {
     static let topKeys = ["name", "world", "settings", "start", "auth", "projects", "devices", "faults", "steps"]
     static let actions = [
         "send", "legacy", "request", "state", "uninstall", "refreshToken", "subscribe", "unsubscribe", "advance", "fault", "clearFaults",
         "check", "xmpp", "xmppAck", "upstream", "drain",
     ]
 
-    public static func parse(_ text: String, file: String) throws(ScenarioError) -> Scenario {
+    package static func parse(_ text: String, file: String) throws(ScenarioError) -> Scenario {
         let root: Node?
         do {
             root = try Yams.compose(yaml: text)

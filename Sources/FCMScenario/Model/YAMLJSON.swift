@@ -5,8 +5,8 @@ import Yams
 
 /// YAML nodes as JSON values: plain scalars that read as numbers, booleans or null become them;
 /// quoted scalars stay strings (so `"123"` remains a string, as FCM's string fields need).
-public enum YAMLJSON {
-    public static func json(_ node: Node) -> JSONValue {
+package enum YAMLJSON {
+    package static func json(_ node: Node) -> JSONValue {
         if let mapping = node.mapping { return .object(mapping.map { ($0.key.string ?? "", json($0.value)) }) }
         if let sequence = node.sequence { return .array(sequence.map(json)) }
         guard let scalar = node.scalar else { return .null }
@@ -21,5 +21,5 @@ public enum YAMLJSON {
     }
 
     /// The 1-based line a node starts on.
-    public static func line(_ node: Node) -> Int { (node.mark?.line ?? 0) }
+    package static func line(_ node: Node) -> Int { (node.mark?.line ?? 0) }
 }

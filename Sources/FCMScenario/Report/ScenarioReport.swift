@@ -4,8 +4,8 @@ import FCMXMPP
 
 /// What `fcm-emu run` prints: a line per scenario, and for a failure the step, its YAML line,
 /// each difference, and the recent event log.
-public enum ScenarioReport {
-    public static func line(_ result: ScenarioResult) -> String {
+package enum ScenarioReport {
+    package static func line(_ result: ScenarioResult) -> String {
         let time = String(format: "%.1f ms", result.seconds * 1000)
         guard let failure = result.failure else { return "PASS  \(result.name)  (\(result.file), \(result.steps) steps, \(time))" }
         var out = "FAIL  \(result.name)  (\(result.file))\n"
@@ -19,7 +19,7 @@ public enum ScenarioReport {
         return out
     }
 
-    public static func summary(_ results: [ScenarioResult]) -> String {
+    package static func summary(_ results: [ScenarioResult]) -> String {
         let passed = results.filter(\.passed).count
         return "scenarios: \(passed) passed, \(results.count - passed) failed"
     }
@@ -28,8 +28,8 @@ public enum ScenarioReport {
 /// JUnit XML, one test suite per file and one test case per scenario, for CI dashboards. A file
 /// that could not be read or parsed is a suite of one failed case carrying the error, so a CI
 /// dashboard shows it instead of a green run with one file fewer.
-public enum JUnitReport {
-    public static func xml(_ results: [ScenarioResult], invalid: [ScenarioError] = []) -> String {
+package enum JUnitReport {
+    package static func xml(_ results: [ScenarioResult], invalid: [ScenarioError] = []) -> String {
         let byFile = Dictionary(grouping: results, by: \.file).sorted { $0.key < $1.key }
         var out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n"
         for error in invalid {

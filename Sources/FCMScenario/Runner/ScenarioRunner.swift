@@ -10,7 +10,7 @@ import FCMTransport
 /// Replays a scenario on a virtual clock. Every step goes through the same route table that
 /// network clients hit (parsing, validation, rendering), in process: no sockets, no sleeps.
 /// Checks read the world through the control API, so they see what a test harness would.
-public struct ScenarioRunner {
+package struct ScenarioRunner {
     private let scenario: Scenario
     private let responder: HTTPResponder
     private let emulator: Emulator
@@ -22,7 +22,7 @@ public struct ScenarioRunner {
     /// `${name}`s met that have no value: a typo must fail the step, not send the text as is.
     private let undefined = UndefinedVariables()
 
-    public static func run(_ scenario: Scenario, seed: UInt64? = nil) -> ScenarioResult {
+    package static func run(_ scenario: Scenario, seed: UInt64? = nil) -> ScenarioResult {
         let clock = ContinuousClock()
         let start = clock.now
         var settings = scenario.settings
