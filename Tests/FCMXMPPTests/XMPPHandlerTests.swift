@@ -168,6 +168,36 @@ struct XMPPHandlerTests {
         #expect(!wire.channel.isActive)
     }
 
+    /// A client that sends nothing for `idleTimeoutSeconds` gets `connection-timeout`, however
+    /// much the server writes to it (whitespace keepalives here): only what the client sends
+    /// counts (`ConnectionFloor.Idle.readsOnly`), where HTTP counts both ways.
+    @Test func aSilentClientTimesOutThoughTheServerKeepsWriting() throws {
+        let wire = try Wire {
+            $0.idleTimeoutSeconds = 10
+            $0.keepaliveSeconds = 1
+        }
+        try wire.login()
+        _ = try wire.received()
+        wire.channel.embeddedEventLoop.advanceTime(by: .seconds(9))
+        #expect(try wire.received().contains(" "))
+        #expect(wire.channel.isActive)
+        wire.channel.embeddedEventLoop.advanceTime(by: .seconds(1))
+        #expect(try wire.received().contains("<connection-timeout xmlns=\"urn:ietf:params:xml:ns:xmpp-streams\"/>"))
+        #expect(!wire.channel.isActive)
+    }
+
+    @Test func whatTheClientSendsKeepsItsConnectionOpen() throws {
+        let wire = try Wire { $0.idleTimeoutSeconds = 10 }
+        try wire.login()
+        for _ in 0..<3 {
+            wire.channel.embeddedEventLoop.advanceTime(by: .seconds(6))
+            try wire.send(" ")
+        }
+        #expect(wire.channel.isActive)
+        wire.channel.embeddedEventLoop.advanceTime(by: .seconds(10))
+        #expect(!wire.channel.isActive)
+    }
+
     @Test func aLoggedInConnectionOutlivesTheLoginTimeout() throws {
         let wire = try Wire { $0.loginTimeoutSeconds = 30 }
         try wire.login()

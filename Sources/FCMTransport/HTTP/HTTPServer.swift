@@ -22,47 +22,35 @@ public final class HTTPServer: Sendable {
         host: String, port: Int, responder: HTTPResponder, group: any EventLoopGroup,
         idleTimeout: TimeAmount = .seconds(120), tls: NIOSSLContext? = nil, logger: Logger
     ) async throws -> HTTPServer {
-        let listener = try await Listener.bind(host: host, port: port, group: group) { channel in
-            guard let tls else {
+        let floor = ConnectionFloor(idle: .bothWays(idleTimeout), tls: tls, handshakeFaults: responder, logger: logger)
+        let listener = try await Listener.bind(host: host, port: port, group: group, floor: floor) { channel in
+            guard tls != nil else {
                 return channel.eventLoop.makeCompletedFuture {
-                    try configurePlainHTTP(
-                        channel.pipeline.syncOperations, responder: responder, idleTimeout: idleTimeout, logger: logger)
+                    try addHTTP1(channel.pipeline.syncOperations, responder: responder, logger: logger)
                 }
             }
             // Streams and GOAWAY, if ALPN picks HTTP/2 (HTTP2Connection.swift).
             let http2 = NIOLoopBound(HTTP2Connection(), eventLoop: channel.eventLoop)
-            return channel.eventLoop.makeCompletedFuture {
-                let sync = channel.pipeline.syncOperations
-                try sync.addHandler(SlowHandshakeHandler(responder: responder))
-                try sync.addHandler(IdleTimeoutHandler(timeout: idleTimeout))
-                let trust = TLSTrustLog.pair(logger: logger)
-                try sync.addHandler(trust.sniffer)
-                try sync.addHandler(NIOSSLServerHandler(context: tls))
-                try sync.addHandler(trust.log)
-                // No connection reads faster than it can write (issue 11, row 5).
-                try sync.addHandler(BackPressureHandler())
-            }.flatMap {
-                channel.configureHTTP2SecureUpgrade(
-                    h2ChannelConfigurator: { connection in
-                        connection.configureHTTP2Pipeline(mode: .server, targetWindowSize: 65535) { stream in
-                            stream.eventLoop.makeCompletedFuture {
-                                try configureStream(stream, connection: http2.value, responder: responder, logger: logger)
-                            }
-                        }.flatMapThrowing { _ in
-                            let sync = connection.pipeline.syncOperations
-                            let nio = try sync.handler(type: NIOHTTP2Handler.self)
-                            try sync.addHandler(http2.value.writer, position: .before(nio))
-                            try sync.addHandler(http2.value.events)
+            return channel.configureHTTP2SecureUpgrade(
+                h2ChannelConfigurator: { connection in
+                    connection.configureHTTP2Pipeline(mode: .server, targetWindowSize: 65535) { stream in
+                        stream.eventLoop.makeCompletedFuture {
+                            try configureStream(stream, connection: http2.value, responder: responder, logger: logger)
                         }
-                    },
-                    // HTTP/1.1 over TLS: the plain port's handlers, behind TLS's.
-                    http1ChannelConfigurator: { connection in
-                        connection.eventLoop.makeCompletedFuture {
-                            try addHTTP1(connection.pipeline.syncOperations, responder: responder, logger: logger)
-                        }
+                    }.flatMapThrowing { _ in
+                        let sync = connection.pipeline.syncOperations
+                        let nio = try sync.handler(type: NIOHTTP2Handler.self)
+                        try sync.addHandler(http2.value.writer, position: .before(nio))
+                        try sync.addHandler(http2.value.events)
                     }
-                )
-            }
+                },
+                // HTTP/1.1 over TLS: the plain port's handlers, behind TLS's.
+                http1ChannelConfigurator: { connection in
+                    connection.eventLoop.makeCompletedFuture {
+                        try addHTTP1(connection.pipeline.syncOperations, responder: responder, logger: logger)
+                    }
+                }
+            )
         }
         logger.info(tls == nil ? "HTTP listening" : "HTTPS (h2, http/1.1) listening", metadata: ["address": "\(host):\(listener.port)"])
         return HTTPServer(listener: listener)
@@ -88,11 +76,11 @@ public final class HTTPServer: Sendable {
         try sync.addHandler(handler)
     }
 
-    /// The plain HTTP/1.1 pipeline: idle timeout (reads and writes both count), no reading while
-    /// writes wait, then `addHTTP1`: NIO's request decoder, `HTTP1Connection` (requests in order,
-    /// the 400 for a malformed one, each answer encoded and written once) and the emulator's
-    /// handler. The proxy port is the same with its CONNECT handler in front of the routes. Tests
-    /// build it on an `EmbeddedChannel`.
+    /// The plain port's connection as the listener builds it, on a channel of a test's or the
+    /// bench's: the floor (idle timeout, reads and writes both counting; back pressure), then
+    /// `addHTTP1`: NIO's request decoder, `HTTP1Connection` (requests in order, the 400 for a
+    /// malformed one, each answer encoded and written once) and the emulator's handler. The proxy
+    /// port is the same with its CONNECT handler in front of the routes.
     package static func configurePlainHTTP(
         _ sync: ChannelPipeline.SynchronousOperations, responder: HTTPResponder, idleTimeout: TimeAmount, logger: Logger
     ) throws {
@@ -103,10 +91,7 @@ public final class HTTPServer: Sendable {
         _ sync: ChannelPipeline.SynchronousOperations, responder: HTTPResponder, idleTimeout: TimeAmount, logger: Logger,
         proxy: ProxyRequestHandler?
     ) throws {
-        typealias Names = ProxyRequestHandler.Names
-        try sync.addHandler(IdleTimeoutHandler(timeout: idleTimeout))
-        // No connection reads faster than it can write (issue 11, row 5).
-        try sync.addHandler(BackPressureHandler(), name: Names.backPressure)
+        try ConnectionFloor(idle: .bothWays(idleTimeout), logger: logger).add(to: sync)
         try addHTTP1(sync, responder: responder, logger: logger, proxy: proxy)
     }
 

@@ -12,6 +12,8 @@ import NIOCore
 
 /// Fires `IdleStateHandler.IdleStateEvent.all` when a connection has made no progress in either
 /// direction for the timeout (issue 23, item 9); the handlers behind it decide what idle means.
+/// Counting reads only (CCS, `ConnectionFloor.Idle.readsOnly`), it fires `.read` when nothing was
+/// read for the timeout, as NIO's `IdleStateHandler(readTimeout:)` does.
 ///
 /// NIO's `IdleStateHandler(readTimeout:)` counted only bytes read, so a client reading a big
 /// answer slowly (the server's writes still draining into its socket) was cut off mid-body after
@@ -29,13 +31,17 @@ final class IdleTimeoutHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias OutboundOut = IOData
 
     private var progress: Progress
+    /// Whether bytes the peer took of ours count as progress; if not, only reads do.
+    private let countsWrites: Bool
     private var timer: Scheduled<Void>?
     /// Told what each look decided, on the event loop, before it is acted on: tests await the
-    /// handler's looks instead of sleeping. The listeners set none.
+    /// handler's looks instead of sleeping. The listeners set none. Time is the event loop's
+    /// (`EventLoop.now`), so an `EmbeddedEventLoop` moves it when a test advances it.
     var onLook: ((Progress.Action) -> Void)?
 
-    init(timeout: TimeAmount) {
+    init(timeout: TimeAmount, countsWrites: Bool = true) {
         progress = Progress(timeout: timeout, now: .now())
+        self.countsWrites = countsWrites
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -59,7 +65,7 @@ final class IdleTimeoutHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func channelReadComplete(context: ChannelHandlerContext) {
-        progress.read(at: .now())
+        progress.read(at: context.eventLoop.now)
         context.fireChannelReadComplete()
     }
 
@@ -70,8 +76,8 @@ final class IdleTimeoutHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     private func start(context: ChannelHandlerContext) {
         guard timer == nil else { return }
-        progress.read(at: .now())
-        schedule(at: .now() + progress.timeout, context: context)
+        progress.read(at: context.eventLoop.now)
+        schedule(at: context.eventLoop.now + progress.timeout, context: context)
     }
 
     private func schedule(at deadline: NIODeadline, context: ChannelHandlerContext) {
@@ -85,8 +91,8 @@ final class IdleTimeoutHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private func look(context: ChannelHandlerContext) {
         timer = nil
         guard context.channel.isActive else { return }
-        let buffered = try? context.channel.syncOptions?.getOption(.bufferedWritableBytes)
-        let action = progress.look(at: .now(), buffered: buffered)
+        let buffered = countsWrites ? try? context.channel.syncOptions?.getOption(.bufferedWritableBytes) : nil
+        let action = progress.look(at: context.eventLoop.now, buffered: buffered)
         onLook?(action)
         switch action {
         case .lookAgain(let deadline):
@@ -94,8 +100,8 @@ final class IdleTimeoutHandler: ChannelDuplexHandler, RemovableChannelHandler {
         case .idle:
             // Looked at again one timeout on, for a handler behind that keeps the connection
             // (a wait or an event stream, which have timers of their own).
-            schedule(at: .now() + progress.timeout, context: context)
-            context.fireUserInboundEventTriggered(IdleStateHandler.IdleStateEvent.all)
+            schedule(at: context.eventLoop.now + progress.timeout, context: context)
+            context.fireUserInboundEventTriggered(countsWrites ? IdleStateHandler.IdleStateEvent.all : .read)
         }
     }
 }

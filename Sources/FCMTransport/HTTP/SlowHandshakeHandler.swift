@@ -2,10 +2,10 @@
 
 import NIOCore
 
-/// The first handler of a TLS connection: when a `slowHandshake` fault fires (docs/faults.md), the
-/// connection's first bytes (the ClientHello) wait the rule's delay before TLS reads them, so the
-/// handshake, and everything after it, comes that much later: a client's connect timeout can be
-/// tested. The delay is emulator time, waited in wall time at the clock's speed as injected
+/// In front of TLS on the HTTPS port (`ConnectionFloor`): when a `slowHandshake` fault fires
+/// (docs/faults.md), the connection's first bytes (the ClientHello) wait the rule's delay before
+/// TLS reads them, so the handshake, and everything after it, comes that much later: a client's
+/// connect timeout can be tested. The delay is emulator time, waited in wall time at the clock's speed as injected
 /// latency is (a paused or virtual clock does not wait). Removes itself once it has decided.
 final class SlowHandshakeHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer

@@ -4,8 +4,9 @@ import NIOCore
 import NIOPosix
 
 /// A listening socket and the connections it accepted: the one way fcm-emu listens, for HTTP and
-/// HTTPS, the proxy and CCS alike (issue 19, item 1). Each protocol brings only its pipeline;
-/// stopping is the same for all: no new connection, each open one asked to finish
+/// HTTPS, the proxy and CCS alike (issue 19, item 1). Every connection gets the same floor (idle
+/// timeout, TLS, back pressure: `ConnectionFloor`) and each protocol brings only its own handlers
+/// above it; stopping is the same for all: no new connection, each open one asked to finish
 /// (`ChannelShouldQuiesceEvent`), and what is left after the grace period closed.
 public final class Listener: Sendable {
     public let channel: any Channel
@@ -21,10 +22,11 @@ public final class Listener: Sendable {
         self.connections = connections
     }
 
-    /// Binds and returns once the socket listens; `configure` builds each accepted connection's
-    /// pipeline on its event loop, above the `FlushCoalescer` every connection starts with.
+    /// Binds and returns once the socket listens; `configure` adds each accepted connection's
+    /// protocol on its event loop, above the `FlushCoalescer` every connection starts with and the
+    /// `floor`.
     package static func bind(
-        host: String, port: Int, group: any EventLoopGroup,
+        host: String, port: Int, group: any EventLoopGroup, floor: ConnectionFloor,
         configure: @escaping @Sendable (any Channel) -> EventLoopFuture<Void>
     ) async throws -> Listener {
         let connections = OpenConnections()
@@ -41,6 +43,7 @@ public final class Listener: Sendable {
                 // protocol's own handlers.
                 do {
                     try channel.pipeline.syncOperations.addHandler(FlushCoalescer())
+                    try floor.add(to: channel.pipeline.syncOperations)
                 } catch {
                     return channel.eventLoop.makeFailedFuture(error)
                 }

@@ -28,7 +28,7 @@ final class ProxyRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     /// The handlers of the proxy port's pipeline that a tunnel replaces.
     enum Names {
-        static let backPressure = "http-back-pressure", decoder = "http-decoder", connection = "http-connection"
+        static let backPressure = ConnectionFloor.backPressureName, decoder = "http-decoder", connection = "http-connection"
         static let proxy = "proxy-requests", routes = "http-routes"
         /// In this order; the decoder last, so that the bytes it holds after the CONNECT (a
         /// ClientHello sent in the same packet) come out into the tunnel.

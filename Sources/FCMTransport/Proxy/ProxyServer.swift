@@ -32,11 +32,11 @@ public final class ProxyServer: Sendable {
                     + "could tunnel anywhere. Name the hosts to tunnel in proxyTunnelHosts instead.")
         }
         let configuration = ProxyRequestHandler.Configuration(targets: targets, tunnel: tunnel, ownPorts: ownPorts)
-        let listener = try await Listener.bind(host: host, port: port, group: group) { channel in
+        let floor = ConnectionFloor(idle: .bothWays(idleTimeout), logger: logger)
+        let listener = try await Listener.bind(host: host, port: port, group: group, floor: floor) { channel in
             channel.eventLoop.makeCompletedFuture {
                 let front = ProxyRequestHandler(configuration: configuration, emulator: emulator, logger: logger)
-                try HTTPServer.configurePlainHTTP(
-                    channel.pipeline.syncOperations, responder: responder, idleTimeout: idleTimeout, logger: logger, proxy: front)
+                try HTTPServer.addHTTP1(channel.pipeline.syncOperations, responder: responder, logger: logger, proxy: front)
             }
         }
         logger.info("HTTPS proxy listening", metadata: ["address": "\(host):\(listener.port)"])

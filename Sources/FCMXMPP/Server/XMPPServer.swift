@@ -54,27 +54,39 @@ public final class XMPPServer: Sendable {
     ) async throws -> XMPPServer {
         // CCS negotiates no application protocol.
         let (tls, caPath) = try TLSFiles.serverContext(directory: tlsDirectory, alpn: [])
-        let listener = try await Listener.bind(host: configuration.host, port: configuration.port, group: group) { channel in
+        let floor = ConnectionFloor(idle: idle(configuration), tls: tls, logger: logger)
+        let listener = try await Listener.bind(host: configuration.host, port: configuration.port, group: group, floor: floor) {
+            channel in
             channel.eventLoop.makeCompletedFuture {
-                try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls))
-                try configureConnection(
-                    channel.pipeline.syncOperations, emulator: emulator, router: router, configuration: configuration, logger: logger)
+                try addCCS(channel.pipeline.syncOperations, emulator: emulator, router: router, configuration: configuration, logger: logger)
             }
         }
         logger.info("XMPP (CCS, TLS) listening", metadata: ["address": "\(configuration.host):\(listener.port)"])
         return XMPPServer(listener: listener, caCertificatePath: caPath)
     }
 
-    /// A CCS connection's pipeline after TLS; tests build it on an `EmbeddedChannel`.
+    /// A connection silent this long gets `connection-timeout`: only what the client sends counts
+    /// (whitespace keepalives included), as on CCS.
+    private static func idle(_ configuration: Configuration) -> ConnectionFloor.Idle {
+        configuration.idleTimeoutSeconds > 0 ? .readsOnly(.seconds(configuration.idleTimeoutSeconds)) : .never
+    }
+
+    /// A CCS connection as the listener builds it less TLS, on a test's `EmbeddedChannel`: the
+    /// floor (idle timeout; back pressure, so a client that sends and never reads stops being
+    /// read: issue 11, row 7), then CCS.
     static func configureConnection(
         _ sync: ChannelPipeline.SynchronousOperations, emulator: Emulator, router: CCSRouter, configuration: Configuration,
         logger: Logger
     ) throws {
-        // A client that sends and never reads stops being read (issue 11, row 7).
-        try sync.addHandler(BackPressureHandler())
-        if configuration.idleTimeoutSeconds > 0 {
-            try sync.addHandler(IdleStateHandler(readTimeout: .seconds(configuration.idleTimeoutSeconds)))
-        }
+        try ConnectionFloor(idle: idle(configuration), logger: logger).add(to: sync)
+        try addCCS(sync, emulator: emulator, router: router, configuration: configuration, logger: logger)
+    }
+
+    /// CCS itself: the stanza decoder, then the connection's handler.
+    private static func addCCS(
+        _ sync: ChannelPipeline.SynchronousOperations, emulator: Emulator, router: CCSRouter, configuration: Configuration,
+        logger: Logger
+    ) throws {
         try sync.addHandler(ByteToMessageHandler(XMPPStreamDecoder(maxStanzaBytes: configuration.connection.maxStanzaBytes)))
         try sync.addHandler(XMPPConnectionHandler(emulator: emulator, router: router, configuration: configuration, logger: logger))
     }
