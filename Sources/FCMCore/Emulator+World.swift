@@ -37,7 +37,7 @@ extension Emulator {
             var fresh = World(settings: w.settings, start: w.now)
             // Event sequences go on from where they were, so streams resume cleanly after a reset.
             fresh.events = EventLog(for: w.settings, firstSequence: w.events.nextSequence)
-            w = fresh
+            w.replace(with: fresh)
             _ = try? w.createProject(id: DemoProject.id, number: DemoProject.number, serverKeys: [DemoProject.serverKey])
         }
     }

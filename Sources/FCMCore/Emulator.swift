@@ -229,11 +229,11 @@ extension Emulator {
         changeDriver { $0.setSpeed(speed, atWall: $1) }
     }
 
-    /// Ties a wall-driven clock to the world's time from this wall reading on (after an import
-    /// moved the world's clock); no effect on a virtual clock.
+    /// Ties a wall-driven clock to the world's time from this wall reading on, though that time
+    /// is earlier than the clock's (an import at the snapshot's time); no effect on a virtual clock.
     func anchorClock(_ world: inout World) {
         guard let wallMillis else { return }
-        world.clockDriver?.moved(to: world.now, atWall: wallMillis())
+        world.clockDriver?.anchor(at: world.now, atWall: wallMillis())
     }
 
     /// Brings a wall-driven clock up to date; `serve` calls it on a short tick.

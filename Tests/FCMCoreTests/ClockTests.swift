@@ -71,6 +71,38 @@ struct ClockTests {
         #expect(throws: FCMError.self) { try Emulator().setClockSpeed(2) }
     }
 
+    /// A reset or an import replaces the world, never how the clock follows the wall (the
+    /// driver lives in the world: review of issue 19, item 3).
+    @Test func aWallDrivenClockKeepsFollowingAfterAResetAndAnImport() throws {
+        let wall = WallStub()
+        let emu = Emulator(clock: .wall(start: .virtualEpoch, wallMillis: { wall.read() }))
+        try emu.setClockSpeed(2)
+        try emu.reset()
+        wall.set(1000)
+        #expect(emu.now == Instant.virtualEpoch.adding(millis: 2000))
+        #expect(emu.clockStatus.mode == .wall)
+        #expect(emu.clockStatus.speed == 2)
+        emu.restore(emu.worldImage(), clock: .wall)
+        wall.set(2000)
+        #expect(emu.now == Instant.virtualEpoch.adding(millis: 4000))
+        #expect(!emu.clockStatus.paused)
+    }
+
+    /// `clock: snapshot` under a wall clock (`serve --import`) resumes at the snapshot's instant,
+    /// as docs/snapshots.md says, and follows the wall from there: it jumped back to the running
+    /// time, so every timer due in between (TTL expiries) fired at the import.
+    @Test func anImportAtTheSnapshotsTimeResumesThereUnderAWallClock() throws {
+        let wall = WallStub()
+        let emu = Emulator(clock: .wall(start: .virtualEpoch, wallMillis: { wall.read() }))
+        wall.set(10_000)
+        let image = emu.worldImage()
+        wall.set(100_000)
+        #expect(emu.restore(image, clock: .snapshot) == Instant.virtualEpoch.adding(millis: 10_000))
+        wall.set(101_000)
+        #expect(emu.now == Instant.virtualEpoch.adding(millis: 11_000))
+        #expect(emu.restore(image, clock: .wall) == Instant.virtualEpoch.adding(millis: 11_000))
+    }
+
     @Test func extremeClockAndHeaderValuesDoNotTrap() throws {
         let w = Harness()
         let d = try w.device(.ios)

@@ -55,6 +55,14 @@ package struct ClockDriver: Sendable {
         virtualAnchor = max(instant, current)
     }
 
+    /// Ties the clock to `instant` at this wall reading, before or after where it was: an import
+    /// resumes the world at the snapshot's own time (`SnapshotClock.snapshot`); following resumes
+    /// from there.
+    package mutating func anchor(at instant: Instant, atWall wall: Int64) {
+        wallAnchor = wall
+        virtualAnchor = instant
+    }
+
     private mutating func reanchor(atWall wall: Int64) {
         virtualAnchor = target(atWall: wall)
         wallAnchor = wall

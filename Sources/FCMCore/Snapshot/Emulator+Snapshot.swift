@@ -18,9 +18,7 @@ extension Emulator {
     package func restore(_ image: WorldImage, clock: SnapshotClock) -> Instant {
         let (now, fanningOut) = withWorld { (w: inout World) -> (Instant, Bool) in
             let current = w.now
-            let driver = w.clockDriver
-            w = image.world
-            w.clockDriver = driver
+            w.replace(with: image.world)
             if clock == .wall, current > w.now { w.advance(to: current) }
             anchorClock(&w)
             for project in w.ccs.waiting.keys { w.ccsWork.insert(project) }

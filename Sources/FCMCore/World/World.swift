@@ -49,6 +49,14 @@ struct World: Sendable {
         events = EventLog(for: settings)
     }
 
+    /// Becomes `other`, keeping how the running emulator's clock follows the wall: a reset or an
+    /// import replaces the world, never the clock's driver.
+    mutating func replace(with other: World) {
+        let driver = clockDriver
+        self = other
+        clockDriver = driver
+    }
+
     // MARK: - Clock
 
     /// Moves the clock forward, firing every timer due on the way in (deadline, sequence) order.
