@@ -58,7 +58,8 @@ public final class XMPPServer: Sendable {
         let listener = try await Listener.bind(host: configuration.host, port: configuration.port, group: group, floor: floor) {
             channel in
             channel.eventLoop.makeCompletedFuture {
-                try addCCS(channel.pipeline.syncOperations, emulator: emulator, router: router, configuration: configuration, logger: logger)
+                try addCCS(
+                    channel.pipeline.syncOperations, emulator: emulator, router: router, configuration: configuration, logger: logger)
             }
         }
         logger.info("XMPP (CCS, TLS) listening", metadata: ["address": "\(configuration.host):\(listener.port)"])

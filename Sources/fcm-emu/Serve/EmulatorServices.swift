@@ -10,8 +10,9 @@ import Synchronization
 /// graceful shutdown, and the group stops its services one at a time, the last first. The order
 /// `[Announcement, EmulatorService, Autosave]` for `serve` therefore stops the autosave first,
 /// then exports and closes the emulator, then withdraws the ready file; `exec`'s
-/// `[EmulatorService, Autosave, command]` stops the command first. The group traps the signals before any service starts, so a harness that sends
-/// SIGTERM the moment it reads the ready file or the banner is heard.
+/// `[EmulatorService, Autosave, command]` stops the command first. The group traps the signals
+/// before any service starts, so a harness that sends SIGTERM the moment it reads the ready file
+/// or the banner is heard.
 enum EmulatorServices {
     /// Runs `services` until a signal or one of them ends; a second signal meanwhile is ignored,
     /// so it does not cut the exit export short.
