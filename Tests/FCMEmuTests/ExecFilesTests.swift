@@ -106,4 +106,24 @@ struct ExecFilesTests {
         #expect(vars["FCM_EMU_SENDER_ID"] == "555" && vars["FCM_EMU_SERVER_KEY"] == "AAAA:mine")
         #expect(vars["CURL_CA_BUNDLE"] == "/b.pem")
     }
+
+    /// A CA variable naming a FIFO (or `/dev/stdin`) held `exec` for good: the open blocked and
+    /// SIGTERM could not end it, and the private folder with the key stayed. It is refused at once
+    /// and the variable kept, with a note that says why.
+    @Test(.timeLimit(.minutes(1)))
+    func aCABundleThatIsAFIFOIsRefusedAtOnce() throws {
+        let directory = try T.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let fifo = directory + "/bundle.pem"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        #expect {
+            try PrivateFiles.read(fifo)
+        } throws: { error in
+            "\(error)".contains("is a FIFO (a pipe), not a regular file")
+        }
+        let merge = PresetEnvironment.mergeBundles(preset: ["SSL_CERT_FILE": fifo], caPEM: "", directory: directory)
+        #expect(merge.values["SSL_CERT_FILE"] == nil)
+        #expect(merge.notes.contains { $0.contains("SSL_CERT_FILE") && $0.contains("FIFO") })
+        #expect(throws: PrivateFiles.Failure.self) { try PrivateFiles.read(directory) }
+    }
 }

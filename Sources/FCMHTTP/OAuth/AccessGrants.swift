@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Crypto
+import FCMCore
 import FCMJSON
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -93,16 +94,18 @@ package final class AccessGrants: Sendable {
     /// service-account keys: a key that cannot be kept still signs this run's tokens.
     private static func loadOrCreateKey(in directory: String?) -> [UInt8] {
         let path = directory.map { $0 + "/" + keyFileName }
-        if let path, let data = FileManager.default.contents(atPath: path), data.count == 32 {
-            return Array(data)
+        if let path, let data = try? StateFile.read(path, limit: 64, followLinks: false), data.count == 32 {
+            return data
         }
         var random = SystemRandomNumberGenerator()
         let key = (0..<32).map { _ in UInt8.random(in: 0...255, using: &random) }
         if let directory, let path {
             try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            _ = FileManager.default.createFile(atPath: path, contents: Data(key), attributes: [.posixPermissions: 0o600])
+            // A new file renamed into place: a link planted at the path is replaced, never
+            // written through (StateFile, docs/security.md).
+            try? StateFile.write(key, to: path, mode: 0o600)
             // Read back: of two instances starting at once on one directory, the last write wins for both.
-            if let kept = FileManager.default.contents(atPath: path), kept.count == 32 { return Array(kept) }
+            if let kept = try? StateFile.read(path, limit: 64, followLinks: false), kept.count == 32 { return kept }
         }
         return key
     }

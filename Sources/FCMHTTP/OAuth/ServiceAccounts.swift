@@ -51,8 +51,8 @@ package final class ServiceAccounts: Sendable {
         directory = stateDirectory.map { $0 + "/service-accounts" }
         guard let directory, let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return }
         for name in names where name.hasSuffix(".json") {
-            guard let data = FileManager.default.contents(atPath: directory + "/" + name),
-                let account = try? Self.load(Array(data))
+            guard let data = try? StateFile.read(directory + "/" + name, limit: 64 << 10, followLinks: false),
+                let account = try? Self.load(data)
             else { continue }
             accounts.withLock { $0[account.clientEmail] = account }
         }
@@ -172,9 +172,9 @@ package final class ServiceAccounts: Sendable {
                 return
             }
             try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            _ = FileManager.default.createFile(
-                atPath: path, contents: Data(JSONValue.object(account.document).encoded(.pretty).utf8),
-                attributes: [.posixPermissions: 0o600])
+            // A new file renamed into place: a link planted at the path is replaced, never
+            // written through (StateFile, docs/security.md).
+            try? StateFile.write(Array(JSONValue.object(account.document).encoded(.pretty).utf8), to: path, mode: 0o600)
         }
     }
 

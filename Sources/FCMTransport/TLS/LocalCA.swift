@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Crypto
+import FCMCore
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
@@ -21,6 +22,9 @@ struct LocalCA {
     ]
     static let ipAddresses: [[UInt8]] = [[127, 0, 0, 1], [UInt8](repeating: 0, count: 15) + [1]]
 
+    /// A CA certificate or key file is a few hundred bytes; anything far larger is not ours.
+    static let maxFileBytes = 64 << 10
+
     /// PEM of the CA certificate, and where it is on disk for clients to trust.
     let certificatePEM: String
     let certificatePath: String
@@ -32,7 +36,12 @@ struct LocalCA {
         let certPath = directory + "/ca.pem"
         let keyPath = directory + "/ca-key.pem"
         let files = FileManager.default
-        if let certData = files.contents(atPath: certPath), let keyData = files.contents(atPath: keyPath) {
+        // Read and written without following a link: one planted in the state directory could
+        // make the CA's key a file of someone else's, or the key's chmod change the file it
+        // points to (StateFile, docs/security.md).
+        if files.fileExists(atPath: certPath), files.fileExists(atPath: keyPath) {
+            let certData = try StateFile.read(certPath, limit: Self.maxFileBytes, followLinks: false)
+            let keyData = try StateFile.read(keyPath, limit: Self.maxFileBytes, followLinks: false)
             let pem = String(decoding: certData, as: UTF8.self)
             let certificate = try Certificate(pemEncoded: pem)
             let key = try P256.Signing.PrivateKey(pemRepresentation: String(decoding: keyData, as: UTF8.self))
@@ -57,9 +66,8 @@ struct LocalCA {
         )
         let pem = try certificate.serializeAsPEM().pemString + "\n"
         try files.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        try Data(key.pemRepresentation.utf8).write(to: URL(fileURLWithPath: keyPath))
-        try files.setAttributes([.posixPermissions: 0o600], ofItemAtPath: keyPath)
-        try Data(pem.utf8).write(to: URL(fileURLWithPath: certPath))
+        try StateFile.write(Array(key.pemRepresentation.utf8), to: keyPath, mode: 0o600)
+        try StateFile.write(Array(pem.utf8), to: certPath, mode: 0o644)
         return LocalCA(certificatePEM: pem, certificatePath: certPath, certificate: certificate, key: key)
     }
 

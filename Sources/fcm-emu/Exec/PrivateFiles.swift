@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
+import FCMCore
 import Foundation
 
 #if canImport(Glibc)
@@ -38,28 +39,13 @@ enum PrivateFiles {
 
     /// Writes `bytes` to `path` with `mode`: a new file next to it (`O_EXCL`, `O_NOFOLLOW`) renamed
     /// over `path`, so whatever was at `path` (a file, a symbolic link) is replaced and nothing it
-    /// pointed to is touched.
+    /// pointed to is touched (`StateFile.write`).
     static func write(_ bytes: some Collection<UInt8>, to path: String, mode: mode_t = 0o600) throws {
-        let url = URL(fileURLWithPath: path)
-        let temporary = url.deletingLastPathComponent().path + "/." + url.lastPathComponent + ".tmp-" + randomSuffix()
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)
-        guard fd >= 0 else { throw Failure(description: "cannot create \(temporary): \(errorText())") }
-        var written = true
-        if fchmod(fd, mode) != 0 { written = false }
-        let data = Array(bytes)
-        var offset = 0
-        while written, offset < data.count {
-            let count = data[offset...].withUnsafeBytes { posixWrite(fd, $0.baseAddress, $0.count) }
-            if count < 0, errno == EINTR { continue }
-            if count <= 0 { written = false } else { offset += count }
+        do {
+            try StateFile.write(bytes, to: path, mode: mode)
+        } catch {
+            throw Failure(description: error.description)
         }
-        let reason = errorText()
-        close(fd)
-        guard written else {
-            unlink(temporary)
-            throw Failure(description: "cannot write \(temporary): \(reason)")
-        }
-        try rename(temporary, over: path)
     }
 
     /// `rename(2)`: replaces a link at `destination` itself, never what it points to.
@@ -71,28 +57,20 @@ enum PrivateFiles {
         }
     }
 
-    /// The bytes of a file the user named (links followed: reading is harmless), up to `limit`.
+    /// The bytes of a regular file the user named (links followed: reading is harmless), up to
+    /// `limit`. A FIFO, a device or `/dev/stdin` named by a CA variable held `exec` for good
+    /// (the open blocked and SIGTERM could not end it); they are refused at once
+    /// (`StateFile.read`).
     static func read(_ path: String, limit: Int = readLimit) throws -> [UInt8] {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            throw Failure(description: "\(path) does not exist")
+        do {
+            return try StateFile.read(path, limit: limit, followLinks: true)
+        } catch {
+            throw Failure(description: error.description)
         }
-        guard !isDirectory.boolValue else { throw Failure(description: "\(path) is a directory") }
-        guard let handle = FileHandle(forReadingAtPath: path) else { throw Failure(description: "cannot read \(path)") }
-        defer { try? handle.close() }
-        let data = (try? handle.read(upToCount: limit + 1)) ?? nil
-        guard let data else { throw Failure(description: "cannot read \(path)") }
-        guard data.count <= limit else { throw Failure(description: "\(path) is over \(limit >> 20) MiB") }
-        return Array(data)
-    }
-
-    private static func randomSuffix() -> String {
-        (0..<12).map { _ in String("abcdefghijklmnopqrstuvwxyz0123456789".randomElement() ?? "x") }.joined()
     }
 
     private static func errorText() -> String { String(cString: strerror(errno)) }
 }
 
-// Outside the enum, where `write` and `rename` name the system calls, not its methods.
-private func posixWrite(_ fd: Int32, _ bytes: UnsafeRawPointer?, _ count: Int) -> Int { write(fd, bytes, count) }
+// Outside the enum, where `rename` names the system call, not its method.
 private func posixRename(_ source: String, _ destination: String) -> Int32 { rename(source, destination) }
