@@ -278,9 +278,17 @@ extension Emulator {
         }
     }
 
-    /// Events matching `query`, oldest first.
-    package func events(_ query: EventQuery) throws(FCMError) -> [Event] {
-        try withWorld { (w: inout World) throws(FCMError) -> [Event] in try w.events(matching: query) }
+    /// The newest events matching `query` (at most its `limit`) logged before sequence `before`,
+    /// oldest first: read a slice of at most `maxScan` events per hold of the world lock, so
+    /// health checks and sends go on between the slices of a query that matches little.
+    package func events(_ query: EventQuery, before: Int? = nil, maxScan: Int = EventRead.maxScan) throws(FCMError) -> [Event] {
+        try read(query, before: before, maxScan: maxScan).matched.reversed()
+    }
+
+    func read(_ query: EventQuery, before: Int?, maxScan: Int) throws(FCMError) -> EventRead {
+        var read = EventRead(before: before)
+        while try withWorld({ (w: inout World) throws(FCMError) -> Bool in try w.advance(&read, matching: query, maxScan: maxScan) }) {}
+        return read
     }
 
     /// Events from sequence `cursor` on that match `query`, a bounded page at a time (streams).

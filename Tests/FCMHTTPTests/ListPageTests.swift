@@ -50,6 +50,40 @@ import Testing
         #expect(Set(names).count == 20_000)
     }
 
+    /// 20,000 subscriptions to topics of 880 bytes: `limit=100000` answered about 20 MB at once
+    /// (115 MB and 470 MB of peak memory with big messages); now a page holds the newest that fit
+    /// in 8 MiB, and `nextBefore` names where the older ones start (`before=`).
+    @Test func theEventsListIsPagedByBytes() throws {
+        let emu = Emulator()
+        for d in 0..<10 {
+            let topics = (0..<2000).map { "d\(d)-t\($0)-" + String(repeating: "x", count: 880) }
+            _ = try emu.createDevice(DeviceSpec(platform: .android, appId: "com.example.app", topics: topics), projectId: DemoProject.id)
+        }
+        let api = InProcess(emu)
+        var before: Int64?
+        var sequences: [Int64] = []
+        var pages = 0
+        repeat {
+            let response = api.call("GET", "/emulator/v1/events?kind=subscribed&limit=100000" + (before.map { "&before=\($0)" } ?? ""))
+            #expect(response.status == 200)
+            #expect(response.body.count < 9 << 20, "page \(pages) is \(response.body.count) bytes")
+            let page = try JSONParser.parse(response.body)
+            let found = page.at("events")?.arrayValue?.compactMap { $0["sequence"]?.int64Value } ?? []
+            #expect(!found.isEmpty)
+            #expect(found == found.sorted())
+            if let oldest = before { #expect(found.allSatisfy { $0 < oldest }) }
+            sequences = found + sequences
+            before = page.at("nextBefore")?.int64Value
+            pages += 1
+        } while before != nil && pages < 20
+        #expect(pages >= 3)
+        #expect(sequences.count == 20_000)
+        #expect(Set(sequences).count == 20_000)
+        // `before` reads the past and `waitFor` waits for what is new: not both.
+        #expect(api.call("GET", "/emulator/v1/events?before=5&waitFor=1").status == 400)
+        #expect(api.call("GET", "/emulator/v1/events?before=-1").status == 400)
+    }
+
     /// 3,000 groups of 20 members: about 11 MB of tokens and names, in pages.
     @Test func aGroupListIsPagedByBytes() throws {
         let emu = Emulator()

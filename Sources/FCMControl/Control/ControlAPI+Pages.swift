@@ -25,7 +25,7 @@ extension ControlAPI {
     }
 
     /// A whole number of ASCII digits only (`Int("+5")` would take the sign).
-    private static func strictCount(_ text: String) -> Int? {
+    static func strictCount(_ text: String) -> Int? {
         guard !text.isEmpty, text.utf8.count <= 18, text.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }) else { return nil }
         return Int(text)
     }

@@ -151,12 +151,14 @@ public struct ControlAPI: Sendable {
     /// `GET …/events?device=&token=&topic=&message=&kind=a,b&since=&until=&limit=`, and
     /// `waitFor=N&timeout=` to answer once N events match (ControlAPI+Live.swift).
     func events(_ request: HTTPRequest, projectId: String?, device: DeviceID?) throws(FCMError) -> HTTPResponse {
-        let query = try eventQuery(request, projectId: projectId, device: device, extra: ["since", "until", "limit"] + Self.waitParameters)
-        let read = { @Sendable () throws(FCMError) -> [Event] in try emulator.events(query) }
-        let answer = { @Sendable (events: [Event]) in
-            ControlJSON.response(.object([("events", .array(events.map { ControlJSON.event($0) }))]))
+        let query = try eventQuery(
+            request, projectId: projectId, device: device, extra: ["since", "until", "limit", "before"] + Self.waitParameters)
+        let before = try Self.sequence(request.queryValue("before"), field: "before")
+        let answer = { @Sendable (events: [Event]) in Self.eventList(events, limit: query.limit) }
+        guard let wait = try waitRequest(request, limit: query.limit) else { return answer(try emulator.events(query, before: before)) }
+        guard before == nil else {
+            throw FCMError(.invalidArgument, "before reads the past; waitFor waits for what is new: use one", field: "before")
         }
-        guard let wait = try waitRequest(request, limit: query.limit) else { return answer(try read()) }
         return try waitingForEvents(wait, query: query, answer: answer)
     }
 

@@ -17,18 +17,13 @@ package struct EventTally: Sendable {
 }
 
 extension World {
-    /// A fresh count of `query`'s matches, as of now.
-    func tally(matching query: EventQuery) throws(FCMError) -> EventTally {
-        let count = try events(matching: query).count
-        return EventTally(count: count, next: events.nextSequence, generation: events.generation, tokenDevice: try tokenDevice(query))
-    }
-
     /// Brings `tally` up to date with at most `maxScan` events looked at; true when it is.
     func advance(_ tally: inout EventTally, matching query: EventQuery, maxScan: Int) throws(FCMError) -> Bool {
-        guard tally.generation == events.generation, tally.next <= events.nextSequence, try tokenDevice(query) == tally.tokenDevice
-        else {
-            tally = try self.tally(matching: query)
-            return true
+        let device = try tokenDevice(query)
+        if tally.generation != events.generation || tally.next > events.nextSequence || device != tally.tokenDevice {
+            // Counted again, from the oldest kept event forward, a bounded slice per call like
+            // any other: a whole-log count here held the lock for a million events.
+            tally = EventTally(count: 0, next: events.oldestSequence, generation: events.generation, tokenDevice: device)
         }
         let start = max(tally.next, events.oldestSequence)
         let end = min(events.nextSequence, start + max(1, maxScan))
@@ -50,20 +45,22 @@ extension World {
 
 extension Emulator {
     /// Events matching `query` (as `events(_:)`) and a tally of them to keep up to date with
-    /// `advance(_:matching:)`, read in one hold of the lock so no event falls between the two.
-    package func eventsTallied(_ query: EventQuery) throws(FCMError) -> (events: [Event], tally: EventTally) {
-        try withWorld { (w: inout World) throws(FCMError) -> (events: [Event], tally: EventTally) in
-            let matched = try w.events(matching: query)
-            let tally = EventTally(
-                count: matched.count, next: w.events.nextSequence, generation: w.events.generation,
-                tokenDevice: query.token.map { w.deviceByToken[$0] ?? w.retiredTokens[$0]?.device }.map { $0.map(Int64.init) } ?? -1)
-            return (matched, tally)
+    /// `advance(_:matching:)`: the tally counts from where the read began, so no event falls
+    /// between the two.
+    package func eventsTallied(_ query: EventQuery, maxScan: Int = EventRead.maxScan) throws(FCMError) -> (
+        events: [Event], tally: EventTally
+    ) {
+        let read = try read(query, before: nil, maxScan: maxScan)
+        let device = try withWorld { (w: inout World) throws(FCMError) -> Int64? in
+            query.token.map { w.deviceByToken[$0] ?? w.retiredTokens[$0]?.device }.map { $0.map(Int64.init) } ?? -1
         }
+        let tally = EventTally(count: read.matched.count, next: read.end, generation: read.generation, tokenDevice: device)
+        return (read.matched.reversed(), tally)
     }
 
     /// Counts what was logged since `tally` last looked, a bounded page per hold of the lock
-    /// (16,384 events); false when more remain.
-    package func advance(_ tally: inout EventTally, matching query: EventQuery, maxScan: Int = 16_384) throws(FCMError) -> Bool {
+    /// (`EventRead.maxScan` events); false when more remain.
+    package func advance(_ tally: inout EventTally, matching query: EventQuery, maxScan: Int = EventRead.maxScan) throws(FCMError) -> Bool {
         let current = tally
         let (updated, done) = try withWorld { (w: inout World) throws(FCMError) -> (EventTally, Bool) in
             var t = current

@@ -17,14 +17,27 @@ extension World {
         }
     }
 
-    func events(matching query: EventQuery) throws(FCMError) -> [Event] {
-        guard let filter = try EventFilter(query, in: self) else { return [] }
-        var matched: [Event] = []
-        for event in events.newestFirst where filter.matches(event, in: self) {
-            matched.append(event)
-            if matched.count >= query.limit { break }
+    /// One slice of a newest-first read (`EventRead`): looks at no more than `maxScan` events
+    /// below the read's cursor, so one hold of the world lock stays short however little the
+    /// query matches in a log of a million. False when the read is over.
+    func advance(_ read: inout EventRead, matching query: EventQuery, maxScan: Int) throws(FCMError) -> Bool {
+        if read.generation != events.generation {
+            // The first slice, or the log was replaced (a reset or an import) between two: the
+            // read starts again on the new log.
+            read = EventRead(before: read.before, log: events)
         }
-        return matched.reversed()
+        guard let filter = try EventFilter(query, in: self) else {
+            read.matched.removeAll()
+            return false
+        }
+        var sequence = min(read.cursor, events.nextSequence) - 1
+        let stop = max(events.oldestSequence, sequence - max(1, maxScan) + 1)
+        while sequence >= stop, read.matched.count < query.limit {
+            if let event = events[sequence: sequence], filter.matches(event, in: self) { read.matched.append(event) }
+            sequence -= 1
+        }
+        read.cursor = sequence + 1
+        return read.matched.count < query.limit && sequence >= events.oldestSequence
     }
 
     /// Events from sequence `cursor` on that match `query`: at most `maxEvents` of them, looking at
@@ -63,6 +76,40 @@ extension World {
         return (start..<events.nextSequence).compactMap { sequence in
             events[sequence: sequence].map { EventNote(kind: $0.kind, device: $0.device, projectId: projectId(of: $0)) }
         }
+    }
+}
+
+/// A read of the newest events that match a query, newest first, made a slice at a time
+/// (`World.advance(_:matching:maxScan:)`, `Emulator.events`): the events logged after it began
+/// are not part of it, and the events it has looked at never change (the log only appends and
+/// drops its oldest).
+package struct EventRead: Sendable {
+    /// Events one hold of the world lock looks at, for reads and tallies alike.
+    package static let maxScan = 16_384
+
+    /// What matched so far, newest first.
+    var matched: [Event] = []
+    /// The sequence the read started below (`before=` of the events list), if any.
+    let before: Int?
+    /// The next event looked at is the one before this sequence.
+    var cursor: Int
+    /// The log the read is of, and the sequence the next event logged after its start gets.
+    let generation: Int
+    let end: Int
+
+    /// A read not begun: its first slice starts it on the current log.
+    init(before: Int?) {
+        self.before = before
+        cursor = before ?? .max
+        generation = -1
+        end = 0
+    }
+
+    init(before: Int?, log: EventLog) {
+        self.before = before
+        cursor = min(before ?? .max, log.nextSequence)
+        generation = log.generation
+        end = log.nextSequence
     }
 }
 

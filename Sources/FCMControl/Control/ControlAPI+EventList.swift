@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import FCMCore
+import FCMJSON
+import FCMTransport
+
+/// The events list's answer: `{"events": [...]}`, oldest first, ending at `maxAnswerBytes` like
+/// every other list (docs/limits.md). A `limit` of 100,000 events of big messages was a 115 MB
+/// answer built whole; now the newest events that fit are kept, and `nextBefore` names the
+/// sequence to ask with `before=` for the older ones.
+extension ControlAPI {
+    static func eventList(_ events: [Event], limit: Int) -> HTTPResponse {
+        var kept: [JSONValue] = []
+        var bytes = 0
+        for event in events.reversed() {
+            let value = ControlJSON.event(event)
+            // The compact text and the pretty layout's indentation and line breaks.
+            bytes += value.encoded().utf8.count + 16
+            if !kept.isEmpty, bytes > maxAnswerBytes { break }
+            kept.append(value)
+        }
+        // More may match below the oldest kept event when the page was cut or the limit reached.
+        let more = kept.count < events.count || events.count >= limit
+        let oldest = events.count - kept.count
+        return ControlJSON.response(
+            .object(omittingNils: [
+                ("events", .array(kept.reversed())),
+                ("nextBefore", more && oldest < events.count ? .int(events[oldest].sequence) : nil),
+            ]))
+    }
+
+    /// An event sequence number in strict decimal (`before=`).
+    static func sequence(_ text: String?, field: String) throws(FCMError) -> Int? {
+        guard let text else { return nil }
+        guard let n = strictCount(text) else {
+            throw FCMError(.invalidArgument, "\(field) must be an event sequence number (0 or more)", field: field)
+        }
+        return n
+    }
+}
