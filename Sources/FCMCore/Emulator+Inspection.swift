@@ -4,15 +4,23 @@ import HeapModule
 
 /// Which devices a device list shows: every filter given must match.
 package struct DeviceQuery: Sendable, Equatable {
-    /// A part of the token, FID or id, or of the name without regard to case.
-    package var text: String?
+    /// A part of the token, FID or id, or of the name without regard to ASCII case.
+    package let text: String?
     package var platform: Platform?
     package var state: DeviceState?
+    /// The text as bytes, for tokens and FIDs (case-sensitive), and folded, for names.
+    private let exact: BytePattern
+    private let folded: BytePattern
+    private let id: DeviceID?
 
     package init(text: String? = nil, platform: Platform? = nil, state: DeviceState? = nil) {
-        self.text = text.flatMap { $0.isEmpty ? nil : $0 }
+        let text = text.flatMap { $0.isEmpty ? nil : $0 }
+        self.text = text
         self.platform = platform
         self.state = state
+        exact = BytePattern(text ?? "", foldingASCIICase: false)
+        folded = BytePattern(text ?? "", foldingASCIICase: true)
+        id = text.flatMap { DeviceID($0) }.flatMap { String($0) == text ? $0 : nil }
     }
 
     var isEmpty: Bool { text == nil && platform == nil && state == nil }
@@ -20,10 +28,10 @@ package struct DeviceQuery: Sendable, Equatable {
     func matches(_ device: Device) -> Bool {
         if let platform, device.platform != platform { return false }
         if let state, device.state != state { return false }
-        guard let text else { return true }
+        guard text != nil else { return true }
         // Tokens and FIDs are matched as written (they are case-sensitive); names as people type them.
-        return device.token.contains(text) || device.fid.contains(text) || String(device.id) == text
-            || (device.name?.lowercased().contains(text.lowercased()) ?? false)
+        return exact.occurs(in: device.token) || exact.occurs(in: device.fid) || (id != nil && device.id == id)
+            || (device.name.map(folded.occurs) ?? false)
     }
 }
 
@@ -64,28 +72,14 @@ extension Emulator {
         projectId: String, matching query: DeviceQuery, offset: Int, limit: Int, maxTopicBytes: Int
     ) throws(FCMError) -> (total: Int, page: [DeviceInfo]) {
         if query.isEmpty { return try devices(projectId: projectId, offset: offset, limit: limit, maxTopicBytes: maxTopicBytes) }
-        return try withWorld { (w: inout World) throws(FCMError) -> (total: Int, page: [DeviceInfo]) in
-            let index = try w.projectIndex(id: projectId)
-            guard let ids = w.projects[Int(index)]?.devices else { return (0, []) }
-            var total = 0
-            var page: [DeviceInfo] = []
-            var bytes = 0
-            var full = false
-            // One pass under the lock: comparing a few strings per device keeps 100,000 devices
-            // to a few milliseconds, and only the page's devices are copied out.
-            for id in ids {
-                guard let device = w.devices[Int(id)], query.matches(device) else { continue }
-                total += 1
-                guard total > offset, !full, page.count < limit else { continue }
-                bytes += device.topicBytes
-                if !page.isEmpty, bytes > maxTopicBytes {
-                    full = true
-                    continue
-                }
-                page.append(w.info(device))
-            }
-            return (total, page)
-        }
+        // A slice of the project's devices per hold of the world lock, so a search of 100,000
+        // devices never keeps a send or a health check waiting for all of them. Only the page's
+        // devices are copied out.
+        var search = DeviceSearch(offset: offset, limit: limit, maxTopicBytes: maxTopicBytes)
+        while try withWorld({ (w: inout World) throws(FCMError) -> Bool in
+            try w.advance(&search, projectId: projectId, matching: query, maxDevices: DeviceSearch.devicesPerHold)
+        }) {}
+        return (search.total, search.page)
     }
 
     /// What a device holds now, in the order it would be delivered (acceptance order).
@@ -140,5 +134,47 @@ extension Emulator {
             }
             return (w.timers.count, page)
         }
+    }
+}
+
+/// A device search made a slice at a time (`Emulator.devices(projectId:matching:...)`).
+struct DeviceSearch {
+    static let devicesPerHold = 4096
+    let offset: Int
+    let limit: Int
+    let maxTopicBytes: Int
+    var total = 0
+    var page: [DeviceInfo] = []
+    var bytes = 0
+    var full = false
+    /// The last device looked at: the next slice starts after it.
+    var last: DeviceID?
+}
+
+extension World {
+    /// Looks at up to `maxDevices` more of the project's devices; false when all have been.
+    func advance(_ search: inout DeviceSearch, projectId: String, matching query: DeviceQuery, maxDevices: Int) throws(FCMError) -> Bool {
+        let index = try projectIndex(id: projectId)
+        guard let ids = projects[Int(index)]?.devices else { return false }
+        var position = ids.startIndex
+        if let last = search.last {
+            // Devices are listed in the order they were made, ids rising; the last one looked at
+            // may have been deleted between two slices.
+            position = ids.firstIndex(of: last).map { $0 + 1 } ?? (ids.firstIndex { $0 > last } ?? ids.endIndex)
+        }
+        let end = min(ids.endIndex, position + max(1, maxDevices))
+        for id in ids[position..<end] {
+            search.last = id
+            guard let device = devices[Int(id)], query.matches(device) else { continue }
+            search.total += 1
+            guard search.total > search.offset, !search.full, search.page.count < search.limit else { continue }
+            search.bytes += device.topicBytes
+            if !search.page.isEmpty, search.bytes > search.maxTopicBytes {
+                search.full = true
+                continue
+            }
+            search.page.append(info(device))
+        }
+        return end < ids.endIndex
     }
 }

@@ -14,7 +14,8 @@ enum WorldFixture {
         settings.tokenRefreshGraceSeconds = 3600
         settings.normalPriorityLatencyMillis = 0
         settings.highPriorityLatencyMillis = 250
-        settings.deviceRateLimit = EmulatorSettings.RateLimit(messages: 1000, windowSeconds: 60)
+        // A day: the windows still count when the snapshot is taken (an ended one is not kept).
+        settings.deviceRateLimit = EmulatorSettings.RateLimit(messages: 1000, windowSeconds: 86_400)
         settings.dozeMaintenanceIntervalSeconds = 600
         let emu = Emulator(settings: settings, clock: .virtual(start: .virtualEpoch))
         let p = DemoProject.id

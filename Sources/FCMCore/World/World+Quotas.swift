@@ -85,8 +85,27 @@ extension World {
             )
         }
         window.count += 1
-        rateWindows[key] = window
+        if rateWindows.updateValue(window, forKey: key) == nil, rateWindows.count >= rateWindowsPruneAt { pruneRateWindows() }
     }
+
+    /// Forgets the windows that have ended: each topic name ever sent to and each device ever
+    /// sent to kept one (about 1 KB with its key) in memory and in every snapshot, also after
+    /// the device was deleted. An ended window counts as no window, so forgetting it changes no
+    /// answer. Swept when the table has doubled since the last sweep, so a send pays for it
+    /// amortized, never the whole table at once in a steady state.
+    mutating func pruneRateWindows() {
+        rateWindows = rateWindows.filter { isLive($0.key, $0.value) }
+        rateWindowsPruneAt = max(Self.minRateWindowsPruneAt, 2 * rateWindows.count)
+    }
+
+    /// Whether a window still counts: its limit is set and it has not ended.
+    func isLive(_ key: String, _ window: RateWindow) -> Bool {
+        let limit = key.utf8.first == UInt8(ascii: "t") ? settings.topicRateLimit : settings.deviceRateLimit
+        guard let limit else { return false }
+        return now.millis(since: window.start) < limit.windowSeconds * 1000
+    }
+
+    static let minRateWindowsPruneAt = 1024
 
     /// A delay as `Retry-After` gives it: whole seconds, rounded up, at least one.
     private static func wholeSeconds(_ millis: Int64) -> Int64 { max(1, (millis + 999) / 1000) }

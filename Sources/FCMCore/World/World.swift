@@ -33,6 +33,8 @@ struct World: Sendable {
 
     var nextStoreSequence: UInt64 = 0
     var rateWindows: [String: RateWindow] = [:]
+    /// The size of `rateWindows` at which the next new window sweeps the ended ones.
+    var rateWindowsPruneAt = World.minRateWindowsPruneAt
     /// FCM's per-project quota windows (`quotas=fcm`), by project index; transient (World+Quotas).
     var quotas: [Int32: ProjectQuotas] = [:]
     var faults = FaultInjector()
