@@ -190,7 +190,7 @@ extension Emulator {
     package func clearInbox(_ reference: String, projectId: String) throws(FCMError) {
         try withWorld { (w: inout World) throws(FCMError) in
             let id = try w.findDevice(reference, projectIndex: w.projectIndex(id: projectId)).id
-            w.devices[Int(id)]?.inbox = []
+            w.emptyInbox(of: id)
         }
     }
 

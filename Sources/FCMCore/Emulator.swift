@@ -76,6 +76,7 @@ public final class Emulator: Sendable {
                 world.advance(to: min(target, .latest))
             }
             defer {
+                world.logInboxTrimming()
                 work = world.ccsWork
                 world.ccsWork = []
                 if world.events.nextSequence != before, !watchers.isEmpty { logged = .some(world.eventNotes(from: before)) }

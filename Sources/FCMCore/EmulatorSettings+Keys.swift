@@ -120,6 +120,13 @@ extension EmulatorSettings {
             guard let n = Int(v), n >= 1 else { throw bad(v, "a positive number") }
             s.maxInboxPerDevice = n
         },
+        Key(name: "maxInboxBytes", example: "256MiB", help: "Bytes all inboxes together may hold (1MiB to 64GiB); the oldest deliveries go first") {
+            s, v throws(FCMError) in
+            guard let n = byteCount(v), EmulatorSettings.maxInboxBytesRange.contains(n) else {
+                throw bad(v, "a size from 1MiB to 64GiB, such as 268435456, 512KiB, 256MiB or 2GiB")
+            }
+            s.maxInboxBytes = n
+        },
     ]
 
     /// Sets the setting named `name` from its text form.

@@ -42,6 +42,7 @@ extension EmulatorSettings {
         try Self.check("deletedSignalWindow", deletedSignalWindowSeconds, Self.durationSecondsRange, unit: "s")
         try Self.check("maxEvents", maxEvents, Self.maxEventsRange)
         try Self.check("maxEventBytes", maxEventBytes, Self.maxEventBytesRange)
+        try Self.check("maxInboxBytes", maxInboxBytes, Self.maxInboxBytesRange)
         try Self.check("maxInboxPerDevice", maxInboxPerDevice, Self.maxInboxPerDeviceRange)
         try Self.check("maxGroupsPerProject", maxGroupsPerProject, Self.maxGroupsPerProjectRange)
         try Self.check("maxProjects", maxProjects, Self.maxProjectsRange)

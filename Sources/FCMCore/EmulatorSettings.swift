@@ -73,6 +73,10 @@ public struct EmulatorSettings: Sendable, Equatable {
     package static let maxEventBytesRange: ClosedRange<Int> = (1 << 20)...(1 << 36)
     /// Deliveries kept per device inbox; the oldest go first.
     package var maxInboxPerDevice = 1000
+    /// What every inbox together may hold (`InboxLedger`); the oldest deliveries go first.
+    package var maxInboxBytes = 256 << 20
+    /// `maxInboxBytes`' range, as `maxEventBytesRange`.
+    package static let maxInboxBytesRange: ClosedRange<Int> = (1 << 20)...(1 << 36)
 
     public init() {}
 

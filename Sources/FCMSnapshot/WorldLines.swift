@@ -67,6 +67,7 @@ enum WorldLines {
             ("maxGroupsPerProject", .int(s.maxGroupsPerProject)), ("maxSendersPerInstance", .int(s.maxSendersPerInstance)),
             ("deviceRateLimit", limit(s.deviceRateLimit)), ("topicRateLimit", limit(s.topicRateLimit)), ("maxEvents", .int(s.maxEvents)),
             ("maxEventBytes", .int(s.maxEventBytes)), ("maxInboxPerDevice", .int(s.maxInboxPerDevice)),
+            ("maxInboxBytes", .int(s.maxInboxBytes)),
             ("maxProjects", .int(s.maxProjects)), ("maxDevices", .int(s.maxDevices)), ("maxFaultRules", .int(s.maxFaultRules)),
             ("quotas", .string(s.fcmQuotas ? "fcm" : "off")), ("quotaMessagesPerMinute", .int(s.quotaMessagesPerMinute)),
             ("quotaSubscriptionsPerSecond", .int(s.quotaSubscriptionsPerSecond)), ("quotaFanOutsInFlight", .int(s.quotaFanOutsInFlight)),
@@ -100,6 +101,8 @@ enum WorldLines {
         // Newer than the format's first version: a snapshot without it keeps the default.
         try optionalCount(&f, "maxEventBytes", into: &s.maxEventBytes)
         s.maxInboxPerDevice = try f.number("maxInboxPerDevice", as: Int.self)
+        // Newer still: a snapshot without it keeps the default.
+        try optionalCount(&f, "maxInboxBytes", into: &s.maxInboxBytes)
         // The caps of issue 23, item 7, newer still: without them a snapshot keeps the defaults.
         try optionalCount(&f, "maxProjects", into: &s.maxProjects)
         try optionalCount(&f, "maxDevices", into: &s.maxDevices)

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
+import DequeModule
+
 /// A device's index in the emulator. Stable for the device's life; never reused.
 package typealias DeviceID = Int32
 
@@ -35,7 +37,10 @@ struct Device: Sendable {
     /// A deleted-messages signal is owed on the next connection ("The 100-message cap", "Long absence").
     var deletedSignalOwed = false
     var store: PendingStore?
-    var inbox: [Delivery] = []
+    var inbox: Deque<Delivery> = []
+    /// How many deliveries ever left the front of `inbox`: the place of `inbox[0]` among all the
+    /// device's deliveries, which `InboxLedger` names them by (wrapping).
+    var inboxBase: UInt32 = 0
     /// What the user sees in the notification tray (`NotificationTray`, at most 50).
     var tray: [TrayEntry] = []
     /// High-priority data messages delivered in the background since a notification was last

@@ -43,6 +43,9 @@ public struct Event: Sendable {
         /// A front refused a request (validation, credentials, quota, fault, unknown token, size):
         /// `call` says which API, project, status and error code the client got; `detail` why.
         case refused
+        /// The oldest deliveries of all inboxes were dropped to keep them within
+        /// `maxInboxBytes`; `detail` says how many.
+        case inboxTrimmed
     }
 
     package let sequence: Int

@@ -30,4 +30,6 @@ public struct Delivery: Sendable {
     package let ttlSeconds: Int64
     /// The collapse key as the app sees it.
     package let collapseKey: String?
+    /// Whether the message's bytes are counted with this delivery (`InboxLedger`).
+    var chargesMessage = false
 }

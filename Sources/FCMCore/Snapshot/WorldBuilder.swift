@@ -164,7 +164,7 @@ package struct WorldBuilder: Sendable {
         device.lastInactiveDiscardAt = r.lastInactiveDiscardAt
         device.deletedSignalOwed = r.deletedSignalOwed
         device.store = r.stored.isEmpty ? nil : r.stored.store
-        device.inbox = r.inbox ?? []
+        device.inbox = Deque(r.inbox ?? [])
         device.tray = r.tray
         device.unshownHighPriority = r.unshownHighPriority
         device.stateGeneration = r.stateGeneration
@@ -287,6 +287,8 @@ package struct WorldBuilder: Sendable {
             }
             world.timers = timers.queue()
         }
+        (world.inboxLedger, world.devices) = InboxLedger.rebuilt(from: world.devices)
+        world.keepInboxesToBytes()
         return WorldImage(world)
     }
 

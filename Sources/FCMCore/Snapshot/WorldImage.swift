@@ -38,7 +38,7 @@ public struct WorldImage: Sendable {
                 ? d.topics.map { ($0.key, $0.value) } : d.topics.sorted { $0.key < $1.key }.map { ($0.key, $0.value) },
             createdAt: d.createdAt,
             lastConnectedAt: d.lastConnectedAt, lastInactiveDiscardAt: d.lastInactiveDiscardAt, deletedSignalOwed: d.deletedSignalOwed,
-            stateGeneration: d.stateGeneration, stored: stored, inbox: inbox ? d.inbox : nil, lastSeenAt: d.lastSeenAt)
+            stateGeneration: d.stateGeneration, stored: stored, inbox: inbox ? Array(d.inbox) : nil, lastSeenAt: d.lastSeenAt)
         record.tray = d.tray
         record.unshownHighPriority = d.unshownHighPriority
         return record

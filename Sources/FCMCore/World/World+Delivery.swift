@@ -157,16 +157,7 @@ extension World {
         if message.api == .xmpp, let device = devices[Int(id)] { queueReceipt(for: message, device: device) }
     }
 
-    private mutating func record(_ delivery: Delivery, for id: DeviceID) {
-        guard var device = devices[Int(id)] else { return }
-        devices[Int(id)] = nil  // keep the inbox uniquely referenced while it grows
-        device.inbox.append(delivery)
-        // Trim in batches (amortised O(1)); readers see only the newest `maxInboxPerDevice`.
-        if device.inbox.count >= 2 * settings.maxInboxPerDevice {
-            device.inbox.removeFirst(device.inbox.count - settings.maxInboxPerDevice)
-        }
-        devices[Int(id)] = device
-    }
+    private mutating func record(_ delivery: Delivery, for id: DeviceID) { keepInInbox(delivery, for: id) }
 
     /// Shows a notification in the device's tray (`NotificationTray`); a shown notification
     /// also clears the count of high-priority messages that showed none.

@@ -91,6 +91,7 @@ extension World {
     /// Removes a device; its token answers as unregistered from now on.
     mutating func removeDevice(_ id: DeviceID, logged: Bool = true) {
         guard let device = devices[Int(id)] else { return }
+        emptyInbox(of: id)
         for topic in device.topics.keys { projects[Int(device.projectIndex)]?.topics[topic]?.remove(id) }
         projects[Int(device.projectIndex)]?.devices.remove(id)
         projects[Int(device.projectIndex)]?.devicesByFid[device.fid] = nil

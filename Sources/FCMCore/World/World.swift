@@ -32,6 +32,8 @@ struct World: Sendable {
     var retiredTokens: [String: RetiredToken] = [:]
 
     var nextStoreSequence: UInt64 = 0
+    /// Every inbox's deliveries, oldest first, and their bytes (`maxInboxBytes`).
+    var inboxLedger = InboxLedger()
     var rateWindows: [String: RateWindow] = [:]
     /// The size of `rateWindows` at which the next new window sweeps the ended ones.
     var rateWindowsPruneAt = World.minRateWindowsPruneAt
