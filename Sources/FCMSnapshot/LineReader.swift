@@ -15,6 +15,8 @@ struct LineReader {
     let file: String
     /// Lines the manifest promises.
     let expectedLines: Int
+    /// Bytes the manifest promises: a file cut or grown without a line's break still differs.
+    var expectedBytes: Int? = nil
 
     /// How many lines the file can hold at most, given its size now and the shortest line its
     /// kind has: room reserved from the manifest's count must not exceed what the file could
@@ -71,6 +73,7 @@ struct LineReader {
         var buffer = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: Self.chunk)
         defer { buffer.deallocate() }
         var filled = 0
+        var total = 0
         let descriptor = handle.fileDescriptor
         while true {
             if filled == buffer.count {
@@ -89,6 +92,7 @@ struct LineReader {
             }
             if count == 0 { break }
             filled += count
+            total += count
             var start = 0
             while start < filled, let found = memchr(base + start, 10, filled - start) {
                 let newline = base.distance(to: found.assumingMemoryBound(to: UInt8.self))
@@ -110,6 +114,9 @@ struct LineReader {
         guard lineNumber == expectedLines else {
             throw SnapshotError(
                 file: file, line: lineNumber + 1, "the file ends after \(lineNumber) lines; the manifest says \(expectedLines)")
+        }
+        if let expectedBytes, total != expectedBytes {
+            throw SnapshotError(file: file, line: nil, "the file holds \(total) bytes; the manifest says \(expectedBytes)")
         }
     }
 }

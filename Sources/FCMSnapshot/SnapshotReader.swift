@@ -17,7 +17,9 @@ package enum SnapshotReader {
         let manifest = try readManifest(directory)
         guard let entry = manifest.files.first(where: { $0.name == SnapshotManifest.credentialsFile }) else { return [] }
         var lines: [JSONValue] = []
-        try LineReader(directory: directory, file: SnapshotManifest.credentialsFile, expectedLines: entry.entry.lines).forEach { _, value in
+        try LineReader(
+            directory: directory, file: SnapshotManifest.credentialsFile, expectedLines: entry.entry.lines, expectedBytes: entry.entry.bytes
+        ).forEach { _, value in
             lines.append(value)
         }
         return lines
@@ -37,7 +39,8 @@ package enum SnapshotReader {
     package static func read(directory: String) throws(SnapshotError) -> (image: WorldImage, manifest: SnapshotManifest) {
         let manifest = try readManifest(directory)
         func reader(_ name: String) -> LineReader {
-            LineReader(directory: directory, file: name, expectedLines: manifest.files.first { $0.name == name }?.entry.lines ?? 0)
+            let entry = manifest.files.first { $0.name == name }?.entry
+            return LineReader(directory: directory, file: name, expectedLines: entry?.lines ?? 0, expectedBytes: entry?.bytes ?? 0)
         }
 
         // world.jsonl first: its first two lines (settings, counters) start the builder; the rest

@@ -65,7 +65,12 @@ package enum SnapshotTar {
         var seen = Set<String>()
         while offset + block <= bytes.count {
             let header = bytes[offset..<offset + block]
-            if header.allSatisfy({ $0 == 0 }) { return }
+            if header.allSatisfy({ $0 == 0 }) {
+                // The end marker (POSIX ustar: zero blocks to the end, padding included);
+                // anything after it is not a snapshot's, and is refused rather than ignored.
+                guard bytes[offset...].allSatisfy({ $0 == 0 }) else { throw refuse("bytes follow the archive's end marker") }
+                return
+            }
             guard checksumMatches(header) else { throw refuse("a header's checksum is wrong at byte \(offset)") }
             guard let size = octal(header.dropFirst(124).prefix(12)), size >= 0 else { throw refuse("a header's size is unreadable") }
             let type = header[header.startIndex + 156]

@@ -74,6 +74,13 @@ import Testing
                 body: Array(damaged.prefix(2000))))
         #expect(refused.status == 400)
         #expect(target.emulator.device(token: token) != nil)
+        // Bytes after the end marker were ignored: now the archive is refused, naming them.
+        let trailed = target.responder.respond(
+            HTTPRequest(
+                method: "POST", target: "/emulator/v1:import", headers: [("Content-Type", "application/x-tar")],
+                body: tar.body + Array("not a snapshot's".utf8) + [UInt8](repeating: 0, count: 496)))
+        #expect(trailed.status == 400)
+        #expect(trailed.bodyText.contains("bytes follow the archive's end marker"))
         // `?format=tar` alone no longer makes a body an import: a page's text/plain POST needs no preflight (issue 23).
         let untyped = target.responder.respond(HTTPRequest(method: "POST", target: "/emulator/v1:import?format=tar", body: tar.body))
         #expect(untyped.status == 415)
@@ -121,7 +128,8 @@ import Testing
         let attributes = try FileManager.default.attributesOfItem(atPath: path)
         #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
         var lines = text.split(separator: "\n").map(String.init)
-        lines[1] = lines[1].replacingOccurrences(of: "BEGIN PRIVATE KEY", with: "BEGIN NOTHING")
+        // As long as what it replaces, so the manifest's byte count still holds.
+        lines[1] = lines[1].replacingOccurrences(of: "BEGIN PRIVATE KEY", with: "BEGIN NOTHING XYZ")
         try (lines.joined(separator: "\n") + "\n").write(toFile: path, atomically: true, encoding: .utf8)
 
         let other = InProcess(Emulator(), fronts: FrontConfiguration(authMode: .lax, stateDirectory: state))

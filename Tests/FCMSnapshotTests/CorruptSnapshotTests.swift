@@ -27,6 +27,10 @@ import Testing
             let data = try Data(contentsOf: URL(fileURLWithPath: path))
             try data.prefix(data.count - 20).write(to: URL(fileURLWithPath: path))
         },
+        // Every line still whole and valid, the file longer than the manifest says (docs/snapshots.md).
+        Damage(description: "bytes not as the manifest says", file: "devices.jsonl", line: nil, says: "the manifest says") { dir in
+            try editLines(dir, "devices.jsonl", fixingManifest: false) { lines in lines[1] += "  " }
+        },
         Damage(description: "missing file", file: "topics.jsonl", line: nil, says: "missing") { dir in
             try FileManager.default.removeItem(atPath: dir + "/topics.jsonl")
         },
@@ -72,20 +76,36 @@ import Testing
         try running.exportSnapshot(to: scratch.sub("before"), options: WorldFixture.options)
         let error = #expect(throws: SnapshotError.self) { try running.importSnapshot(from: scratch.sub("bad"), clock: .snapshot) }
         #expect(error?.file == damage.file)
-        if let line = damage.line { #expect(error?.line == line) } else if damage.file != "topics.jsonl" { #expect(error?.line != nil) }
+        // A missing file and a file's byte count are about no line.
+        if let line = damage.line {
+            #expect(error?.line == line)
+        } else if damage.file != "topics.jsonl", damage.says != "the manifest says" {
+            #expect(error?.line != nil)
+        }
         #expect(error?.description.contains(damage.says) == true, "\(error?.description ?? "no error")")
         try running.exportSnapshot(to: scratch.sub("after"), options: WorldFixture.options)
         #expect(try WorldFixture.files(scratch.sub("before")) == WorldFixture.files(scratch.sub("after")))
     }
 
-    /// Rewrites a file line by line (each line without its newline).
-    static func editLines(_ dir: String, _ file: String, _ edit: (inout [String]) -> Void) throws {
+    /// Rewrites a file line by line (each line without its newline). The manifest's byte count
+    /// follows the edit (`fixingManifest`), so the check that an edit is after is the one that
+    /// answers, not the byte count's.
+    static func editLines(_ dir: String, _ file: String, fixingManifest: Bool = true, _ edit: (inout [String]) -> Void) throws {
         let path = dir + "/" + file
         var lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false).map(
             String.init)
         let trailing = lines.last == ""
         if trailing { lines.removeLast() }
         edit(&lines)
-        try (lines.joined(separator: "\n") + (trailing ? "\n" : "")).write(toFile: path, atomically: true, encoding: .utf8)
+        let text = lines.joined(separator: "\n") + (trailing ? "\n" : "")
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        guard fixingManifest, file != "manifest.json" else { return }
+        let manifestPath = dir + "/manifest.json"
+        let manifest = try String(contentsOfFile: manifestPath, encoding: .utf8)
+        let pattern = "(\"\(NSRegularExpression.escapedPattern(for: file))\"\\s*:\\s*\\{[^}]*\"bytes\"\\s*:\\s*)[0-9]+"
+        let regex = try NSRegularExpression(pattern: pattern)
+        let fixed = regex.stringByReplacingMatches(
+            in: manifest, range: NSRange(manifest.startIndex..., in: manifest), withTemplate: "$1\(text.utf8.count)")
+        try fixed.write(toFile: manifestPath, atomically: true, encoding: .utf8)
     }
 }

@@ -37,6 +37,9 @@ import Testing
         Edit(description: "maxInboxPerDevice raised to 2^40", file: "world.jsonl", line: 1, field: "maxInboxPerDevice", value: String(1 << 40)),
         Edit(description: "a rate window counted to Int64.max", file: "world.jsonl", line: 4, field: "count", value: int64Max),
         Edit(description: "a device created at Int64.min", file: "devices.jsonl", line: 1, field: "createdAt", value: String(Int64.min)),
+        // An inbox's and a tray's deliveries: a TTL is 0 to 2,419,200 s, as FCM takes it.
+        Edit(description: "an inbox TTL at Int64.max", file: "devices.jsonl", line: 4, field: "ttlSeconds", value: int64Max),
+        Edit(description: "a tray TTL below zero", file: "devices.jsonl", line: 2, field: "ttlSeconds", value: "-5"),
     ]
 
     @Test(arguments: edits)

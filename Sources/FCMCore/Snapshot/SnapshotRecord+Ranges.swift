@@ -59,11 +59,20 @@ extension SnapshotRecord.Device {
                 throw SnapshotProblem("device \(id) stores a message with a TTL beyond \(EmulatorSettings.maxTTLSeconds) s")
             }
         }
-        for d in inbox ?? [] { try SnapshotRecord.checkInstant(d.time, "device \(id) inbox time") }
+        for d in inbox ?? [] { try Self.check(d, "device \(id) inbox") }
         guard tray.count <= NotificationTray.capacity else {
             throw SnapshotProblem("device \(id) shows more than \(NotificationTray.capacity) notifications")
         }
-        for entry in tray { try SnapshotRecord.checkInstant(entry.delivery.time, "device \(id) tray time") }
+        for entry in tray { try Self.check(entry.delivery, "device \(id) tray") }
         guard unshownHighPriority >= 0 else { throw SnapshotProblem("device \(id) unshownHighPriority must not be negative") }
+    }
+
+    /// A delivery in an inbox or the tray: its time within the clock's reach, its TTL within
+    /// FCM's four weeks (what the app reads as `ttl`, docs/limits.md).
+    private static func check(_ delivery: Delivery, _ place: @autoclosure () -> String) throws(SnapshotProblem) {
+        try SnapshotRecord.checkInstant(delivery.time, "\(place()) time")
+        guard (0...EmulatorSettings.maxTTLSeconds).contains(delivery.ttlSeconds) else {
+            throw SnapshotProblem("\(place()) holds a delivery with a TTL of \(delivery.ttlSeconds) s, beyond 0 to \(EmulatorSettings.maxTTLSeconds)")
+        }
     }
 }

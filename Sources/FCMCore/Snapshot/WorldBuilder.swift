@@ -97,6 +97,10 @@ package struct WorldBuilder: Sendable {
     package mutating func addDevice(_ r: consuming SnapshotRecord.Device) throws(SnapshotProblem) {
         try checkNextSlot(r.id)
         try r.checkRanges()
+        // What an export writes: a device's inbox is trimmed in batches, so up to twice its cap.
+        guard (r.inbox?.count ?? 0) < 2 * world.settings.maxInboxPerDevice else {
+            throw SnapshotProblem("device \(r.id) holds more deliveries than twice maxInboxPerDevice (\(world.settings.maxInboxPerDevice))")
+        }
         guard liveDevices < world.settings.maxDevices else {
             throw SnapshotProblem("device \(r.id) is past maxDevices (\(world.settings.maxDevices)) of the snapshot's settings")
         }
