@@ -7,8 +7,14 @@ struct FaultInjector: Sendable {
         didSet { reindex() }
     }
     /// For each kind (transport or not) and API, the positions of the rules that can match such a
-    /// call, in order: a call reads only those, not every rule (issue 23, item 7).
+    /// call, in order: a call reads only those, not every rule. Rules for one project are kept
+    /// apart by project, so a call reads only its own project's (1,000 rules for as many
+    /// projects made every send read all of them).
     private var candidates: [Candidates: [Int]] = [:]
+    private var candidatesByProject: [Candidates: [String: [Int]]] = [:]
+    /// Each rule's `route` and `target` as byte patterns, made once per rule set: the call's text
+    /// is searched as bytes, not as `Character`s (`BytePattern`).
+    private var patterns: [(route: BytePattern?, target: BytePattern?)] = []
     /// The positions of the rules that act on TLS handshakes, which no call reads.
     private var handshakeCandidates: [Int] = []
     private(set) var transportRuleCount = 0
@@ -36,6 +42,7 @@ struct FaultInjector: Sendable {
 
     private mutating func reindex() {
         var index: [Candidates: [Int]] = [:]
+        var byProject: [Candidates: [String: [Int]]] = [:]
         handshakeCandidates = []
         for (position, rule) in rules.enumerated() {
             if rule.action.isHandshake {
@@ -43,10 +50,19 @@ struct FaultInjector: Sendable {
                 continue
             }
             for api in rule.match.api.map({ [$0] }) ?? FaultAPI.allCases {
-                index[Candidates(transport: rule.action.isTransport, api: api), default: []].append(position)
+                let key = Candidates(transport: rule.action.isTransport, api: api)
+                if let project = rule.match.project {
+                    byProject[key, default: [:]][project, default: []].append(position)
+                } else {
+                    index[key, default: []].append(position)
+                }
             }
         }
         candidates = index
+        candidatesByProject = byProject
+        patterns = rules.map { rule in
+            (rule.match.route.map { BytePattern($0, foldingASCIICase: false) }, rule.match.target.map { BytePattern($0, foldingASCIICase: false) })
+        }
         transportRuleCount = rules.count { $0.action.isTransport }
         coreRuleCount = rules.count - transportRuleCount
     }
@@ -74,12 +90,17 @@ struct FaultInjector: Sendable {
     mutating func decide(
         _ context: FaultContext, transport: Bool, now: Instant, deviceTokens: (String) -> [String], random: inout SeededRandom
     ) -> FaultRule? {
-        for position in candidates[Candidates(transport: transport, api: context.api)] ?? [] {
+        let key = Candidates(transport: transport, api: context.api)
+        for position in positions(key, projects: context.projects) {
             let rule = rules[position]
             let m = rule.match
-            if let route = m.route, !context.route.contains(route) { continue }
+            if let route = patterns[position].route, !route.occurs(in: context.route) { continue }
             if let project = m.project, !context.projects.contains(project) { continue }
-            if let target = m.target, !context.text.contains(target), !context.tokens.contains(target) { continue }
+            if let target = m.target, let pattern = patterns[position].target, !context.tokens.contains(target),
+                !pattern.occurs(in: context.text)
+            {
+                continue
+            }
             if let device = m.device {
                 let tokens = deviceTokens(device)
                 guard tokens.contains(where: { token in context.tokens.contains(token) || context.text.contains(token) }) else { continue }
@@ -87,6 +108,20 @@ struct FaultInjector: Sendable {
             if fires(rule, now: now, random: &random) { return rule }
         }
         return nil
+    }
+
+    /// The positions of the rules a call of `key` for `projects` may match, in rule order: the
+    /// rules for any project, and those for each of the call's projects.
+    func positions(transport: Bool, api: FaultAPI, projects: [String]) -> [Int] {
+        positions(Candidates(transport: transport, api: api), projects: projects)
+    }
+
+    private func positions(_ key: Candidates, projects: [String]) -> [Int] {
+        let general = candidates[key] ?? []
+        guard let perProject = candidatesByProject[key] else { return general }
+        let own = Set(projects).compactMap { perProject[$0] }
+        guard !own.isEmpty else { return general }
+        return own.reduce(general, +).sorted()
     }
 
     /// The first handshake rule that fires for a new TLS connection, if any.
