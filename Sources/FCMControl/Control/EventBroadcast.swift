@@ -59,9 +59,25 @@ final class EventBroadcast: Sendable {
 
     private final class Bell: Sendable {
         private let rung = Atomic<Bool>(false)
+        /// When the loop last woke its streams, on the loop's own clock (`UInt64.max`: never).
+        private let last = Atomic<UInt64>(.max)
         func ring() -> Bool { !rung.exchange(true, ordering: .acquiringAndReleasing) }
-        func answer() { rung.store(false, ordering: .releasing) }
+        func answer(at now: NIODeadline) {
+            last.store(now.uptimeNanoseconds, ordering: .relaxed)
+            rung.store(false, ordering: .releasing)
+        }
+        /// The earliest the loop wakes its streams again: `wakeInterval` after the last time.
+        func due(after interval: TimeAmount) -> NIODeadline? {
+            let last = last.load(ordering: .relaxed)
+            return last == .max ? nil : .uptimeNanoseconds(last) + interval
+        }
     }
+
+    /// A loop wakes its streams at once when it has not for this long, else this long after it
+    /// last did: at a few events a second each is written as it comes, and under load (1,000
+    /// streams and thousands of events a second made a send 76 times slower, one socket write per
+    /// stream per event) each stream gets one write per interval with all that was logged.
+    static let wakeInterval = TimeAmount.milliseconds(20)
 
     static let maxFrames = 4096
     static let maxBytes = 4 << 20
@@ -119,11 +135,16 @@ final class EventBroadcast: Sendable {
             }
             guard group.rung.ring() else { continue }
             // Whatever each stream finds to do is done on the loop that owns it, one task for all.
-            loop.execute { [weak self] in
-                group.rung.answer()
+            let task = { @Sendable [weak self] in
+                group.rung.answer(at: loop.now)
                 guard let self else { return }
                 let wakes = self.groups.withLock { $0.byLoop[key].map { Array($0.wakes.values) } ?? [] }
                 for wake in wakes { wake() }
+            }
+            if let due = group.rung.due(after: Self.wakeInterval), due > loop.now {
+                loop.scheduleTask(deadline: due, task)
+            } else {
+                loop.execute(task)
             }
         }
     }
