@@ -62,9 +62,12 @@ import FCMTesting
     }
 
     @Test func offUnlessAskedFor() throws {
+        // A quota of one a minute, with quotas themselves off (the default): every send goes through.
         let w = Harness { $0.quotaMessagesPerMinute = 1 }
         let d = try w.device()
         for _ in 0..<5 { try w.sendData(d) }
+        #expect(try w.inbox(d).count == 5)
+        #expect(try w.emu.events(EventQuery(kinds: [.refused])).isEmpty)
     }
 
     @Test func topicSendsAreRefusedAsTopicRate() throws {

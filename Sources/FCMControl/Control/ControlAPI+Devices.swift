@@ -189,7 +189,8 @@ extension ControlAPI {
         guard subscribed <= Self.maxTopicBytesPerCall else {
             throw FCMError(
                 .invalidArgument,
-                "count × topics names \(subscribed) bytes of topic subscriptions; one call makes at most 32 MiB of them: create the devices in smaller batches",
+                "count × topics names \(subscribed) bytes of topic subscriptions; one call makes at most 32 MiB of them: "
+                    + "create the devices in smaller batches",
                 field: "count")
         }
         let shared = Int(count) * topics.reduce(0) { $0 + $1.utf8.count + 8 } > Self.maxAnswerTopicBytes

@@ -104,9 +104,9 @@ public struct WorldImage: Sendable {
 
     /// The windows that still count: an ended one is no window (`World.isLive`).
     package var rateWindows: [SnapshotRecord.RateWindow] {
-        world.rateWindows.filter { world.isLive($0.key, $0.value) }.map { SnapshotRecord.RateWindow(key: $0.key, start: $0.value.start, count: $0.value.count) }.sorted {
-            $0.key < $1.key
-        }
+        world.rateWindows.filter { world.isLive($0.key, $0.value) }
+            .map { SnapshotRecord.RateWindow(key: $0.key, start: $0.value.start, count: $0.value.count) }
+            .sorted { $0.key < $1.key }
     }
 
     package var faults: SnapshotRecord.Faults {

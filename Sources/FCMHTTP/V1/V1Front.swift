@@ -79,7 +79,10 @@ struct V1Front: Sendable {
     /// Google's JSON error (`{"error": {code, message, status, details}}`) for everything.
     static let dialect = Dialect(
         notFound: fallback,
-        tooLarge: { V1Error(status: 413, statusName: "INVALID_ARGUMENT", message: "Request payload size exceeds the limit: \($0) bytes.", details: []).response },
+        tooLarge: {
+            V1Error(status: 413, statusName: "INVALID_ARGUMENT", message: "Request payload size exceeds the limit: \($0) bytes.", details: [])
+                .response
+        },
         refused: refused, injected: injected)
 
     static func refused(_ refusal: AccessPolicy.Refusal) -> HTTPResponse {

@@ -30,9 +30,11 @@ final class TLSTrustLog: ChannelInboundHandler, RemovableChannelHandler {
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         if let alert = Self.untrustedAlert(error) ?? sniffer.untrustedAlert, error is NIOSSLError {
             let peer = context.remoteAddress?.description ?? "a client"
-            logger.warning(
-                "TLS handshake refused by \(peer): it does not trust fcm-emu's CA (\(alert)); run the client under `fcm-emu exec`, or point it at the CA: SSL_CERT_FILE / REQUESTS_CA_BUNDLE / NODE_EXTRA_CA_CERTS=\"$(fcm-emu ca)\" (`fcm-emu env` prints the whole set)"
-            )
+            let text =
+                "TLS handshake refused by \(peer): it does not trust fcm-emu's CA (\(alert)); run the client under `fcm-emu exec`, "
+                + "or point it at the CA: SSL_CERT_FILE / REQUESTS_CA_BUNDLE / NODE_EXTRA_CA_CERTS=\"$(fcm-emu ca)\" "
+                + "(`fcm-emu env` prints the whole set)"
+            logger.warning("\(text)")
         }
         context.fireErrorCaught(error)
     }

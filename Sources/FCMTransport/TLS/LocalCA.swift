@@ -14,7 +14,8 @@ import X509
 /// trusts it once (`fcm-emu ca` prints where it is). Each start issues a fresh leaf certificate
 /// from it for the names clients reach FCM by, so those names can be pointed at the emulator.
 struct LocalCA {
-    /// Names the leaf certificate covers (the hosts the Admin SDKs call: fcm.googleapis.com and the others named in firebase-admin's messaging and token modules).
+    /// Names the leaf certificate covers (the hosts the Admin SDKs call: fcm.googleapis.com and the
+    /// others named in firebase-admin's messaging and token modules).
     static let dnsNames = [
         "localhost", "fcm.googleapis.com", "iid.googleapis.com", "oauth2.googleapis.com", "accounts.google.com",
         "www.googleapis.com", "fcm-xmpp.googleapis.com", "gcm-http.googleapis.com", "android.googleapis.com",

@@ -31,8 +31,10 @@ extension FCMEmu {
         var requests = 200_000
 
         @Option(
-            help:
-                "The API of the in-process request figure: v1 (messages:send), http1 (the same as bytes through the HTTP/1.1 pipeline), legacy (/fcm/send) or xmpp (a CCS stanza)."
+            help: """
+                The API of the in-process request figure: v1 (messages:send), http1 (the same as bytes through the HTTP/1.1 \
+                pipeline), legacy (/fcm/send) or xmpp (a CCS stanza).
+                """
         )
         var api: RequestAPI = .v1
 
@@ -56,10 +58,10 @@ extension FCMEmu {
             print("fcm-emu bench \(FCMEmuVersion.current) (\(ProcessInfo.processInfo.activeProcessorCount) cores)")
             #if DEBUG
                 // A debug build is unoptimised and checks more: its figures are several times a release build's.
-                FileHandle.standardError.write(
-                    Data(
-                        "warning: this is a debug build; its figures are not representative. Build with `swift build -c release` and run .build/release/fcm-emu bench\n"
-                            .utf8))
+                let warning =
+                    "warning: this is a debug build; its figures are not representative. Build with `swift build -c release` "
+                    + "and run .build/release/fcm-emu bench\n"
+                FileHandle.standardError.write(Data(warning.utf8))
             #endif
             if snapshotOnly { return try snapshotRoundTrip() }
             try inProcessSends()

@@ -197,7 +197,9 @@ extension FCMEmu {
                 case .made: plan.javaTrustStore = work + "/truststore.p12"
                 case .noJDK: break
                 case .failed(let reason):
-                    Self.say("fcm-emu exec: WARNING: no Java trust store (\(reason)); JAVA_TOOL_OPTIONS names none, so Java clients will not trust the emulator")
+                    Self.say(
+                        "fcm-emu exec: WARNING: no Java trust store (\(reason)); JAVA_TOOL_OPTIONS names none, "
+                            + "so Java clients will not trust the emulator")
                 }
             }
             return plan

@@ -201,7 +201,8 @@ extension FCMEmu {
                 listeners.append(
                     try await ListenFailure.naming("XMPP, \(setting)", host: options.server.host, port: port) {
                         try await XMPPServer.start(
-                            configuration: configuration, tlsDirectory: server.tlsDirectory, emulator: server.emulator, router: router, group: group, logger: logger)
+                            configuration: configuration, tlsDirectory: server.tlsDirectory, emulator: server.emulator, router: router,
+                            group: group, logger: logger)
                     })
             }
             server.addInfo(
