@@ -14,8 +14,9 @@ extension ControlAPI {
         var bytes = 0
         for event in events.reversed() {
             let value = ControlJSON.event(event)
-            // The compact text and the pretty layout's indentation and line breaks.
-            bytes += value.encoded().utf8.count + 16
+            // As the answer lays it out: pretty, each line indented two levels deeper, a comma.
+            let text = value.encoded(.pretty).utf8
+            bytes += text.count + 4 * (text.count { $0 == UInt8(ascii: "\n") } + 1) + 2
             if !kept.isEmpty, bytes > maxAnswerBytes { break }
             kept.append(value)
         }
