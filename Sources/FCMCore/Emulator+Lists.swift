@@ -2,8 +2,8 @@
 
 /// A page of a list the control API answers with: the entries from an offset, and how many there
 /// are in all. A page ends early once its entries pass a byte budget, so no list (100,000 topics of
-/// up to 900 bytes, 10,000 groups of 20 tokens of up to 4 KiB: about 800 MB) is built whole
-/// (issue 23, item 7); `nextOffset` says where the next page starts.
+/// up to 900 bytes, 10,000 groups of 20 tokens of up to 4 KiB: about 800 MB) is built whole;
+/// `nextOffset` says where the next page starts.
 package struct ListPage<Element: Sendable>: Sendable {
     package let total: Int
     package let offset: Int

@@ -56,7 +56,7 @@ extension Emulator {
 
     /// A project's devices, oldest first, `offset`/`limit` paged. A page also ends before the
     /// topic names it lists pass `maxTopicBytes` (it holds one device at least), since a device
-    /// may hold 2000 names of 900 bytes (issue 23, item 7).
+    /// may hold 2000 names of 900 bytes.
     package func devices(
         projectId: String, offset: Int = 0, limit: Int = .max, maxTopicBytes: Int = .max
     ) throws(FCMError) -> (total: Int, page: [DeviceInfo]) {
@@ -217,7 +217,7 @@ extension Emulator {
     }
 
     /// Accepts a message from `sender` when `admit` lets it in, both in one world call, so nothing
-    /// changes between the check and the send (issue 19, item 3). `admit` is the front's
+    /// changes between the check and the send. `admit` is the front's
     /// credentials rule: it sees the id of the project the sender names (nil when there is none)
     /// and runs under the lock, so keep it to comparisons. Nil, with nothing changed, when it says no.
     package func send(_ request: SendRequest, from sender: Sender, admit: (_ projectId: String?) -> Bool) throws(FCMError) -> SendOutcome? {

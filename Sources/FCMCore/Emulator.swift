@@ -60,7 +60,7 @@ public final class Emulator: Sendable {
     }
 
     /// Runs `body` on the world after bringing a wall-driven clock up to date, in one lock hold
-    /// (issue 19, item 3: the clock's driver lives in the world, not behind a lock of its own).
+    /// (the clock's driver lives in the world, not behind a lock of its own).
     func withWorld<R: Sendable, E: Error>(_ body: (inout World) throws(E) -> R) throws(E) -> R {
         var work: Set<String> = []
         // What was logged, for the watchers' index: `.some(nil)` when too much to list.
@@ -87,8 +87,8 @@ public final class Emulator: Sendable {
 
     /// Calls `onChange` (outside the lock, on the emulator's watcher queue) after events that
     /// may concern `interest` are logged, until the returned watch is cancelled or released.
-    /// Streams and waits use it to read again instead of polling (issue 13); the index by interest
-    /// keeps a send from waking readers of other devices (issue 23).
+    /// Streams and waits use it to read again instead of polling; the index by interest
+    /// keeps a send from waking readers of other devices.
     package func watchEvents(_ interest: EventInterest = .everything, _ onChange: @escaping @Sendable () -> Void) -> EventWatch {
         watchers.add(interest, onChange)
     }

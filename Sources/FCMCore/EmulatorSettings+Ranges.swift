@@ -2,7 +2,7 @@
 
 /// The values each setting may take: what `--set`, config files and scenarios accept (`set`
 /// checks the whole settings after parsing one key) and what a snapshot import accepts, so no
-/// route into the settings can plant a value that a later request overflows on (issue 23, item 6).
+/// route into the settings can plant a value that a later request overflows on.
 extension EmulatorSettings {
     /// Durations, in milliseconds: `DurationText` reads no more than 9e15 ms (about 285,000
     /// years), so `now + duration` always fits an `Int64` (the clock stops at `Instant.latest`).

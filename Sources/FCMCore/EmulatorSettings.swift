@@ -33,12 +33,12 @@ public struct EmulatorSettings: Sendable, Equatable {
     /// not be able to make millions).
     package var maxGroupsPerProject = 10_000
     /// Projects the emulator holds, the demo project included (each may get a service account,
-    /// a 2048-bit RSA key made on first use; issue 23, item 7).
+    /// a 2048-bit RSA key made on first use).
     package var maxProjects = 1000
     /// Devices in all projects together: ~1 KiB each when idle (the `bench` memory figure), so
     /// the default holds a million-device load test with room to spare.
     package var maxDevices = 2_000_000
-    /// Fault rules in force; every request that can be faulted reads them (issue 23, item 7).
+    /// Fault rules in force; every request that can be faulted reads them.
     package var maxFaultRules = 1000
     /// Senders allowed to message one app instance.
     package var maxSendersPerInstance = 100
@@ -95,7 +95,7 @@ public struct EmulatorSettings: Sendable, Equatable {
     /// https://firebase.google.com/docs/cloud-messaging/customize-messages/setting-message-lifespan).
     package static let maxTTLSeconds: Int64 = 2_419_200
     /// The longest collapse key, and the longest app-server message id (CCS `message_id`), kept
-    /// with every stored copy: FCM names no limit, a peer must not choose the memory (issue 11).
+    /// with every stored copy: FCM names no limit, a peer must not choose the memory.
     package static let maxCollapseKeyBytes = 1024
     package static let maxClientMessageIdBytes = 1024
 }

@@ -3,7 +3,7 @@
 import FCMCore
 import FCMJSON
 
-/// A rule answers in its author's words (issue 21, item 2): `GET /faults` gives back the `match`
+/// A rule answers in its author's words: `GET /faults` gives back the `match`
 /// and `action` as posted (`"error": "QUOTA_EXCEEDED"`, `"retryAfter": "10s"`), and the
 /// `faultInjected` event reads `rule r1: status 503, retryAfter 10s`.
 extension FaultRuleCodec {

@@ -32,8 +32,8 @@ package enum FaultRuleCodec {
     ]
 
     /// Bytes (UTF-8) of each text field of a rule (`id`, `match.route`, `match.target`, …): rules are
-    /// listed, exported and matched on every request, so none may be as long as the body allows
-    /// (issue 23, item 7). Routes, ids and tokens are far shorter (an FCM token is about 160 bytes).
+    /// listed, exported and matched on every request, so none may be as long as the body allows.
+    /// Routes, ids and tokens are far shorter (an FCM token is about 160 bytes).
     package static let maxTextBytes = 1024
 
     package static func decode(_ json: JSONValue, defaultId: String) throws(FCMError) -> FaultRule {

@@ -177,7 +177,7 @@ public struct JSONParser {
         }
         if index < bytes.count, bytes[index] == UInt8(ascii: "\"") {
             // ASCII is valid UTF-8 as it stands, and decoding it from contiguous bytes is a copy;
-            // the generic validation costs a thousand instructions a string (issue 19, item 8).
+            // the generic validation costs a thousand instructions a string.
             let end = index
             let string: String
             if ascii {

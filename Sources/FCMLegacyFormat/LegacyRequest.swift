@@ -94,7 +94,7 @@ package enum LegacyJSONReader {
             try LegacyPayload.check(notification: notification)
             LegacyPayload.apply(notification: notification, to: &content)
         }
-        // FCM counts what was sent, once: data and notification keys and values (issue 12, item 14).
+        // FCM counts what was sent, once: data and notification keys and values.
         let notificationSize = try f.object("notification").map { PayloadValue(.object($0)).measuredSize } ?? 0
         content.measuredPayloadSize = content.data.reduce(notificationSize) { $0 + $1.0.utf8.count + $1.1.utf8.count }
         let dryRun = try f.bool("dry_run") ?? false

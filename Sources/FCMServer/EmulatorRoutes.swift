@@ -81,7 +81,7 @@ public enum EmulatorRoutes {
                     response = faults.respond(request, api: resolution.api, dialect: resolution.dialect) {
                         routes.respond(to: $0, resolution)
                     }
-                    // The fronts' refusals become events here, whatever refused them (issue 21, item 1).
+                    // The fronts' refusals become events here, whatever refused them.
                     recorder.record(&response, for: request, api: resolution.api)
                 }
                 response.api = resolution.api.rawValue

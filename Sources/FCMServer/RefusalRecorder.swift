@@ -5,7 +5,7 @@ import FCMHTTP
 import FCMJSON
 import FCMTransport
 
-/// The one place where an FCM front's refusals become `refused` events (issue 21, item 1): every
+/// The one place where an FCM front's refusals become `refused` events: every
 /// answer of the v1, batch, legacy, device-group and IID routes passes here. Fronts note what they
 /// refuse inside a success (legacy per-result errors, IID per-token errors); any error status a
 /// front did not note is read from the answer itself, so a new validation rule, quota or fault is

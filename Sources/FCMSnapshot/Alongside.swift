@@ -5,7 +5,7 @@ import Synchronization
 
 /// Runs `side` on a thread of its own while `main` runs on the caller's, and returns both. A
 /// snapshot's two big files (devices and timers) are independent, so export and import do one
-/// per core: the 5-second target for a million devices (issue 14) is not reachable on one.
+/// per core: the 5-second target for a million devices is not reachable on one.
 /// `side` finishes before this returns, whatever `main` did.
 func alongside<Side: Sendable, Main, Failure: Error>(
     _ side: @escaping @Sendable () -> Side, _ main: () throws(Failure) -> Main

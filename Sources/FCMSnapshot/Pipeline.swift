@@ -4,7 +4,7 @@ import Foundation
 import Synchronization
 
 /// A queue of batches from one producer thread to one consumer thread: an import parses the
-/// device lines on one core while the other puts the parsed devices into the world (issue 14).
+/// device lines on one core while the other puts the parsed devices into the world.
 ///
 /// Unbounded on purpose: the producer runs ahead while the consumer reads the timers, and what
 /// it queues is the world's own memory (strings, stored lists) on its way in, not extra.

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 /// Why a snapshot cannot be read or written, with the file and line at fault, so a person can
-/// open the file and look (issue 14: "a message naming the file and line").
+/// open the file and look ("a message naming the file and line").
 package struct SnapshotError: Error, Sendable, CustomStringConvertible {
     /// The file inside the snapshot directory (`devices.jsonl`), or the directory itself.
     package let file: String

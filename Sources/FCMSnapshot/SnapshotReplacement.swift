@@ -10,7 +10,7 @@ import Synchronization
 #endif
 
 /// Puts a freshly written snapshot directory in place of the one at its name, atomically and
-/// durably (issue 23, item 10):
+/// durably:
 ///
 /// 1. the new copy is written beside the old one, under `.tmp-<pid>-<random>.<name>` (a name no
 ///    snapshot has: names start with a letter or digit), and every file in it and the directory

@@ -103,11 +103,11 @@ enum WorldLines {
         s.maxInboxPerDevice = try f.number("maxInboxPerDevice", as: Int.self)
         // Newer still: a snapshot without it keeps the default.
         try optionalCount(&f, "maxInboxBytes", into: &s.maxInboxBytes)
-        // The caps of issue 23, item 7, newer still: without them a snapshot keeps the defaults.
+        // The caps on what a client can make, newer still: without them a snapshot keeps the defaults.
         try optionalCount(&f, "maxProjects", into: &s.maxProjects)
         try optionalCount(&f, "maxDevices", into: &s.maxDevices)
         try optionalCount(&f, "maxFaultRules", into: &s.maxFaultRules)
-        // Issue 22, items 9 and 13: quotas and token expiry, at their defaults when absent.
+        // Quotas and token expiry, at their defaults when absent.
         if let quotas = try f.optionalString("quotas") {
             guard quotas == "fcm" || quotas == "off" else { throw SnapshotProblem("settings.quotas must be fcm or off") }
             s.fcmQuotas = quotas == "fcm"
@@ -116,7 +116,7 @@ enum WorldLines {
         try optionalCount(&f, "quotaSubscriptionsPerSecond", into: &s.quotaSubscriptionsPerSecond)
         try optionalCount(&f, "quotaFanOutsInFlight", into: &s.quotaFanOutsInFlight)
         try optionalCount(&f, "staleTokenDays", into: &s.staleTokenDays)
-        // Issue 22, item 14; a snapshot without it keeps the default.
+        // Newer too: a snapshot without it keeps the default.
         if let n = try f.optionalInt("deprioritizeAfter") {
             guard let value = Int(exactly: n) else { throw SnapshotProblem("settings.deprioritizeAfter is out of range") }
             s.deprioritizeAfter = value

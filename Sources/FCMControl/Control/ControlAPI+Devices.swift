@@ -11,7 +11,7 @@ extension ControlAPI {
     /// Devices made by one `POST …/devices` with `count`.
     static let maxDevicesPerCall = 10_000
     /// Topic names one device list or creation answer repeats at most: a device may hold 2000
-    /// names of 900 bytes, so 1000 of them made a 1.8 GB answer (issue 23, item 7).
+    /// names of 900 bytes, so 1000 of them made a 1.8 GB answer.
     static let maxAnswerTopicBytes = 8 << 20
     /// The topic names one `POST …/devices` may subscribe, summed over its devices: each device's
     /// names are checked and hashed on the event loop that serves the call, so the work one call

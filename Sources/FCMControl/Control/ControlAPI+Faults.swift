@@ -67,7 +67,7 @@ extension ControlAPI {
 
     /// A rule's id is a path segment (`DELETE …/faults/{id}`): empty, `.` and `..` cannot be one,
     /// since URL parsers drop or fold them (RFC 3986 §5.2.4; WHATWG URL "single-dot segment"),
-    /// which made the dashboard's removal of rule `.` the removal of every rule (issue 23, item 5).
+    /// which made the dashboard's removal of rule `.` the removal of every rule.
     static func checkFaultId(_ id: String) throws(FCMError) {
         guard isPathSegmentId(id) else {
             throw FCMError(.invalidArgument, "A fault rule id is 1–200 bytes, not '.' or '..', and has no '/'", field: "id")

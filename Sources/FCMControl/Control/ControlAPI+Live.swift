@@ -6,7 +6,7 @@ import FCMJSON
 import FCMTransport
 import Synchronization
 
-/// Reads that do not poll (issue 13): `waitFor` on the inbox and the events lists, and the
+/// Reads that do not poll: `waitFor` on the inbox and the events lists, and the
 /// Server-Sent Events stream of the event log. Both are woken by the emulator when events are
 /// logged, so on a virtual or paused clock a wait ends the moment its condition holds.
 extension ControlAPI {
@@ -69,7 +69,7 @@ extension ControlAPI {
     ///
     /// A wake-up does not read the answer again: `progress` counts what was logged since the last
     /// one (a bounded page; `done` false when more remain), and `read` runs once, for the answer.
-    /// Only events that `interest` may concern wake it (issue 23).
+    /// Only events that `interest` may concern wake it.
     func waiting<T: Sendable>(
         _ wait: WaitRequest, interest: EventInterest, current: T, count: @escaping @Sendable (T) -> Int,
         progress: @escaping @Sendable () throws(FCMError) -> (count: Int, done: Bool),

@@ -6,7 +6,7 @@ import FCMTransport
 
 /// Paged list answers: `?offset=N&limit=M`, and `total` and `nextOffset` in the answer. A page
 /// also ends at `maxAnswerBytes` of text (names, keys, tokens and a fixed allowance per entry), so
-/// no list is built whole in memory however large the world (issue 23, item 7).
+/// no list is built whole in memory however large the world.
 extension ControlAPI {
     /// The byte budget of one list page.
     static let maxAnswerBytes = 8 << 20

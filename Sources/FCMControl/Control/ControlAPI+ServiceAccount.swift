@@ -7,7 +7,7 @@ import FCMTransport
 import NIOPosix
 
 /// `GET /emulator/v1/projects/{project}/serviceAccount`: the project's key file. Its key is made
-/// on first request, which takes a 2048-bit RSA generation (issue 23, item 7): on an event loop
+/// on first request, which takes a 2048-bit RSA generation: on an event loop
 /// the request is answered later, when a worker of `KeyPool` has made it, and the loop serves its
 /// other connections meanwhile; past the pool's queue the answer is 503 with `Retry-After`.
 extension ControlAPI {

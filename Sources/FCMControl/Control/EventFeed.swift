@@ -3,7 +3,7 @@
 import FCMCore
 import Synchronization
 
-/// What every event stream of one route table shares (issue 23, item 7): recent events' SSE
+/// What every event stream of one route table shares: recent events' SSE
 /// frames, each encoded once, and the one window of new events they all read (one emulator per
 /// route table), made by the first stream.
 public final class EventFeed: Sendable {

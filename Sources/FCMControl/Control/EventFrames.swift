@@ -6,7 +6,7 @@ import FCMJSON
 import Synchronization
 
 /// The SSE frames of recent events, encoded once for every stream that sends them: each stream
-/// encoding each event for itself made 1,000 streams cost a send 68× its time (issue 23).
+/// encoding each event for itself made 1,000 streams cost a send 68× its time.
 ///
 /// A fixed ring of slots keyed by sequence number, so it holds at most `slots` frames (an event's
 /// frame is a few hundred bytes; a message's payload is at most 4 KiB). A frame is encoded under

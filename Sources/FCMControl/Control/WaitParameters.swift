@@ -4,7 +4,7 @@ import FCMCore
 
 /// `waitFor` and `timeout` as the control API documents them (openapi.json: "a whole number",
 /// "like 500ms or 10s"), and nothing looser: query values are read as they are, with no spaces
-/// trimmed and no sign, hex or exponent (`timeout=0x10` was read as 16 seconds; issue 23).
+/// trimmed and no sign, hex or exponent (`timeout=0x10` was read as 16 seconds).
 enum WaitParameters {
     /// A whole number in plain ASCII digits.
     static func count(_ text: String) -> Int? {

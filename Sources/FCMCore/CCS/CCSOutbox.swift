@@ -9,7 +9,7 @@ import DequeModule
 struct CCSOutbox: Sendable {
     static let maxInFlight = 100
     /// What waits for a project's connections is bounded too: past it the oldest item is dropped
-    /// (a `ccsDropped` event), as a backlog no app server takes cannot grow forever (issue 11).
+    /// (a `ccsDropped` event), as a backlog no app server takes cannot grow forever.
     static let maxWaiting = 10_000
 
     private(set) var waiting: [String: Deque<CCSItem>] = [:]

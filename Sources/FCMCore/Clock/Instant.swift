@@ -13,7 +13,7 @@ public struct Instant: Comparable, Hashable, Sendable, CustomStringConvertible {
     public static let virtualEpoch = Instant(millis: 1_767_225_600_000)
 
     /// 9999-12-31T23:59:59.999Z: the clock goes no further, so that every deadline computed from
-    /// it (now + TTL, + Doze windows, + four weeks) still fits (issue 11, row 9).
+    /// it (now + TTL, + Doze windows, + four weeks) still fits.
     package static let latest = Instant(millis: 253_402_300_799_999)
 
     public static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.millis < rhs.millis }

@@ -8,7 +8,7 @@ package typealias DeviceID = Int32
 /// One install of an app on one device: one registration token, one app (Android package, iOS
 /// bundle id or web origin), its senders, topics and state.
 ///
-/// Kept small on purpose: a million idle devices must fit in under 1 KiB each (issue 2). Empty
+/// Kept small on purpose: a million idle devices must fit in under 1 KiB each. Empty
 /// collections cost nothing, the app id string is shared by every device that was given the same
 /// one, and the store-and-forward queue exists only while something is stored.
 struct Device: Sendable {

@@ -4,7 +4,7 @@ import DequeModule
 import Synchronization
 
 /// The event log: the newest events, at most `EmulatorSettings.maxEvents` of them and at most
-/// `maxEventBytes` counted as `EventLog.approximateBytes` (issue 23: a million events of big
+/// `maxEventBytes` counted as `EventLog.approximateBytes` (a million events of big
 /// messages held about 3 GiB). The oldest go first when either cap is passed, a few per append, so
 /// dropping old events costs the same small amount on every append (a bulk compaction would free
 /// half a million messages at once, under the world's lock).
@@ -84,7 +84,7 @@ struct EventLog: Sendable {
     var all: [Event] { Array(ring) }
 
     /// Kept events, newest first, read in place: a query for the last few events must not copy a
-    /// log of a million under the world lock (issue 11).
+    /// log of a million under the world lock.
     var newestFirst: ReversedCollection<Deque<Event>> { ring.reversed() }
 
     // MARK: - Size

@@ -2,8 +2,8 @@
 
 /// A wait's running count of the events that match its query (`waitFor=N` on an events list),
 /// kept between wake-ups so that each reads only what was logged since the last one: re-running
-/// the query scanned the whole log, up to a million events, for every open wait on every send
-/// (issue 23). Matching events are only ever added to the log, so the count only grows, except
+/// the query scanned the whole log, up to a million events, for every open wait on every send.
+/// Matching events are only ever added to the log, so the count only grows, except
 /// when the log is replaced (a reset or an import) or a token filter comes to name a device:
 /// then it is counted again, once.
 package struct EventTally: Sendable {

@@ -18,8 +18,7 @@ public final class EventWatch: Sendable {
     deinit { owner.remove(id) }
 }
 
-/// What a watcher may care about, so an event wakes only the watchers it may concern (issue 23:
-/// 300 waits on other things each re-read the log on every send). Every set field narrows; a
+/// What a watcher may care about, so an event wakes only the watchers it may concern (300 waits on other things each re-read the log on every send). Every set field narrows; a
 /// project's deletion wakes everyone, since a read that fails is an answer too.
 package struct EventInterest: Sendable {
     /// Only this device's events.
@@ -53,7 +52,7 @@ struct EventNote: Sendable {
 /// Who wants to hear that events were logged. The count is read without the lock, so a world with
 /// no watchers pays one atomic load per change. The thread that logged events calls, outside the
 /// world's lock, only the watchers an event may concern, found through an index by device and
-/// project (issue 23); a call only rings a doorbell, and the reading is done on the watcher's own
+/// project; a call only rings a doorbell, and the reading is done on the watcher's own
 /// event loop, a page of new events at a time.
 final class EventWatchers: Sendable {
     private struct Entry: Sendable {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 /// `refused` and `faultInjected` events: what was asked, of which project, and why it went wrong,
-/// so "why didn't my push arrive?" has an answer in the event log (issue 21, items 1 and 2).
+/// so "why didn't my push arrive?" has an answer in the event log.
 extension World {
     /// A refusal as an event, its texts cut to `Refusal.maxTextBytes` (the log's byte budget
     /// counts what is kept, so a flood of refusals costs no more than the log's caps).

@@ -3,7 +3,7 @@
 import DequeModule
 
 /// A topic or condition message on its way to its recipients. A fan-out to a million devices
-/// would hold the world lock for most of a second, stalling every other client (issue 11), so
+/// would hold the world lock for most of a second, stalling every other client, so
 /// recipients are dispatched in chunks of `FanOut.chunk`, the lock released between chunks.
 /// FCM itself fans out over seconds, so devices reached later see the world as it is then.
 struct FanOut: Sendable {

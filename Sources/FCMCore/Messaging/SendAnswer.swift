@@ -2,7 +2,7 @@
 
 /// Who a front's send request comes from. The core resolves it in the send's own world call, with
 /// the front's credentials rule (`admit`), so no project, key or group changes between the check
-/// and the send (issue 19, item 3).
+/// and the send.
 package enum Sender: Sendable, Equatable {
     /// A project by id or number: the v1 path's, a CCS login's, a legacy bearer's grant.
     case project(String)

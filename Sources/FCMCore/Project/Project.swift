@@ -24,8 +24,8 @@ public struct Project: Sendable, Equatable {
     }
 
     /// Server keys one project may hold, and bytes (UTF-8) in each: every legacy and CCS call
-    /// looks a key up across all projects, and the projects list repeats them all (issue 23,
-    /// item 7). A Firebase server key is about 152 characters ("AAAA…:APA91b…"), and a project
+    /// looks a key up across all projects, and the projects list repeats them all.
+    /// A Firebase server key is about 152 characters ("AAAA…:APA91b…"), and a project
     /// has one or a few (Firebase console, Cloud Messaging tab).
     package static let maxServerKeys = 16
     package static let maxServerKeyBytes = 256

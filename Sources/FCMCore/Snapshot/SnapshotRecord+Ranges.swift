@@ -2,8 +2,8 @@
 
 /// The ranges a snapshot's numbers must fall in, checked at import: a counter at the edge of its
 /// type, or an instant no clock reaches, would make a later ordinary request overflow (a trap
-/// that takes the server down), so they are refused with the file and line instead (issue 23,
-/// item 6). Settings have their ranges in `EmulatorSettings.checkRanges`, shared with `--set`.
+/// that takes the server down), so they are refused with the file and line instead.
+/// Settings have their ranges in `EmulatorSettings.checkRanges`, shared with `--set`.
 extension SnapshotRecord {
     /// Sequence numbers and counts go up by one per request: 2^53 is more than any run reaches
     /// (a million a second for 285 years) and leaves each of them room to count on without

@@ -23,7 +23,7 @@ package enum SnapshotRecord {
 
     /// A device's stored copies in acceptance order, held the way the world holds them: an import
     /// hands them to the world and an export reads them from it without a copy of each list
-    /// (a million devices storing ten copies each, issue 14).
+    /// (a million devices storing ten copies each).
     package struct StoredList: Sendable, RandomAccessCollection {
         var store: PendingStore
 

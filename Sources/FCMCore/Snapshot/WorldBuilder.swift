@@ -57,7 +57,7 @@ package struct WorldBuilder: Sendable {
         guard world.projectIndexById[project.id] == nil, world.projectIndexByNumber[project.number] == nil else {
             throw SnapshotProblem("project '\(project.id)' or number \(project.number) appears twice")
         }
-        // The caps hold for an import as for the API (issue 23, item 7), against the snapshot's own
+        // The caps hold for an import as for the API, against the snapshot's own
         // settings line, which was read first and range-checked: a world exported with
         // `maxProjects=5000` comes back with 5000 projects; one that lists more than its own cap
         // was edited, and is refused at the first project past it.

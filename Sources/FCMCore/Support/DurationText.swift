@@ -3,7 +3,7 @@
 /// Durations as people write them in flags, config files and the control API:
 /// `500ms`, `90s`, `15m`, `2h`, `28d`, a sum like `1h30m`, or a bare number of seconds. Numbers are
 /// plain decimals (`2.5`): not what `Double(_:)` also reads (`0x10`, `1e3`, `+5`, `inf`), which
-/// made `timeout=0x10` a 16-second wait (issue 23).
+/// made `timeout=0x10` a 16-second wait.
 package enum DurationText {
     /// Milliseconds, or nil when the text is not a duration.
     package static func millis(_ text: String) -> Int64? {

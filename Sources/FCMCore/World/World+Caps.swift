@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
-/// The caps on what a client can make in the world (issue 23, item 7): projects, devices and fault
+/// The caps on what a client can make in the world: projects, devices and fault
 /// rules, each a setting. Topics per instance and groups per project are FCM's own limits and keep
 /// FCM's errors (`World+Topics`, `World+Groups`).
 extension FCMError {

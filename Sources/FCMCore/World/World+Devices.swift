@@ -64,7 +64,7 @@ extension World {
         for topic in spec.topics where !IdentifierShape.isValidTopicName(topic) {
             throw FCMError(.invalidArgument, "Invalid topic name '\(topic)'", field: "topics")
         }
-        // The per-instance limit holds however the instance is made (issue 11, row 10).
+        // The per-instance limit holds however the instance is made.
         guard Set(spec.topics).count <= settings.maxTopicsPerInstance else {
             throw FCMError(.tooManyTopics, "An instance is subscribed to at most \(settings.maxTopicsPerInstance) topics", field: "topics")
         }

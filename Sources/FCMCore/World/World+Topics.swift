@@ -7,7 +7,7 @@ extension World {
             return FCMError(.invalidArgument, "Invalid topic name '\(topic)'", field: "topic")
         }
         // Reads single fields, never a copy of the device: a live copy would share its topic
-        // table, so the insertion below would copy all 2000 entries under the lock (issue 23, item 7).
+        // table, so the insertion below would copy all 2000 entries under the lock.
         guard devices[Int(id)]?.tokenValid == true, let projectIndex = devices[Int(id)]?.projectIndex,
             let subscribed = devices[Int(id)]?.topics.count
         else {

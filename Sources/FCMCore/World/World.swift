@@ -12,7 +12,7 @@ struct World: Sendable {
     var settings: EmulatorSettings
     private(set) var now: Instant
     /// How a wall-driven clock (`serve`) follows the wall, nil for a virtual one: here, so a call
-    /// brings the clock up to date in the world's own lock hold (issue 19, item 3). Not part of a
+    /// brings the clock up to date in the world's own lock hold. Not part of a
     /// snapshot: `Emulator.restore` keeps the running emulator's.
     var clockDriver: ClockDriver?
     var timers = TimerQueue()

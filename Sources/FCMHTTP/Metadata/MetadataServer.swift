@@ -4,7 +4,7 @@ import FCMCore
 import FCMJSON
 import FCMTransport
 
-/// The GCE metadata server on the HTTP port (issue 10): with `GCE_METADATA_HOST` (or `_IP`) set to
+/// The GCE metadata server on the HTTP port: with `GCE_METADATA_HOST` (or `_IP`) set to
 /// the emulator, Application Default Credentials in every Admin SDK find "an instance" and take
 /// its service account's access token from here, with no key file at all. The token is one the
 /// emulator honours for `project` (the demo project unless `metadataProject` says otherwise).
@@ -69,7 +69,7 @@ package struct MetadataServer: Sendable {
         return Self.text("computeMetadata/\n")
     }
 
-    /// The project's service account's address, which needs no key (issue 23: naming the
+    /// The project's service account's address, which needs no key (naming the
     /// account made its 2048-bit RSA key on the event loop).
     private func email(_ project: Project) -> String { ServiceAccounts.email(project.id) }
 

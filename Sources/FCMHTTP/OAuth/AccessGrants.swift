@@ -32,7 +32,7 @@ package final class AccessGrants: Sendable {
 
     /// The HMAC key's bytes (`SymmetricKey` is not Sendable; one is made per use).
     private let keyBytes: [UInt8]
-    /// Keys of emulators whose snapshots were imported: their tokens stay good here (issue 14).
+    /// Keys of emulators whose snapshots were imported: their tokens stay good here.
     private let adopted = Mutex<[[UInt8]]>([])
     private let wallSeconds: @Sendable () -> Int64
 

@@ -12,7 +12,7 @@ import FCMSnapshot
 /// The keys the HTTP fronts issue and check: each project's service account and the access-token
 /// signing key. One value per emulator, shared by its routes and by `serve`'s snapshots, which
 /// carry these keys (`credentials.jsonl`) so that key files and cached access tokens keep working
-/// after an import on another machine (issue 14).
+/// after an import on another machine.
 public final class FrontCredentials: Sendable {
     package let accounts: ServiceAccounts
     package let grants: AccessGrants

@@ -6,7 +6,7 @@ import Foundation
 import Synchronization
 import _CryptoExtras
 
-/// Where service-account keys are made (issue 23, item 7): a 2048-bit RSA key takes tens to
+/// Where service-account keys are made: a 2048-bit RSA key takes tens to
 /// hundreds of milliseconds of CPU, so it is made on a worker thread, never on an event loop (which
 /// would stall every connection of that loop) nor under a lock. At most `maxRunning` keys are made
 /// at once and `maxQueued` projects wait for a worker; past that a request is refused (503 with

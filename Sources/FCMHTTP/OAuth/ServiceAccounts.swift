@@ -19,7 +19,7 @@ package struct ServiceAccount: Sendable {
 
 /// Which project ids may keep a service account: at most `cap` accounts are kept (`maxProjects`,
 /// or the projects there are when more), and when that is passed, the accounts of projects that
-/// no longer exist are forgotten, with their key files (issue 23, item 7). They are kept until
+/// no longer exist are forgotten, with their key files. They are kept until
 /// then so that a key file survives a project's re-creation and a restart, as before.
 package struct AccountRoom: Sendable {
     let cap: Int

@@ -100,7 +100,7 @@ struct TokenEndpoint: Sendable {
             return .failure(Failure(error: "invalid_grant", description: "Invalid JWT: exp (expiration time) is not set."))
         }
         let now = wallSeconds()
-        // The claims are the peer's numbers: their difference may not fit (issue 11, row 4).
+        // The claims are the peer's numbers: their difference may not fit.
         let (lifetime, overflowed) = exp.subtractingReportingOverflow(iat)
         guard exp > iat, !overflowed, lifetime <= 3600 + 60, iat <= now + 60, exp >= now - 60 else {
             return .failure(

@@ -21,7 +21,7 @@ struct V1Front: Sendable {
     func send(_ request: HTTPRequest, project: String) -> HTTPResponse {
         // Credentials are answered before the body, as Google's front end does. What they need of
         // the world (the demo-project rule, the grant's project) is weighed in the send's own
-        // world call, so nothing changes between the check and the send (issue 19, item 3).
+        // world call, so nothing changes between the check and the send.
         let credentials = auth.v1Credentials(request)
         if case .refused(let failure) = credentials { return failure.v1.response }
         var target: String?

@@ -93,7 +93,7 @@ extension ScenarioRunner {
         for (key, info_key) in [("state", "state"), ("tokenValid", "tokenValid"), ("stored", "storedCount"), ("topics", "topics")] {
             if let value = expected[key] { out += Matcher.differences(expected: value, actual: info?[info_key], path: key) }
         }
-        // The inbox is what the app received; the tray what the user sees (issue 22, item 6).
+        // The inbox is what the app received; the tray what the user sees.
         for (name, listKey) in [("inbox", "deliveries"), ("tray", "notifications")] {
             guard let list = expected[name] else { continue }
             let answer = try? JSONParser.parse(control("GET", base + "/" + name, nil).body)

@@ -5,14 +5,14 @@ import Logging
 import NIOCore
 import NIOHTTP1
 
-/// One line per answered request at info (issue 11, "logs that explain"): the API, method, path,
+/// One line per answered request at info, so the logs explain: the API, method, path,
 /// status, time taken and project, so a user can see which API their SDK called and what it got.
 /// Refused connections and inputs are logged at debug with the reason.
 package struct AccessLog: Sendable {
     let logger: Logger
 
     /// `api`: the API that answered (`HTTPResponse.api`). `refusals`: what an FCM front refused in
-    /// the answer; the line then says why (issue 21, item 1).
+    /// the answer; the line then says why.
     func answered(
         api: String, method: String, target: String, status: Int, version: HTTPVersion, since start: NIODeadline,
         refusals: [Refusal] = []

@@ -5,7 +5,7 @@ import NIOCore
 import NIOHTTP1
 import Synchronization
 
-/// Waits and event streams on a connection (issue 13). The emulator calls back on whatever thread
+/// Waits and event streams on a connection. The emulator calls back on whatever thread
 /// changed the world; a doorbell turns any number of rings into one task on this channel's loop,
 /// which then reads the world again.
 extension HTTPRequestHandler {
@@ -135,7 +135,7 @@ extension HTTPRequestHandler {
     /// 4 MiB (`tcp_wmem`), so 1,000 subscribers that never read pin at most about 1,000 × 128 KiB
     /// of kernel memory; in the process each holds at most NIO's write-buffer high watermark
     /// (64 KiB) and one page (`EventStreamReader.pageBytes`) before the channel stops being
-    /// writable and `pump` stops reading (issue 23). An HTTP/2 stream shares its connection's
+    /// writable and `pump` stops reading. An HTTP/2 stream shares its connection's
     /// socket with other requests, so only HTTP/1 streams do this.
     static let streamSendBuffer = 64 << 10
 

@@ -11,7 +11,7 @@ import NIOCore
 #endif
 
 /// Fires `IdleStateHandler.IdleStateEvent.all` when a connection has made no progress in either
-/// direction for the timeout (issue 23, item 9); the handlers behind it decide what idle means.
+/// direction for the timeout; the handlers behind it decide what idle means.
 /// Counting reads only (CCS, `ConnectionFloor.Idle.readsOnly`), it fires `.read` when nothing was
 /// read for the timeout, as NIO's `IdleStateHandler(readTimeout:)` does.
 ///

@@ -5,7 +5,7 @@ import NIOCore
 import NIOSSL
 
 /// Says, at warning level and with the fix, when a client ends the TLS handshake because it does
-/// not trust the emulator's CA (issue 23, item 2): the client's alert (unknown_ca,
+/// not trust the emulator's CA: the client's alert (unknown_ca,
 /// bad_certificate, certificate_unknown) is all the server sees, and without this line an SDK
 /// retries for minutes with no word from fcm-emu. Sits after the TLS handler on every TLS
 /// listener (`ConnectionFloor`): the HTTPS port, which the proxy's CONNECTs are joined to, and

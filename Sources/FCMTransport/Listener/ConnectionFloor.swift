@@ -5,11 +5,11 @@ import NIOCore
 import NIOSSL
 
 /// What every accepted connection has beneath its protocol, HTTP, HTTPS, the proxy and CCS alike
-/// (issue 19, item 1), in this order from the socket:
+///, in this order from the socket:
 /// 1. the idle timeout (`IdleTimeoutHandler`), first so it counts the bytes on the wire;
 /// 2. with TLS, TLS from the first byte: a `slowHandshake` fault's hold on the ClientHello where
 ///    the port takes faults, and the log that names a client refusing the local CA (`TLSTrustLog`);
-/// 3. back pressure: no connection reads faster than it can write (issue 11, rows 5 and 7).
+/// 3. back pressure: no connection reads faster than it can write (rows 5 and 7).
 ///
 /// `Listener.bind` lays it under each connection's protocol; tests and the bench lay it on an
 /// `EmbeddedChannel` with `add(to:)`.

@@ -4,7 +4,7 @@ import NIOCore
 
 /// Holds a connection's flushes to the end of its event loop's turn, and then flushes once: the
 /// answers to every connection that was readable in one `epoll_wait` go to their sockets back to
-/// back, after all of them were computed (issue 19, item 8; docs/benchmarks.md). Netty's
+/// back, after all of them were computed (docs/benchmarks.md). Netty's
 /// `FlushConsolidationHandler` does this within one connection's reads; here it spans the turn.
 ///
 /// Why it pays: an answer written to a loopback socket wakes the client's thread, which in a

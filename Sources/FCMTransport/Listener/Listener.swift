@@ -4,7 +4,7 @@ import NIOCore
 import NIOPosix
 
 /// A listening socket and the connections it accepted: the one way fcm-emu listens, for HTTP and
-/// HTTPS, the proxy and CCS alike (issue 19, item 1). Every connection gets the same floor (idle
+/// HTTPS, the proxy and CCS alike. Every connection gets the same floor (idle
 /// timeout, TLS, back pressure: `ConnectionFloor`) and each protocol brings only its own handlers
 /// above it; stopping is the same for all: no new connection, each open one asked to finish
 /// (`ChannelShouldQuiesceEvent`), and what is left after the grace period closed.

@@ -4,7 +4,7 @@ import NIOCore
 import Synchronization
 
 /// A listener's open connections, so that a shutdown lets them finish rather than cutting them
-/// (issue 19, item 2): each is asked to quiesce (`ChannelShouldQuiesceEvent`), which
+///: each is asked to quiesce (`ChannelShouldQuiesceEvent`), which
 /// `HTTP1Connection` answers by closing an idle connection at once and a busy one after its answer,
 /// `HTTP2Connection` by a graceful GOAWAY and a close when its streams have ended, and a CCS
 /// connection (FCMXMPP) by `<stream:error><system-shutdown/>` and the stream's end. What is

@@ -5,7 +5,7 @@ import Logging
 import NIOCore
 import NIOHTTP1
 
-/// The proxy port's front (issue 10), behind the same HTTP/1.1 pipeline as the plain port
+/// The proxy port's front, behind the same HTTP/1.1 pipeline as the plain port
 /// (`HTTPServer.configurePlainHTTP`: idle timeout, backpressure, `HTTP1Connection`): a `CONNECT`
 /// to one of Google's hosts is joined to the emulator's own port for it, whose certificate covers
 /// the name, so the client's TLS, ALPN (h2 or http/1.1) and requests reach the same routes as the

@@ -5,7 +5,7 @@ import Logging
 import NIOCore
 import NIOHTTP1
 
-/// The proxy listener (issue 10): SDKs that honour `HTTPS_PROXY` reach the emulator with no
+/// The proxy listener: SDKs that honour `HTTPS_PROXY` reach the emulator with no
 /// endpoint setting at all. Off by default in `serve` (`--set proxyPort=…`).
 public final class ProxyServer: Sendable {
     private let listener: Listener

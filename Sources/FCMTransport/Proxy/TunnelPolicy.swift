@@ -2,7 +2,7 @@
 
 import NIOCore
 
-/// Where the proxy opens a tunnel to a host it does not stand in for (issue 23, item 8). A
+/// Where the proxy opens a tunnel to a host it does not stand in for. A
 /// tunnel that may go anywhere made the proxy chain through itself (`CONNECT 127.0.0.1:<proxy
 /// port>`, pipelined, until descriptors ran out), reach every service on the machine, and, with
 /// `--host 0.0.0.0`, serve as an open proxy. So:

@@ -5,7 +5,7 @@ extension StringProtocol {
     /// §5.1) and auth schemes (§11.1), byte by byte: a header lookup made a lowercased copy of
     /// every name it passed, several per request.
     /// Inlinable: the fronts call it from other modules, where an unspecialized generic call cost
-    /// a v1 send 7,000 instructions (issue 19, item 9).
+    /// a v1 send 7,000 instructions.
     @inlinable
     package func equalsIgnoringASCIICase(_ other: some StringProtocol) -> Bool {
         // Lengths first: a header lookup compares mostly names of other lengths, and a UTF-8

@@ -4,7 +4,7 @@ import FCMCore
 import NIOCore
 import Synchronization
 
-/// An answer that is not complete when the route returns (issue 13): the transport keeps the
+/// An answer that is not complete when the route returns: the transport keeps the
 /// request open and reads again each time the world logs events, instead of anyone polling.
 /// In-process callers (tests, scenarios, batch parts) see the response it rides on, which holds
 /// what there is now.

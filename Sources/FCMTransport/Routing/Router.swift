@@ -220,7 +220,7 @@ public struct Router: Sendable {
     /// Splits on '/' byte-wise: paths are ASCII on the wire, and grapheme-aware splitting was a
     /// tenth of a request's cost. Empty segments are kept (only the leading '/' is dropped), so
     /// `//`, a trailing '/' and an empty id never fold into a shorter path that means something
-    /// else (issue 23, item 5).
+    /// else.
     package static func split(_ path: String) -> [String] {
         // From the contiguous bytes a segment is one copy (most are small strings, held inline).
         var path = path

@@ -7,7 +7,7 @@ extension CCSItem {
     /// The JSON CCS puts inside `<gcm>` for an upstream message or a receipt
     /// (https://firebase.google.com/docs/cloud-messaging/xmpp-server-ref).
     /// The XMPP front sends it; the control API echoes the upstream message it queued, in CCS's
-    /// words (issue 19, item 6: CCS JSON lives with XMPP).
+    /// words (CCS JSON lives with XMPP).
     package var json: JSONValue {
         switch body {
         case .upstream(let message):

@@ -22,7 +22,7 @@ enum RestrictedXML {
     }
 
     static let maxDepth = 32
-    /// CCS stanzas carry a handful of attributes; a peer could send thousands (issue 11, row 6).
+    /// CCS stanzas carry a handful of attributes; a peer could send thousands.
     static let maxAttributes = 64
 
     /// The name of the tag whose name starts at `from`, up to white space, `/` or `>`.

@@ -25,7 +25,7 @@ public struct XMPPFramer: Sendable {
     private var dropped = 0
     private var phase = Phase.header
     /// The stanza being read: its open elements, outermost first, each parsed once as its start
-    /// tag arrives (issue 19, item 5), and where it began in the stream, for the size cap.
+    /// tag arrives, and where it began in the stream, for the size cap.
     private var open: [OpenElement] = []
     private var stanzaStart: Int?
     /// How far the tag at `scan` has been searched for its end: a tag that arrives a few bytes a

@@ -2,7 +2,7 @@
 
 import NIOCore
 
-/// The framer in a channel's pipeline: a client's bytes in, stream events out (issue 19, item 5).
+/// The framer in a channel's pipeline: a client's bytes in, stream events out.
 /// Every byte is handed to the framer as it arrives, which keeps only a partial tag and builds the
 /// stanza being read, so nothing is left for NIO to hold. A framing error is thrown, and NIO's
 /// `ByteToMessageHandler` passes it on as `errorCaught` and drops the rest of the stream; the

@@ -64,7 +64,7 @@ final class XMPPConnectionHandler: ChannelInboundHandler {
                 logger.info(
                     "XMPP session ended: \(reason)", metadata: ["project": "\(connection.projectId ?? "-")", "peer": "\(peer(context))"])
             case .refused(let refusal):
-                // Info, with the reason: a nack's error code alone does not say why (issue 21, item 1).
+                // Info, with the reason: a nack's error code alone does not say why.
                 logger.info(
                     "XMPP message refused: \(refusal.code): \(Refusal.truncated(refusal.detail))",
                     metadata: [

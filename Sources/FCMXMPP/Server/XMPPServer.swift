@@ -74,7 +74,7 @@ public final class XMPPServer: Sendable {
 
     /// A CCS connection as the listener builds it less TLS, on a test's `EmbeddedChannel`: the
     /// floor (idle timeout; back pressure, so a client that sends and never reads stops being
-    /// read: issue 11, row 7), then CCS.
+    /// read), then CCS.
     static func configureConnection(
         _ sync: ChannelPipeline.SynchronousOperations, emulator: Emulator, router: CCSRouter, configuration: Configuration,
         logger: Logger

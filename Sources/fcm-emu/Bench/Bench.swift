@@ -110,7 +110,7 @@ extension FCMEmu {
 
 extension FCMEmu.Bench {
     /// The latency of token sends while a topic message reaches every subscriber, on a wall clock
-    /// as `serve` runs: the fan-out goes in chunks, so no send waits long for the lock (issue 11,
+    /// as `serve` runs: the fan-out goes in chunks, so no send waits long for the lock (the
     /// target: p99 under 50 ms).
     private func sendsDuringFanOut() throws {
         let emulator = Emulator(clock: .wall(wallMillis: { Int64(Date().timeIntervalSince1970 * 1000) }))

@@ -4,7 +4,7 @@ import FCMControl
 import FCMJSON
 import Foundation
 
-/// The environment that points unmodified SDKs at a running emulator (issue 10): what each Admin
+/// The environment that points unmodified SDKs at a running emulator: what each Admin
 /// SDK honours, from the emulator's info document. `exec` sets it for a command, only where the
 /// caller has not set a variable already.
 struct EnvironmentPlan {

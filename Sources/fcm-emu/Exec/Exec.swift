@@ -119,7 +119,7 @@ extension FCMEmu {
                     return 2
                 }
             }
-            // A directory nobody else can have made or entered: a random name, mode 0700 (issue 23, item 3).
+            // A directory nobody else can have made or entered: a random name, mode 0700.
             let work: String
             do {
                 work = try PrivateFiles.makeDirectory(prefix: "fcm-emu-exec-")
@@ -132,7 +132,7 @@ extension FCMEmu {
             var environment = preset
             let plan = prepare(running, in: work)
             // Set where not set already, and said where a preset value keeps the command from the emulator;
-            // the CA bundles the caller names are merged instead (issue 23, item 2).
+            // the CA bundles the caller names are merged instead.
             for (name, value) in plan.variables where preset[name] == nil { environment[name] = value }
             for line in PresetEnvironment.conflicts(preset: preset, plan: plan.variables, credentials: credentials) {
                 Self.say(line)

@@ -6,7 +6,7 @@ import Foundation
 /// `cacerts` copied into a new file of ours, and the CA imported there with `keytool`, so Java
 /// clients trust the emulator and still the real hosts a tunnel reaches.
 ///
-/// Nothing outside the destination's directory is ever written (issue 23, item 1): on Debian the
+/// Nothing outside the destination's directory is ever written: on Debian the
 /// JDK's `lib/security/cacerts` is a link to `/etc/ssl/certs/java/cacerts`, so the store is made in
 /// a fresh private directory from the bytes read through the link, and renamed over the
 /// destination (replacing whatever link or file was there). It is made fresh each time, and a CA

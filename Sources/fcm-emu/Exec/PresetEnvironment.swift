@@ -2,7 +2,7 @@
 
 import Foundation
 
-/// What `exec` does with variables the caller's environment already sets (issue 23, item 2).
+/// What `exec` does with variables the caller's environment already sets.
 /// Every variable of the plan is set only where it is not set already, except the CA bundles:
 /// a bundle the environment names (as CI images and corporate machines do) is copied with the
 /// emulator's CA added, and the variable points at the copy. A preset variable that keeps the SDK

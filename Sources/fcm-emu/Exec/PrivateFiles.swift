@@ -11,7 +11,7 @@ import Foundation
     import Darwin
 #endif
 
-/// Files `exec` and `env` hand to a command (issue 23, items 1 and 3): a private directory with a
+/// Files `exec` and `env` hand to a command: a private directory with a
 /// name nobody could have taken first, and files written as new regular files and renamed into
 /// place, so a link or file planted at a destination is replaced, never written through.
 enum PrivateFiles {
