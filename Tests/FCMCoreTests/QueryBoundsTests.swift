@@ -9,14 +9,14 @@ import Testing
 /// slice of the devices at a time, and rate-limit windows that have ended are forgotten.
 @Suite("Queries that never hold the world", .timeLimit(.minutes(1)))
 struct QueryBoundsTests {
-    /// 2,000 clock events and one device's two: a query for that device looks at one slice of the
-    /// log per hold of the lock, and the slices together find what one long scan found.
+    /// 2,000 clock events and one topic send: a query for that topic (no index) looks at one slice
+    /// of the log per hold of the lock, and the slices together find what one long scan found.
     @Test func anEventsQueryReadsTheLogASliceAtATime() throws {
         let h = Harness()
-        let a = try h.device(name: "a")
-        try h.sendData(a)
+        let a = try h.device(name: "a", topics: ["news"])
+        _ = try h.emu.send(SendRequest(target: .topic("news"), content: MessageContent(), api: .v1), from: h.project)
         for _ in 0..<2000 { _ = try h.emu.advance(byMillis: 1) }
-        let query = EventQuery(deviceId: a.id, kinds: [.accepted, .delivered])
+        let query = EventQuery(topic: "news", kinds: nil)
         var read = EventRead(before: nil)
         let more = try h.emu.withWorld { (w: inout World) throws(FCMError) -> Bool in try w.advance(&read, matching: query, maxScan: 100) }
         #expect(more)
@@ -25,10 +25,36 @@ struct QueryBoundsTests {
         let sliced = try h.emu.events(query, maxScan: 100)
         let whole = try h.emu.events(query, maxScan: 1 << 30)
         #expect(sliced.map(\.sequence) == whole.map(\.sequence))
-        #expect(sliced.map(\.kind) == [.accepted, .delivered])
+        #expect(sliced.map(\.kind) == [.subscribed, .accepted, .delivered])
+        _ = a
         // `before` reads further back: the event before the delivery is the acceptance.
         let delivered = try #require(sliced.last)
-        #expect(try h.emu.events(query, before: delivered.sequence, maxScan: 7).map(\.kind) == [.accepted])
+        #expect(try h.emu.events(query, before: delivered.sequence, maxScan: 7).map(\.kind) == [.subscribed, .accepted])
+    }
+
+    /// A query by kind or by device reads its index, not the log: a kind that never came is known
+    /// at once however long the log, and a device's events are found among a crowd's.
+    @Test func aKindOrDeviceQueryReadsOnlyItsIndex() throws {
+        let h = Harness()
+        let a = try h.device(name: "a")
+        let b = try h.device(name: "b")
+        try h.sendData(a)
+        for _ in 0..<3000 { try h.sendData(b) }
+        var read = EventRead(before: nil)
+        let more = try h.emu.withWorld { (w: inout World) throws(FCMError) -> Bool in
+            try w.advance(&read, matching: EventQuery(kinds: [.groupDeleted]), maxScan: 100)
+        }
+        #expect(!more, "nothing to look at: the read is over in one slice")
+        #expect(read.matched.isEmpty)
+        let found = try h.emu.events(EventQuery(deviceId: a.id, kinds: [.delivered]), maxScan: 2)
+        #expect(found.count == 1)
+        #expect(try h.emu.events(EventQuery(kinds: [.delivered], limit: 5), maxScan: 2).count == 5)
+        // The index keeps in step with the log as its oldest events go.
+        let small = Harness { $0.maxEvents = 100 }
+        let c = try small.device(name: "c")
+        for _ in 0..<200 { try small.sendData(c) }
+        #expect(try small.emu.events(EventQuery(deviceId: c.id, kinds: [.delivered])).count == 50)
+        #expect(try small.emu.events(EventQuery(kinds: [.accepted], limit: 1000)).count == 50)
     }
 
     /// A wait's tally of a log that was replaced is counted again a slice per call, from the

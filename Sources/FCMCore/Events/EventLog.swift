@@ -17,6 +17,8 @@ struct EventLog: Sendable {
     /// `approximateBytes` of each kept event, in the same order.
     private var sizes: Deque<Int32> = []
     private(set) var bytes = 0
+    /// Sequences by kind and by device, for queries that filter on them.
+    private(set) var index = EventIndex()
     /// The sequence number the next event gets.
     private(set) var nextSequence: Int
     let capacity: Int
@@ -63,12 +65,13 @@ struct EventLog: Sendable {
             Self.fixedBytes + (event.detail.map(Self.stringBytes) ?? 0) + bytes(of: event.message) + bytes(of: event.related)
             + (event.call?.approximateBytes ?? 0)
         ring.append(event)
+        index.add(event)
         sizes.append(Int32(clamping: size))
         bytes += size
         // The newest event stays even when it alone is over the byte cap: a log is never empty
         // right after something happened.
         while ring.count > 1, ring.count > capacity || bytes > maxBytes {
-            ring.removeFirst()
+            index.remove(ring.removeFirst())
             bytes -= Int(sizes.removeFirst())
         }
     }
@@ -89,8 +92,9 @@ struct EventLog: Sendable {
 
     // MARK: - Size
 
-    /// What one event costs beside what it points to: the slot, its size, the optionals.
-    static let fixedBytes = MemoryLayout<Event>.stride + MemoryLayout<Int32>.stride + 16
+    /// What one event costs beside what it points to: the slot, its size, the optionals, and its
+    /// entries in the index by kind and by device.
+    static let fixedBytes = MemoryLayout<Event>.stride + MemoryLayout<Int32>.stride + 16 + 2 * MemoryLayout<Int>.stride
 
     /// A Swift string holds up to 15 UTF-8 bytes inline; longer ones live on the heap with a header.
     static func stringBytes(_ text: String) -> Int {

@@ -30,7 +30,17 @@ extension World {
             read.matched.removeAll()
             return false
         }
-        var sequence = min(read.cursor, events.nextSequence) - 1
+        let below = min(read.cursor, events.nextSequence)
+        // A kind or device filter reads its index: only what may match is looked at.
+        if let indexed = events.index.sequences(kinds: query.kinds, device: filter.device, below: below, limit: max(1, maxScan)) {
+            for sequence in indexed where read.matched.count < query.limit {
+                if let event = events[sequence: sequence], filter.matches(event, in: self) { read.matched.append(event) }
+                read.cursor = sequence
+            }
+            if indexed.isEmpty { read.cursor = events.oldestSequence }
+            return read.matched.count < query.limit && indexed.count == max(1, maxScan) && read.cursor > events.oldestSequence
+        }
+        var sequence = below - 1
         let stop = max(events.oldestSequence, sequence - max(1, maxScan) + 1)
         while sequence >= stop, read.matched.count < query.limit {
             if let event = events[sequence: sequence], filter.matches(event, in: self) { read.matched.append(event) }

@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import DequeModule
+
+/// The event log's sequence numbers by kind and by device, oldest first, so a query that filters
+/// on either reads only what it may match (docs/limits.md): 300 queries for a kind that never
+/// came, over a log of a million events, each read the whole log, and the health checks beside
+/// them waited 8 to 14 s for an event loop. Kept in step with the log: an entry goes when its
+/// event leaves the log (always the oldest, so always the front of its lists).
+struct EventIndex: Sendable {
+    private var byKind: [Event.Kind: Deque<Int>] = [:]
+    private var byDevice: [DeviceID: Deque<Int>] = [:]
+
+    mutating func add(_ event: Event) {
+        byKind[event.kind, default: []].append(event.sequence)
+        if let device = event.device { byDevice[device, default: []].append(event.sequence) }
+    }
+
+    /// `event`, the oldest kept, left the log.
+    mutating func remove(_ event: Event) {
+        if byKind[event.kind]?.first == event.sequence { byKind[event.kind]?.removeFirst() }
+        if let device = event.device, byDevice[device]?.first == event.sequence {
+            byDevice[device]?.removeFirst()
+            if byDevice[device]?.isEmpty == true { byDevice[device] = nil }
+        }
+    }
+
+    /// The sequences of events of one of `kinds`, or of `device`, below `cursor`, newest first:
+    /// at most `limit` of them. Nil when neither narrows the read (the caller scans the log).
+    func sequences(kinds: Set<Event.Kind>?, device: DeviceID?, below cursor: Int, limit: Int) -> [Int]? {
+        if let device {
+            guard let list = byDevice[device] else { return [] }
+            return Self.newest(in: [list], below: cursor, limit: limit)
+        }
+        guard let kinds else { return nil }
+        return Self.newest(in: kinds.compactMap { byKind[$0] }, below: cursor, limit: limit)
+    }
+
+    /// The newest `limit` entries below `cursor` of several ascending lists, newest first.
+    private static func newest(in lists: [Deque<Int>], below cursor: Int, limit: Int) -> [Int] {
+        // Where each list's entries below the cursor end (binary search: the lists ascend).
+        var ends = lists.map { list -> Int in
+            var low = 0
+            var high = list.count
+            while low < high {
+                let middle = (low + high) / 2
+                if list[middle] < cursor { low = middle + 1 } else { high = middle }
+            }
+            return low
+        }
+        var found: [Int] = []
+        while found.count < limit {
+            var best: (list: Int, sequence: Int)?
+            for (n, list) in lists.enumerated() where ends[n] > 0 {
+                let sequence = list[ends[n] - 1]
+                if best.map({ sequence > $0.sequence }) ?? true { best = (n, sequence) }
+            }
+            guard let best else { break }
+            found.append(best.sequence)
+            ends[best.list] -= 1
+        }
+        return found
+    }
+}
