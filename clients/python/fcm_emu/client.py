@@ -12,22 +12,25 @@ timeout. Errors raise :class:`~fcm_emu.FcmEmuError`, which carries the API's own
 from __future__ import annotations
 
 import datetime as _dt
+import ipaddress
 import json
 import os
 import socket
+import ssl
 import urllib.error
 import urllib.parse
 import urllib.request
 from dataclasses import dataclass, field
 from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Union
 
-from .errors import FcmEmuError
+from .errors import FcmEmuError, UntrustedEmulator
 from .models import (
     AccessToken, Clock, Delivery, Device, Event, EventList, FaultRule, Group, Inbox, ProjectInfo, State,
     Topic, XMPPConnection,
 )
 
-__all__ = ["Client", "Project", "Response", "DevicePage", "StreamMessage", "EventStream", "CONTROL_API_ENV"]
+__all__ = ["Client", "Project", "Response", "DevicePage", "StreamMessage", "EventStream", "CONTROL_API_ENV",
+           "CA_FILE_ENV", "PLAINTEXT_TOKEN_ENV", "is_loopback_host", "is_loopback_url"]
 
 #: The environment variable naming a running emulator's control API base URL, such as
 #: ``http://127.0.0.1:9092/emulator/v1`` (what ``fcm-emu exec`` sets for its command).
@@ -35,6 +38,14 @@ CONTROL_API_ENV = "FCM_EMU_CONTROL_API"
 #: The control token of an emulator listening beyond loopback (``serve --host 0.0.0.0``, the
 #: container image): its banner and ready file print it; sent as ``Authorization: Bearer``.
 CONTROL_TOKEN_ENV = "FCM_EMU_CONTROL_TOKEN"
+
+#: The emulator's CA certificate (a PEM file on this machine), for an emulator on another machine:
+#: the only way its CA is trusted when its control API is plain HTTP, and what an ``https://``
+#: control API is verified with (instead of the system's CAs).
+CA_FILE_ENV = "FCM_EMU_CA_FILE"
+#: ``1`` lets the control token go over plain HTTP to an emulator that is not on loopback (a
+#: private network you trust, such as a Docker Compose network); refused otherwise.
+PLAINTEXT_TOKEN_ENV = "FCM_EMU_ALLOW_PLAINTEXT_TOKEN"
 
 #: Default timeout, in seconds, of a call that does not wait.
 DEFAULT_TIMEOUT = 10.0
@@ -70,6 +81,35 @@ def _time(value: Timeish) -> str:
             value = value.replace(tzinfo=_dt.timezone.utc)
         return value.isoformat().replace("+00:00", "Z")
     return str(value)
+
+
+def is_loopback_host(host: Optional[str]) -> bool:
+    """Whether ``host`` is a loopback address: ``localhost``, 127.0.0.0/8 or ``::1`` (also written
+    ``[::1]`` or ``::ffff:127.x.y.z``). Any other name counts as another machine, even one that
+    happens to resolve to loopback: what it resolves to is up to DNS."""
+    if not host:
+        return False
+    host = host.strip().strip("[]").rstrip(".").lower()
+    if host == "localhost":
+        return True
+    try:
+        address = ipaddress.ip_address(host.split("%", 1)[0])
+    except ValueError:
+        return False
+    mapped = getattr(address, "ipv4_mapped", None)
+    return bool(address.is_loopback or (mapped is not None and mapped.is_loopback))
+
+
+def is_loopback_url(url: str) -> bool:
+    """Whether ``url``'s host is a loopback address (see :func:`is_loopback_host`)."""
+    try:
+        return is_loopback_host(urllib.parse.urlsplit(url).hostname)
+    except ValueError:  # a malformed port or IPv6 literal
+        return False
+
+
+def _flag(value: Optional[str]) -> bool:
+    return (value or "").strip().lower() in ("1", "true", "yes", "on")
 
 
 def _segment(value: str) -> str:
@@ -189,12 +229,26 @@ class Client:
             get their wait time on top.
         token: the control token of an emulator listening beyond loopback (default
             ``$FCM_EMU_CONTROL_TOKEN``), sent as ``Authorization: Bearer``.
+        local: whether the emulator runs on this machine; by default, whether ``base_url``'s host
+            is a loopback address (:func:`is_loopback_host`). :class:`~fcm_emu.Emulator` passes
+            True for the emulators it starts.
+        ca_file: for an ``https://`` control API, the CA certificate to verify it with (default
+            ``$FCM_EMU_CA_FILE``; without one, the CAs this process trusts).
+        allow_plaintext_token: send the token over plain HTTP to an emulator that is not local
+            (default: ``$FCM_EMU_ALLOW_PLAINTEXT_TOKEN`` is ``1``).
+
+    The token is never sent over plain HTTP to an emulator that is not local, unless
+    ``allow_plaintext_token`` says so: such a call raises :class:`~fcm_emu.UntrustedEmulator`
+    before anything is sent, since anyone on the way could read the token and take over the
+    emulator. It is never sent on to another address by a redirect either.
 
     Proxies from the environment are never used for the control API (the emulator is usually on
     loopback, and the pytest plugin itself sets ``HTTPS_PROXY``).
     """
 
-    def __init__(self, base_url: str, *, timeout: float = DEFAULT_TIMEOUT, token: Optional[str] = None) -> None:
+    def __init__(self, base_url: str, *, timeout: float = DEFAULT_TIMEOUT, token: Optional[str] = None,
+                 local: Optional[bool] = None, ca_file: Optional[str] = None,
+                 allow_plaintext_token: Optional[bool] = None) -> None:
         base = base_url.rstrip("/")
         if not base.endswith("/emulator/v1"):
             base += "/emulator/v1"
@@ -202,7 +256,39 @@ class Client:
         self.timeout = timeout
         #: The control token (``$FCM_EMU_CONTROL_TOKEN`` by default); None on loopback, where none is asked.
         self.token = token if token is not None else (os.environ.get(CONTROL_TOKEN_ENV) or None)
-        self._opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+        #: Whether the emulator runs on this machine (its answers and files are as trusted as the user's own).
+        self.local = is_loopback_url(base) if local is None else bool(local)
+        #: Whether the control API is reached over TLS.
+        self.encrypted = urllib.parse.urlsplit(base).scheme.lower() == "https"
+        #: The emulator's CA certificate named by the user (``$FCM_EMU_CA_FILE`` by default).
+        self.ca_file = ca_file if ca_file is not None else (os.environ.get(CA_FILE_ENV) or None)
+        self.allow_plaintext_token = (_flag(os.environ.get(PLAINTEXT_TOKEN_ENV)) if allow_plaintext_token is None
+                                      else bool(allow_plaintext_token))
+        handlers: List[Any] = [urllib.request.ProxyHandler({})]
+        if self.encrypted:
+            handlers.append(urllib.request.HTTPSHandler(context=self._tls_context()))
+        self._opener = urllib.request.build_opener(*handlers)
+
+    def _tls_context(self) -> ssl.SSLContext:
+        if not self.ca_file:
+            return ssl.create_default_context()
+        try:
+            return ssl.create_default_context(cafile=self.ca_file)
+        except (OSError, ssl.SSLError) as error:
+            raise FcmEmuError(f"the CA certificate {self.ca_file} ({CA_FILE_ENV}) cannot be loaded: {error}",
+                              url=self.base_url) from error
+
+    @property
+    def token_refusal(self) -> Optional[str]:
+        """Why the control token may not be sent to this emulator, or None when it may."""
+        if not self.token or self.local or self.encrypted or self.allow_plaintext_token:
+            return None
+        host = urllib.parse.urlsplit(self.base_url).hostname or self.base_url
+        return (f"fcm-emu: refusing to send the control token to {host} over plain HTTP: {host} is not a loopback "
+                "address, so anyone on the way could read the token and take over the emulator. Reach the emulator "
+                "through loopback (an SSH tunnel, or its port published on 127.0.0.1), or over https:// (its TLS "
+                f"port, under a name its certificate covers, with {CA_FILE_ENV} naming its CA); on a private network "
+                f"you trust, such as a Docker Compose network, set {PLAINTEXT_TOKEN_ENV}=1.")
 
     @classmethod
     def from_env(cls, *, timeout: float = DEFAULT_TIMEOUT) -> "Client":
@@ -250,9 +336,11 @@ class Client:
                 pairs.append((key, str(value)))
             if pairs:
                 url += "?" + urllib.parse.urlencode(pairs)
+        # The emulator never asks for the token on its health check (a container's probe has none).
+        send_token = bool(self.token) and path != "/health"
+        if send_token and self.token_refusal:
+            raise UntrustedEmulator(self.token_refusal, method=method, url=url)
         all_headers = {"Accept": accept}
-        if self.token:
-            all_headers["Authorization"] = f"Bearer {self.token}"
         if body is not None:
             data = json.dumps(body).encode("utf-8")
             content_type = "application/json"
@@ -260,6 +348,9 @@ class Client:
             all_headers["Content-Type"] = content_type or "application/octet-stream"
         all_headers.update(headers or {})
         request = urllib.request.Request(url, data=data, method=method, headers=all_headers)
+        if send_token:
+            # Unredirected: urllib carries ordinary headers to wherever a redirect points.
+            request.add_unredirected_header("Authorization", f"Bearer {self.token}")
         try:
             answer = self._opener.open(request, timeout=self.timeout if timeout is None else timeout)
         except urllib.error.HTTPError as error:

@@ -7,10 +7,11 @@ import os
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Union
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Set, Union
 
 from ._binary import find_binary
 from .client import CONTROL_API_ENV, Client, Project
@@ -26,6 +27,53 @@ DEFAULT_SETTINGS: Dict[str, str] = {
     "xmppTestPort": "off",
     "proxyPort": "0",
 }
+
+
+#: The watchdog every started emulator runs under (a script, run by this interpreter).
+#:
+#: A started emulator must not outlive this process, however it ends: a CI timeout's or the OOM
+#: killer's SIGKILL runs no ``finally``, ``atexit`` or fixture teardown, and the emulator would keep
+#: its ports and temporary directories. What survives every kind of death is the kernel closing a
+#: dead process's file descriptors, so the emulator runs under a small watchdog whose standard input
+#: is a pipe (the *lifeline*) that only this process writes to: end of file there, whatever the
+#: cause, makes the watchdog stop the emulator (SIGTERM, then SIGKILL) and remove the directory this
+#: process made for it. That works on Linux and macOS alike. Linux's parent-death signal
+#: (``prctl(PR_SET_PDEATHSIG)``) was not chosen for this process's child: it fires when the *thread*
+#: that started the child exits (a fixture may start the emulator from a short-lived thread), it
+#: needs a ``preexec_fn``, which is unsafe in a process that has threads (a fork may copy a lock
+#: another thread holds), and it could not remove the directory. The watchdog itself, which has one
+#: thread when it starts the emulator, does use it as a second guard (see ``_watchdog.py``).
+WATCHDOG = Path(__file__).with_name("_watchdog.py")
+
+#: Write ends of the lifelines this process holds. A child made by a bare ``fork()``
+#: (``multiprocessing``'s default start method on Linux) inherits every descriptor, and would hold a
+#: lifeline open after this process is gone, so the child's copies are pointed at /dev/null at once.
+#: (Children started with ``exec`` never get them: pipes are opened close-on-exec.)
+_lifelines: Set[int] = set()
+
+
+def _drop_lifelines_in_child() -> None:
+    if not _lifelines:
+        return
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+    except OSError:  # pragma: no cover - no /dev/null
+        return
+    try:
+        for fd in list(_lifelines):
+            try:
+                # Replaced rather than closed: the Emulator objects copied into the child still
+                # name the descriptor, and a number closed here could be reused for another file.
+                os.dup2(devnull, fd, inheritable=False)
+            except OSError:
+                pass
+    finally:
+        os.close(devnull)
+    _lifelines.clear()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_drop_lifelines_in_child)
 
 
 def _setting(value: Union[str, int, float, bool]) -> str:
@@ -53,6 +101,10 @@ class Emulator:
 
     The process's ready file and log live in a private temporary directory (:attr:`workdir`),
     removed by :meth:`stop` unless ``keep_workdir`` is set; the log's path appears in every error.
+
+    A started emulator runs under a watchdog (:attr:`process`), which stops it and removes
+    :attr:`workdir` when this process ends without :meth:`stop`, even by SIGKILL (see
+    :data:`WATCHDOG`).
     """
 
     def __init__(
@@ -81,7 +133,10 @@ class Emulator:
         self.stop_timeout = stop_timeout
         self.env = dict(env or {})
         self.keep_workdir = keep_workdir
+        #: The watchdog the emulator runs under; it exits when the emulator does, with its status.
         self.process: Optional[subprocess.Popen[bytes]] = None
+        self._lifeline: Optional[int] = None
+        self._owner = os.getpid()
         self.workdir: Optional[Path] = None
         self.log_path: Optional[Path] = None
         self.ready: Dict[str, Any] = {}
@@ -91,11 +146,14 @@ class Emulator:
     # -- lifecycle ------------------------------------------------------------------------------
 
     @classmethod
-    def attach(cls, url: Optional[str] = None, *, timeout: float = 10.0) -> "Emulator":
+    def attach(cls, url: Optional[str] = None, *, timeout: float = 10.0, ca_file: Optional[str] = None) -> "Emulator":
         """An Emulator for one that is already running; :meth:`stop` then leaves it running.
 
         ``url`` is its control API base (``http://127.0.0.1:9092/emulator/v1``); by default
         ``$FCM_EMU_CONTROL_API``. The addresses (TLS, proxy, CA) are read from its ``info``.
+        ``ca_file`` (default ``$FCM_EMU_CA_FILE``) is the emulator's CA certificate, for an
+        emulator on another machine (see :class:`~fcm_emu.Client` and
+        :class:`~fcm_emu.FirebaseEnvironment` for what is trusted there).
         """
         url = url or os.environ.get(CONTROL_API_ENV)
         if not url:
@@ -103,7 +161,7 @@ class Emulator:
                               "(e.g. http://127.0.0.1:9092/emulator/v1)")
         emulator = cls()
         emulator._attached = True
-        emulator._client = Client(url, timeout=timeout)
+        emulator._client = Client(url, timeout=timeout, ca_file=ca_file)
         emulator.ready = emulator._client.info()
         return emulator
 
@@ -145,6 +203,9 @@ class Emulator:
             raise RuntimeError("an attached emulator cannot be started")
         if self.process is not None:
             raise RuntimeError("this emulator was started already")
+        if not sys.executable:
+            raise FcmEmuError("cannot start the emulator's watchdog: this interpreter does not know its "
+                              "own executable (sys.executable is empty)")
         self.workdir = Path(tempfile.mkdtemp(prefix="fcm-emu-"))
         ready_file = self.workdir / "ready.json"
         self.log_path = self.workdir / "serve.log"
@@ -153,16 +214,33 @@ class Emulator:
         except BaseException:
             shutil.rmtree(self.workdir, ignore_errors=True)
             raise
-        with open(self.log_path, "wb") as log:
-            self.process = subprocess.Popen(
-                argv, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                env={**os.environ, **self.env}, cwd=str(self.workdir))
+        self._owner = os.getpid()
+        remove = "" if self.keep_workdir else str(self.workdir)
+        watchdog = [sys.executable, "-I", "-S", str(WATCHDOG), f"{self.stop_timeout:g}", remove, "--", *argv]
+        read_end, self._lifeline = os.pipe()
+        _lifelines.add(self._lifeline)
+        try:
+            with open(self.log_path, "wb") as log:
+                # A session of its own: a Ctrl-C at the terminal reaches pytest, whose teardown
+                # stops the emulator, rather than killing it under a test; and a stop that times out
+                # can kill the watchdog and the emulator together (one process group).
+                self.process = subprocess.Popen(
+                    watchdog, stdin=read_end, stdout=log, stderr=subprocess.STDOUT,
+                    env={**os.environ, **self.env}, cwd=str(self.workdir), start_new_session=True)
+        except BaseException:
+            self._release_lifeline()
+            shutil.rmtree(self.workdir, ignore_errors=True)
+            raise
+        finally:
+            os.close(read_end)
         try:
             self.ready = self._wait_ready(ready_file)
         except BaseException:
             self._terminate()
             raise
-        self._client = Client(self.ready["http"]["url"], token=self.ready.get("controlToken"))
+        # The emulator runs on this machine (this process started it), whatever address it listens
+        # on: its token never leaves the machine.
+        self._client = Client(self.ready["http"]["url"], token=self.ready.get("controlToken"), local=True)
         return self
 
     def _wait_ready(self, ready_file: Path) -> Dict[str, Any]:
@@ -193,23 +271,41 @@ class Emulator:
                 pass
             delay = min(delay * 2, 0.1)
 
+    def _release_lifeline(self) -> None:
+        """Says ``stop`` on the lifeline and closes it: the watchdog then stops the emulator and
+        leaves the work directory to :meth:`stop`."""
+        fd, self._lifeline = self._lifeline, None
+        if fd is None:
+            return
+        _lifelines.discard(fd)
+        try:
+            os.write(fd, b"stop\n")
+        except OSError:  # the watchdog is gone already
+            pass
+        finally:
+            os.close(fd)
+
     def _terminate(self) -> None:
         process = self.process
-        if process is None or process.poll() is not None:
+        if process is None:
+            return
+        self._release_lifeline()
+        if process.poll() is not None:
             return
         try:
-            process.send_signal(signal.SIGTERM)
             process.wait(timeout=self.stop_timeout)
         except subprocess.TimeoutExpired:
-            process.kill()
+            try:
+                os.killpg(process.pid, signal.SIGKILL)   # the watchdog's group: it and the emulator
+            except ProcessLookupError:  # pragma: no cover - exited in between
+                pass
             process.wait(timeout=10)
-        except ProcessLookupError:  # pragma: no cover - exited in between
-            pass
 
     def stop(self) -> Optional[int]:
         """Stops a started emulator (SIGTERM, then SIGKILL after ``stop_timeout``); returns its exit
-        code. Does nothing for an attached one."""
-        if self._attached or self.process is None:
+        code. Does nothing for an attached one, nor in a child made by ``fork()`` (the emulator is
+        its parent's)."""
+        if self._attached or self.process is None or os.getpid() != self._owner:
             return None
         self._terminate()
         code = self.process.returncode
@@ -298,9 +394,8 @@ class Emulator:
 
     @property
     def pid(self) -> Optional[int]:
-        """The emulator's process id."""
-        if self.process is not None:
-            return self.process.pid
+        """The emulator's process id (from its ready file or ``info``; the watchdog's is
+        ``process.pid``)."""
         pid = self.ready.get("pid")
         return pid if isinstance(pid, int) else None
 

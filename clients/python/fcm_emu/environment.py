@@ -11,7 +11,9 @@ hand, and restores every variable afterwards:
   followed by the emulator's CA, so that other HTTPS calls of the tests keep working;
 * ``HTTPS_PROXY``/``https_proxy``: the emulator's HTTPS proxy, which joins CONNECTs to Google's
   API hosts to the emulator; ``NO_PROXY``/``no_proxy`` keep the entries already there except the
-  ones that would exclude Google's hosts, plus loopback;
+  ones that would exclude Google's hosts, plus loopback (for an emulator on another machine, the
+  CA and the proxy are only those :func:`trust_plan` allows: what the user named, never what a
+  plain HTTP answer says);
 * an in-process name route for the clients that ignore proxies (firebase-admin's
   ``send_each_async`` mounts its own httpx transport, which takes no proxy): while entered,
   connections to Google's API hosts on port 443 go to the emulator's TLS port on 127.0.0.1 (the
@@ -27,10 +29,17 @@ import socket
 import ssl
 import tempfile
 import threading
+import urllib.parse
+import warnings
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
-__all__ = ["FirebaseEnvironment", "GoogleRoute", "GOOGLE_API_HOSTS", "CCS_HOSTS", "ca_bundle"]
+from .client import CA_FILE_ENV, is_loopback_url
+from .errors import UntrustedEmulator
+
+__all__ = ["FirebaseEnvironment", "GoogleRoute", "GOOGLE_API_HOSTS", "CCS_HOSTS", "ca_bundle", "TrustPlan",
+           "trust_plan", "PROXY_ENV"]
 
 #: Google hosts whose HTTPS (443) the emulator stands in for.
 GOOGLE_API_HOSTS: Tuple[str, ...] = (
@@ -45,6 +54,94 @@ PROXY_VARIABLES = ("HTTPS_PROXY", "https_proxy")
 NO_PROXY_VARIABLES = ("NO_PROXY", "no_proxy")
 PROJECT_VARIABLES = ("GOOGLE_CLOUD_PROJECT", "GCLOUD_PROJECT")
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
+#: The HTTPS proxy to set for an emulator on another machine (the address such an emulator reports
+#: is never used).
+PROXY_ENV = "FCM_EMU_PROXY"
+
+
+@dataclass(frozen=True)
+class TrustPlan:
+    """What :class:`FirebaseEnvironment` takes from an emulator, decided by :func:`trust_plan`
+    before anything is fetched."""
+
+    #: The control API the plan is for.
+    control_url: str
+    #: Whether the emulator runs on this machine.
+    local: bool
+    #: A PEM file on this machine to add to the CA bundle.
+    ca_file: Optional[str] = None
+    #: Whether the CA is to be taken over the control API instead.
+    download_ca: bool = False
+    #: The value for ``HTTPS_PROXY``, if any.
+    proxy_url: Optional[str] = None
+    #: Why no CA can be had; :class:`FirebaseEnvironment` raises :class:`~fcm_emu.UntrustedEmulator` with it.
+    refusal: Optional[str] = None
+    #: What was left out and how to have it; :class:`FirebaseEnvironment` warns with each.
+    warnings: Tuple[str, ...] = ()
+
+
+def trust_plan(control_url: str, *, local: Optional[bool] = None, reported_ca: Optional[str] = None,
+               reported_proxy: Optional[str] = None, ca_file: Optional[str] = None,
+               proxy: Union[bool, str] = True, environ: Optional[Mapping[str, str]] = None) -> TrustPlan:
+    """Decides which CA and which proxy to take for the emulator whose control API is
+    ``control_url``; no file is read and nothing is sent.
+
+    An emulator on this machine (``local``; by default a loopback ``control_url``) is the user's
+    own: its reported CA file (or the CA over its control API) and proxy are taken as they are. For
+    one elsewhere, the answer may come from whoever sits on the way, and the CA goes into the bundle
+    of the whole process (it would be trusted for every name: a client cannot narrow what an
+    existing CA certificate may sign), and the proxy would see every HTTPS connection. So:
+
+    * the CA is the file the user names (``ca_file``, default ``$FCM_EMU_CA_FILE``), else the one
+      the control API serves when that is ``https://`` (the TLS the user's own CAs verified vouches
+      for it), else none: the plan carries a refusal naming the fix;
+    * the proxy is the one the user names (``proxy`` as a URL, or ``$FCM_EMU_PROXY``), never the
+      reported one (a warning says so). ``proxy=False``: none at all.
+
+    A CA or proxy the user names is used for a local emulator too.
+    """
+    environ = os.environ if environ is None else environ
+    local = is_loopback_url(control_url) if local is None else local
+    encrypted = urllib.parse.urlsplit(control_url).scheme.lower() == "https"
+    named_ca = ca_file or environ.get(CA_FILE_ENV) or None
+    if isinstance(proxy, str):
+        named_proxy: Optional[str] = proxy or None
+    else:
+        named_proxy = (environ.get(PROXY_ENV) or None) if proxy else None
+    notes: List[str] = []
+    refusal: Optional[str] = None
+    plan_ca: Optional[str] = None
+    download = False
+    if named_ca:
+        plan_ca = named_ca
+    elif local:
+        if reported_ca and os.path.isfile(reported_ca):
+            plan_ca = reported_ca
+        else:  # an emulator in a container on this machine: its files are not ours to read
+            download = True
+    elif encrypted:
+        download = True
+    else:
+        refusal = (f"fcm-emu: the emulator at {control_url} is not on this machine and its control API is plain HTTP, "
+                   "so its CA certificate is not taken from there: whoever answers at that address would be trusted "
+                   f"for every HTTPS name in this process. Name the CA yourself: {CA_FILE_ENV}=/path/to/ca.pem (or "
+                   "--fcm-emu-ca-file), a copy of that emulator's ca.pem (`fcm-emu ca` on its machine says where it "
+                   "is; in a container, its state directory), or reach its control API over https:// or loopback.")
+    if not proxy:
+        plan_proxy = None
+    elif named_proxy:
+        plan_proxy = named_proxy
+    elif local:
+        plan_proxy = reported_proxy
+    else:
+        plan_proxy = None
+        if reported_proxy:
+            notes.append(f"fcm-emu: HTTPS_PROXY is not set to the proxy {reported_proxy} that the emulator at "
+                         f"{control_url} reported: that emulator is not on this machine, and a proxy taken from its "
+                         "answer would see every HTTPS connection of this process. To use a proxy, name it: "
+                         f"{PROXY_ENV}=http://HOST:PORT (or --fcm-emu-proxy).")
+    return TrustPlan(control_url=control_url, local=local, ca_file=plan_ca, download_ca=download,
+                     proxy_url=plan_proxy, refusal=refusal, warnings=tuple(notes))
 
 
 def _read(path: str) -> Optional[str]:
@@ -257,23 +354,33 @@ class FirebaseEnvironment:
         emulator: a started or attached :class:`~fcm_emu.Emulator` (the proxy, TLS and CA come from
             its ready file or ``info``).
         project_id: the project whose service account the SDK uses.
-        directory: where the key file and CA bundle are written (a private temp dir by default).
-        proxy: set ``HTTPS_PROXY`` to the emulator's proxy (when it has one).
+        directory: where the key file and CA bundle are written (a private temp dir by default,
+            inside the emulator's own work directory when this process started it, so that it goes
+            with the emulator even when this process is killed).
+        proxy: set ``HTTPS_PROXY`` to the emulator's proxy (when it has one); a URL: to that proxy.
         route: install the in-process :class:`GoogleRoute` (when the emulator serves TLS).
+        ca_file: the emulator's CA certificate (default: the client's ``ca_file``, i.e.
+            ``$FCM_EMU_CA_FILE``).
+
+    For an emulator on another machine, the CA and the proxy are only those :func:`trust_plan`
+    allows: entering raises :class:`~fcm_emu.UntrustedEmulator` (naming the fix) when no CA may be
+    had, and warns when a reported proxy is left out.
 
     Use it as a context manager; on exit every variable it touched is restored (or removed) and
     the route is uninstalled. Attributes: ``key_file``, ``ca_bundle``, ``project_id``,
-    ``proxy_url``, ``route``, ``variables`` (what was set).
+    ``proxy_url``, ``route``, ``variables`` (what was set), ``trust`` (the :class:`TrustPlan`).
     """
 
     def __init__(self, emulator: Any, project_id: str, *, directory: Union[str, Path, None] = None,
-                 proxy: bool = True, route: bool = True) -> None:
+                 proxy: Union[bool, str] = True, route: bool = True, ca_file: Optional[str] = None) -> None:
         self.emulator = emulator
         self.project_id = project_id
         self._directory = Path(directory) if directory is not None else None
         self._own_directory = directory is None
         self.use_proxy = proxy
         self.use_route = route
+        self._ca_file = ca_file
+        self.trust: Optional[TrustPlan] = None
         self.key_file: Optional[Path] = None
         self.ca_bundle: Optional[Path] = None
         self.ca_sources: List[str] = []
@@ -288,9 +395,24 @@ class FirebaseEnvironment:
         os.environ[name] = value
         self.variables[name] = value
 
+    def plan(self) -> TrustPlan:
+        """The :class:`TrustPlan` for this environment's emulator (nothing is fetched)."""
+        client = self.emulator.client
+        local = getattr(client, "local", None)
+        return trust_plan(client.base_url, local=local, reported_ca=self.emulator.ca_certificate,
+                          reported_proxy=self.emulator.proxy_url,
+                          ca_file=self._ca_file or getattr(client, "ca_file", None), proxy=self.use_proxy)
+
     def __enter__(self) -> "FirebaseEnvironment":
+        trust = self.trust = self.plan()
+        if trust.refusal:
+            raise UntrustedEmulator(trust.refusal, url=trust.control_url)
+        for note in trust.warnings:
+            warnings.warn(note, UserWarning, stacklevel=2)
         if self._directory is None:
-            self._directory = Path(tempfile.mkdtemp(prefix="fcm-emu-env-"))
+            workdir = getattr(self.emulator, "workdir", None)
+            inside = str(workdir) if workdir is not None and os.path.isdir(workdir) else None
+            self._directory = Path(tempfile.mkdtemp(prefix="fcm-emu-env-", dir=inside))
         directory = self._directory
         try:
             key = self.emulator.client.service_account(self.project_id)
@@ -301,9 +423,10 @@ class FirebaseEnvironment:
             for name in PROJECT_VARIABLES:
                 self._set(name, self.project_id)
             self._set("FIREBASE_CONFIG", json.dumps({"projectId": self.project_id}))
-            ca = self.emulator.ca_certificate
-            if not ca or not os.path.isfile(ca):
-                # An emulator elsewhere (a container, another machine): its CA over the control API.
+            ca = trust.ca_file
+            if trust.download_ca:
+                # A local emulator whose files this process cannot read (a container), or one
+                # elsewhere whose https:// control API the user's CAs verified.
                 local_ca = directory / "fcm-emu-ca.pem"
                 local_ca.write_text(self.emulator.client.ca_certificate(), encoding="ascii")
                 ca = str(local_ca)
@@ -311,7 +434,7 @@ class FirebaseEnvironment:
                 self.ca_bundle, self.ca_sources = ca_bundle(ca, directory / "ca-bundle.pem")
                 for name in CA_VARIABLES:
                     self._set(name, str(self.ca_bundle))
-            self.proxy_url = self.emulator.proxy_url if self.use_proxy else None
+            self.proxy_url = trust.proxy_url
             if self.proxy_url:
                 for name in PROXY_VARIABLES:
                     self._set(name, self.proxy_url)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any, Optional
 
-__all__ = ["FcmEmuError", "EmulatorNotReady", "BinaryNotFound"]
+__all__ = ["FcmEmuError", "EmulatorNotReady", "BinaryNotFound", "UntrustedEmulator"]
 
 
 class FcmEmuError(Exception):
@@ -97,3 +97,12 @@ class EmulatorNotReady(RuntimeError):
 
 class BinaryNotFound(FileNotFoundError):
     """No fcm-emu binary was found (explicit path, ``FCM_EMU_BIN``, the wheel's bundled copy, PATH)."""
+
+
+class UntrustedEmulator(FcmEmuError):
+    """Refused before anything was sent or trusted: the way to an emulator on another machine is not
+    secure enough for what was asked (sending the control token over plain HTTP, taking its CA
+    certificate from a plain HTTP answer). The message names the fix."""
+
+    def __str__(self) -> str:
+        return self.message

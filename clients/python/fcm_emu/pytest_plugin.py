@@ -17,7 +17,11 @@ Fixtures:
     A ``firebase_admin.App`` for ``fcm_project`` inside that environment, deleted after.
 
 Options: ``--fcm-emu-bin PATH`` (else ``FCM_EMU_BIN``, the bundled binary, PATH), and the ini
-setting ``fcm_emu_settings`` (lines of ``key=value``, passed as ``serve --set``).
+setting ``fcm_emu_settings`` (lines of ``key=value``, passed as ``serve --set``). For an emulator on
+another machine (``FCM_EMU_CONTROL_API`` not on loopback): ``--fcm-emu-ca-file PATH`` (else
+``FCM_EMU_CA_FILE``), its CA certificate, the only way its CA is trusted over plain HTTP; and
+``--fcm-emu-proxy URL`` (else ``FCM_EMU_PROXY``), the HTTPS proxy to set, since the one such an
+emulator reports is never used (see :func:`fcm_emu.environment.trust_plan`).
 """
 
 from __future__ import annotations
@@ -28,7 +32,7 @@ from typing import Any, Dict, Iterator, List
 
 import pytest
 
-from .client import CONTROL_API_ENV, Client, Project
+from .client import CONTROL_API_ENV, Client, Project, is_loopback_url
 from .emulator import Emulator
 from .environment import FirebaseEnvironment
 from .errors import FcmEmuError
@@ -38,6 +42,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("fcm-emu", "fcm-emu (local Firebase Cloud Messaging emulator)")
     group.addoption("--fcm-emu-bin", dest="fcm_emu_bin", default=None,
                     help="the fcm-emu binary to start (default: $FCM_EMU_BIN, the bundled one, PATH)")
+    group.addoption("--fcm-emu-ca-file", dest="fcm_emu_ca_file", default=None,
+                    help="the CA certificate (PEM) of an emulator on another machine named by $FCM_EMU_CONTROL_API: "
+                         "the only way its CA is trusted when its control API is plain HTTP (default: $FCM_EMU_CA_FILE)")
+    group.addoption("--fcm-emu-proxy", dest="fcm_emu_proxy", default=None,
+                    help="the HTTPS proxy to set for an emulator on another machine; the one it reports is never "
+                         "used (default: $FCM_EMU_PROXY)")
     parser.addini("fcm_emu_settings", type="linelist", default=[],
                   help="emulator settings for the session's emulator, one key=value per line (serve --set)")
 
@@ -58,7 +68,7 @@ def fcm_emulator(request: pytest.FixtureRequest) -> Iterator[Emulator]:
     import os
 
     if os.environ.get(CONTROL_API_ENV):
-        yield Emulator.attach()
+        yield Emulator.attach(ca_file=request.config.getoption("fcm_emu_ca_file"))
         return
     emulator = Emulator(request.config.getoption("fcm_emu_bin"), settings=_settings(request.config))
     emulator.start()
@@ -98,7 +108,8 @@ def fcm_project(request: pytest.FixtureRequest, fcm_client: Client) -> Iterator[
 
 
 @pytest.fixture
-def fcm_firebase_env(fcm_emulator: Emulator, fcm_project: Project) -> Iterator[FirebaseEnvironment]:
+def fcm_firebase_env(fcm_emulator: Emulator, fcm_project: Project,
+                     request: pytest.FixtureRequest) -> Iterator[FirebaseEnvironment]:
     """The environment that points an unmodified Admin SDK at ``fcm_project`` (see
     :class:`~fcm_emu.FirebaseEnvironment`); restored after the test.
 
@@ -106,7 +117,8 @@ def fcm_firebase_env(fcm_emulator: Emulator, fcm_project: Project) -> Iterator[F
     since its project goes away with ``fcm_project``.
     """
     had_default = _default_app_exists()
-    with FirebaseEnvironment(fcm_emulator, fcm_project.id) as environment:
+    proxy = request.config.getoption("fcm_emu_proxy") or True
+    with FirebaseEnvironment(fcm_emulator, fcm_project.id, proxy=proxy) as environment:
         try:
             yield environment
         finally:
@@ -159,7 +171,11 @@ def pytest_report_header(config: pytest.Config) -> List[str]:
     import os
 
     if os.environ.get(CONTROL_API_ENV):
-        return [f"fcm-emu: attaching to {os.environ[CONTROL_API_ENV]}"]
+        url = os.environ[CONTROL_API_ENV]
+        where = "" if is_loopback_url(url) else (
+            " (not on loopback: its CA only from --fcm-emu-ca-file/FCM_EMU_CA_FILE or over https://, "
+            "no proxy it reports, no control token over plain HTTP)")
+        return [f"fcm-emu: attaching to {url}{where}"]
     try:
         from ._binary import find_binary
 

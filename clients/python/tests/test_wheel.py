@@ -69,6 +69,7 @@ def test_the_wheel_s_contents(wheel: Path) -> None:
         assert "Name: fcm-emu" in metadata and "not yet published on pypi" in metadata.lower()
         assert b"__version__" in archive.read("fcm_emu/_version.py")
         assert "fcm_emu/pytest_plugin.py" in names and "fcm_emu/py.typed" in names
+        assert "fcm_emu/_watchdog.py" in names   # run as a script by every started emulator
 
 
 def test_the_elf_reader_without_objdump(monkeypatch: pytest.MonkeyPatch) -> None:
