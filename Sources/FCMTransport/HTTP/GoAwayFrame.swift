@@ -10,20 +10,34 @@ enum GoAwayFrame {
     static let headerBytes = 9
     static let fixedPayloadBytes = 8
 
-    /// Whether `buffer` is exactly one GOAWAY with no debug data that names stream 2^31−1 as the
-    /// last and an error code: what NIO writes for a connection error.
-    static func isConnectionErrorGoAway(_ buffer: ByteBuffer) -> Bool {
+    /// A GOAWAY as NIO writes it for a connection error: its last stream id and error code.
+    struct ConnectionError: Equatable {
+        let lastStreamID: HTTP2StreamID
+        let errorCode: HTTP2ErrorCode
+    }
+
+    /// `buffer` as NIO's GOAWAY for a connection error: exactly one GOAWAY with no debug data and
+    /// an error code, naming as the last stream either 2^31−1 (NIO cannot know what the streams
+    /// handled) or 0 (a peer NIO judged to misbehave: its DoS heuristics, rapid reset); nil for
+    /// anything else.
+    static func connectionError(_ buffer: ByteBuffer) -> ConnectionError? {
         guard buffer.readableBytes == headerBytes + fixedPayloadBytes,
             let header = buffer.getBytes(at: buffer.readerIndex, length: headerBytes),
             header == [0, 0, UInt8(fixedPayloadBytes), type, 0, 0, 0, 0, 0],
             let last = buffer.getInteger(at: buffer.readerIndex + headerBytes, as: UInt32.self),
-            let code = buffer.getInteger(at: buffer.readerIndex + headerBytes + 4, as: UInt32.self)
-        else { return false }
-        return last & 0x7fff_ffff == 0x7fff_ffff && code != 0
+            let code = buffer.getInteger(at: buffer.readerIndex + headerBytes + 4, as: UInt32.self),
+            code != 0
+        else { return nil }
+        let errorCode = HTTP2ErrorCode(networkCode: Int(code))
+        switch last & 0x7fff_ffff {
+        case 0x7fff_ffff: return ConnectionError(lastStreamID: .maxID, errorCode: errorCode)
+        case 0: return ConnectionError(lastStreamID: .rootStream, errorCode: errorCode)
+        default: return nil
+        }
     }
 
     static func encode(
-        lastStreamID: HTTP2StreamID, errorCode: HTTP2ErrorCode, debugData: String, allocator: ByteBufferAllocator
+        lastStreamID: HTTP2StreamID, errorCode: HTTP2ErrorCode, debugData: String = "", allocator: ByteBufferAllocator
     ) -> ByteBuffer {
         let length = fixedPayloadBytes + debugData.utf8.count
         var buffer = allocator.buffer(capacity: headerBytes + length)

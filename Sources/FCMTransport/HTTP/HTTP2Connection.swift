@@ -16,6 +16,10 @@ import NIOHTTP2
 /// - After any GOAWAY, streams above its last stream id are refused (RST_STREAM REFUSED_STREAM, so
 ///   the client may retry them, RFC 9113 §8.7), and the connection closes once the streams at or
 ///   below it have ended.
+/// - Any other connection error NIO finds (a frame that breaks the protocol, its DoS heuristics'
+///   ENHANCE_YOUR_CALM for a rapid reset) ends the connection: after its GOAWAY nothing more is
+///   read (`ReadGate`) and the connection closes once the frame is written (RFC 9113 §5.4.1).
+///   For too many streams, the streams accepted go on, for `errorGrace` at most.
 ///
 /// Used only on the connection's event loop.
 final class HTTP2Connection {
@@ -25,6 +29,19 @@ final class HTTP2Connection {
         nioDefaultSettings.first { $0.parameter == .maxConcurrentStreams }.map { $0.value } ?? 100
     /// The opaque data of FCM's GOAWAY for too many streams.
     static let exceededStreamsDebugData = "exceeded_max_concurrent_streams"
+    /// How long the streams accepted before FCM's GOAWAY for too many streams may go on, and the
+    /// longest a connection error's GOAWAY may take to be written: then the connection closes,
+    /// so a client cannot keep a connection it was told to leave by never ending a stream or
+    /// never reading (RFC 9113 §5.4.1; docs/limits.md).
+    static let errorGrace = TimeAmount.seconds(5)
+
+    /// How a connection that met a connection error ends.
+    enum Ending: Equatable {
+        /// Too many streams: the connection still reads, for the streams it accepted.
+        case drainingAcceptedStreams
+        /// Anything else: nothing more is read, and the connection closes.
+        case closing
+    }
 
     /// The highest stream id the client opened and NIO accepted.
     private(set) var highestStreamID: HTTP2StreamID = .rootStream
@@ -32,6 +49,8 @@ final class HTTP2Connection {
     private(set) var openStreams = 0
     /// The last stream id of the GOAWAY sent, once one is.
     private(set) var goAwayLastStreamID: HTTP2StreamID?
+    /// Set by a connection error; nil while there was none.
+    private(set) var ending: Ending?
     private var channel: (any Channel)?
 
     init() {}
@@ -41,6 +60,10 @@ final class HTTP2Connection {
     var events: Events { Events(connection: self) }
     /// The handler between TLS and NIO's HTTP/2 handler.
     var writer: GoAwayWriter { GoAwayWriter(connection: self) }
+    /// The handler between TLS and NIO's HTTP/2 handler that stops the connection's reads.
+    var readGate: ReadGate { ReadGate(connection: self) }
+    /// Whether the connection may read: not once a connection error ends it.
+    var reads: Bool { ending != .closing }
 
     /// Whether a stream the client opens now may be served; a stream above a sent GOAWAY's last
     /// stream id may not.
@@ -70,23 +93,37 @@ final class HTTP2Connection {
         }
     }
 
-    /// NIO's GOAWAY for a connection error, as this connection sends it: FCM's words when the
-    /// client opened more streams than advertised; nil to drop it, when a GOAWAY already went (a
-    /// second may not raise the last stream id, RFC 9113 §6.8); the frame itself otherwise.
-    fileprivate func rewrite(connectionErrorGoAway frame: ByteBuffer, allocator: ByteBufferAllocator) -> ByteBuffer? {
-        guard goAwayLastStreamID == nil else { return nil }
+    /// NIO's GOAWAY for a connection error, as this connection sends it, and how the connection
+    /// then ends. The last stream is the last one received (RFC 9113 §5.4.1), never above a
+    /// GOAWAY that already went (§6.8), and 0 when NIO said so (a misbehaving peer's streams all
+    /// end). FCM's words when the client opened more streams than advertised; NIO's error code
+    /// otherwise.
+    fileprivate func answer(_ error: GoAwayFrame.ConnectionError, allocator: ByteBufferAllocator) -> ByteBuffer {
         // NIO counts the streams that are open (and refuses the one that would pass the limit)
         // from the same state machine whose events `Events` counts, so a connection error while
         // the limit is reached is the violation. Another error in that instant would be worded so
         // too; the error code and last stream id would still be right.
-        defer { closeIfDrained() }
-        guard openStreams >= Self.maxConcurrentStreams else {
-            goAwayLastStreamID = .maxID
-            return frame
+        let exceeded = error.lastStreamID == .maxID && openStreams >= Self.maxConcurrentStreams
+        let last = min(error.lastStreamID, highestStreamID, goAwayLastStreamID ?? .maxID)
+        goAwayLastStreamID = last
+        if ending != .closing { ending = exceeded ? .drainingAcceptedStreams : .closing }
+        if exceeded {
+            return GoAwayFrame.encode(
+                lastStreamID: last, errorCode: .protocolError, debugData: Self.exceededStreamsDebugData, allocator: allocator)
         }
-        goAwayLastStreamID = highestStreamID
-        return GoAwayFrame.encode(
-            lastStreamID: highestStreamID, errorCode: .protocolError, debugData: Self.exceededStreamsDebugData, allocator: allocator)
+        return GoAwayFrame.encode(lastStreamID: last, errorCode: error.errorCode, allocator: allocator)
+    }
+
+    /// After a connection error's GOAWAY: closed once the frame is written, or at `errorGrace`
+    /// for a peer that takes nothing; with streams to drain, once they end or at `errorGrace`.
+    fileprivate func end(after written: EventLoopFuture<Void>, on channel: any Channel) {
+        let loopBound = NIOLoopBound(channel, eventLoop: channel.eventLoop)
+        channel.eventLoop.scheduleTask(in: Self.errorGrace) { loopBound.value.close(promise: nil) }
+        if ending == .closing {
+            written.whenComplete { _ in loopBound.value.close(promise: nil) }
+        } else {
+            closeIfDrained()
+        }
     }
 
     private func streamOpened(_ id: HTTP2StreamID) {
@@ -109,8 +146,7 @@ final class HTTP2Connection {
     }
 
     /// Counts streams from NIO's events and keeps NIO's connection errors to itself: the GOAWAY
-    /// that says what went wrong has been written, and the connection stays open for the streams
-    /// it accepted.
+    /// that says what went wrong has been written, and the connection ends as `answer` decided.
     final class Events: ChannelInboundHandler, RemovableChannelHandler {
         typealias InboundIn = Any
         private let connection: HTTP2Connection
@@ -145,7 +181,8 @@ final class HTTP2Connection {
 
     /// Sits on the connection's bytes between TLS and NIO's HTTP/2 handler, which encodes each
     /// frame into a buffer of its own: a buffer that is exactly NIO's GOAWAY for a connection
-    /// error is replaced by what `rewrite` says; everything else passes untouched.
+    /// error is replaced by what `answer` says, and the connection's end begins; everything else
+    /// passes untouched.
     final class GoAwayWriter: ChannelOutboundHandler, RemovableChannelHandler {
         typealias OutboundIn = IOData
         typealias OutboundOut = IOData
@@ -156,15 +193,14 @@ final class HTTP2Connection {
         }
 
         func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-            guard case .byteBuffer(let buffer) = unwrapOutboundIn(data), GoAwayFrame.isConnectionErrorGoAway(buffer) else {
+            guard case .byteBuffer(let buffer) = unwrapOutboundIn(data), let error = GoAwayFrame.connectionError(buffer) else {
                 context.write(data, promise: promise)
                 return
             }
-            guard let replacement = connection.rewrite(connectionErrorGoAway: buffer, allocator: context.channel.allocator) else {
-                promise?.succeed()
-                return
-            }
-            context.write(wrapOutboundOut(.byteBuffer(replacement)), promise: promise)
+            let frame = connection.answer(error, allocator: context.channel.allocator)
+            let written = promise ?? context.eventLoop.makePromise()
+            context.write(wrapOutboundOut(.byteBuffer(frame)), promise: written)
+            connection.end(after: written.futureResult, on: context.channel)
         }
     }
 }

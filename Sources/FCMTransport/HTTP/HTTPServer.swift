@@ -41,6 +41,7 @@ public final class HTTPServer: Sendable {
                         let sync = connection.pipeline.syncOperations
                         let nio = try sync.handler(type: NIOHTTP2Handler.self)
                         try sync.addHandler(http2.value.writer, position: .before(nio))
+                        try sync.addHandler(http2.value.readGate, position: .before(nio))
                         try sync.addHandler(http2.value.events)
                     }
                 },
