@@ -30,13 +30,14 @@ final class RawHTTP2Client: Sendable {
         self.events = events
     }
 
-    /// Connects with ALPN h2 (the emulator's CA is not checked) and sends the preface and an empty
-    /// SETTINGS frame.
-    static func connect(port: Int) async throws -> RawHTTP2Client {
+    /// Connects with ALPN h2 (the emulator's CA is not checked) and sends the preface and a
+    /// SETTINGS frame with `settings` (RFC 9113 §6.5.1: identifier, value), empty by default.
+    static func connect(port: Int, settings: [(UInt16, UInt32)] = []) async throws -> RawHTTP2Client {
         let (events, continuation) = AsyncStream.makeStream(of: Event.self)
         let channel = try await tlsChannel(port: port, alpn: "h2", reader: FrameReader(continuation))
         let client = RawHTTP2Client(channel: channel, events: events)
-        try await client.send(Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8) + frame(type: 0x4, flags: 0, stream: 0, payload: []))
+        let payload = settings.flatMap { withUnsafeBytes(of: $0.0.bigEndian, Array.init) + withUnsafeBytes(of: $0.1.bigEndian, Array.init) }
+        try await client.send(Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8) + frame(type: 0x4, flags: 0, stream: 0, payload: payload))
         return client
     }
 
@@ -94,11 +95,22 @@ final class RawHTTP2Client: Sendable {
     /// A HEADERS frame (END_HEADERS; END_STREAM when `endStream`) posting to `path`, its header
     /// block in HPACK literals without indexing (RFC 7541 §6.2.2), so no table is shared.
     static func post(stream: UInt32, path: String, endStream: Bool = false, extra: [(String, String)] = []) -> [UInt8] {
-        let fields =
+        headers(
+            stream: stream,
             [
                 (":method", "POST"), (":scheme", "https"), (":path", path), (":authority", "127.0.0.1"),
                 ("authorization", "Bearer any"), ("content-type", "application/json"),
-            ] + extra
+            ] + extra, endStream: endStream)
+    }
+
+    /// A HEADERS frame that asks GET `path` and ends the stream.
+    static func get(stream: UInt32, path: String, authority: String = "127.0.0.1", extra: [(String, String)] = []) -> [UInt8] {
+        headers(stream: stream, [(":method", "GET"), (":scheme", "https"), (":path", path), (":authority", authority)] + extra, endStream: true)
+    }
+
+    /// A HEADERS frame (END_HEADERS; END_STREAM when `endStream`) with `fields`, in HPACK literals
+    /// without indexing (RFC 7541 §6.2.2): names and values under 128 bytes each.
+    static func headers(stream: UInt32, _ fields: [(String, String)], endStream: Bool) -> [UInt8] {
         var block: [UInt8] = []
         for (name, value) in fields {
             block += [0x00, UInt8(name.utf8.count)] + Array(name.utf8) + [UInt8(value.utf8.count)] + Array(value.utf8)

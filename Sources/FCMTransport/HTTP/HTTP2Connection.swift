@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
+import Logging
 import NIOCore
 import NIOHTTP2
 
@@ -20,6 +21,9 @@ import NIOHTTP2
 ///   ENHANCE_YOUR_CALM for a rapid reset) ends the connection: after its GOAWAY nothing more is
 ///   read (`ReadGate`) and the connection closes once the frame is written (RFC 9113 §5.4.1).
 ///   For too many streams, the streams accepted go on, for `errorGrace` at most.
+///
+/// It also holds back answers its peer's flow control keeps (HTTP2HeldAnswers.swift), and closes
+/// the connection when it is idle (`idle`).
 ///
 /// Used only on the connection's event loop.
 final class HTTP2Connection {
@@ -51,9 +55,24 @@ final class HTTP2Connection {
     private(set) var goAwayLastStreamID: HTTP2StreamID?
     /// Set by a connection error; nil while there was none.
     private(set) var ending: Ending?
-    private var channel: (any Channel)?
+    /// The connection's channel, once `Events` is added.
+    private(set) var channel: (any Channel)?
+    /// What the streams hold of their answers (HTTP2HeldAnswers.swift).
+    var held = HeldAnswers()
+    /// Told of the bytes held at each change, on the event loop: tests await it instead of
+    /// sleeping. The listeners set none.
+    var onHeldBytes: ((Int) -> Void)?
+    /// Streams with a wait or an event stream open (`HTTPRequestHandler.live`).
+    var liveStreams = 0
+    /// The listener's idle timeout (`IdleTimeoutHandler`): also how long held answers may go
+    /// without draining.
+    let idleTimeout: TimeAmount
+    let log: AccessLog
 
-    init() {}
+    init(idleTimeout: TimeAmount, logger: Logger) {
+        self.idleTimeout = idleTimeout
+        log = AccessLog(logger: logger)
+    }
 
     /// The handler after NIO's HTTP/2 handler: counts streams from NIO's events, and ends the
     /// violation NIO reports (its GOAWAY is already rewritten by then).
@@ -126,6 +145,32 @@ final class HTTP2Connection {
         }
     }
 
+    /// No progress either way for the idle timeout (`IdleTimeoutHandler`). NIO's inline
+    /// multiplexer hands its streams no such event (only `ChannelShouldQuiesceEvent`), so the
+    /// connection decides for them as `HTTPRequestHandler` does over HTTP/1.1: a wait or an event
+    /// stream keeps it (their own timeouts and heartbeats cover them), unless the connection holds
+    /// answers up to its limit, which a peer that takes nothing never drains.
+    private func idle() {
+        guard liveStreams == 0 || !hasRoomForAnswers else { return }
+        letGo(.noError, reason: "connection idle past its timeout")
+    }
+
+    /// Closes the connection for want of progress, after a GOAWAY naming the last stream received
+    /// so the peer knows what was processed (RFC 9113 §9.1). A peer that reads nothing may never
+    /// take the frame: the close waits `errorGrace` at most.
+    func letGo(_ errorCode: HTTP2ErrorCode, debugData: String? = nil, reason: String) {
+        guard let channel else { return }
+        log.refused(reason, metadata: ["peer": .string(channel.remoteAddress?.description ?? "-")])
+        // A second GOAWAY may not name a later stream than the first (RFC 9113 §6.8).
+        let last = min(highestStreamID, goAwayLastStreamID ?? .maxID)
+        goAwayLastStreamID = last
+        let opaque = debugData.map { channel.allocator.buffer(string: $0) }
+        let frame = HTTP2Frame(streamID: .rootStream, payload: .goAway(lastStreamID: last, errorCode: errorCode, opaqueData: opaque))
+        let loopBound = NIOLoopBound(channel, eventLoop: channel.eventLoop)
+        channel.writeAndFlush(frame).whenComplete { _ in loopBound.value.close(promise: nil) }
+        channel.eventLoop.scheduleTask(in: Self.errorGrace) { loopBound.value.close(promise: nil) }
+    }
+
     private func streamOpened(_ id: HTTP2StreamID) {
         openStreams += 1
         if id > highestStreamID { highestStreamID = id }
@@ -163,6 +208,7 @@ final class HTTP2Connection {
             switch event {
             case let created as NIOHTTP2StreamCreatedEvent: connection.streamOpened(created.streamID)
             case is StreamClosedEvent: connection.streamClosed()
+            case is IdleStateHandler.IdleStateEvent: connection.idle()
             case is ChannelShouldQuiesceEvent:
                 // The server is stopping: every stream opened so far is answered, then the
                 // connection closes (OpenConnections).
@@ -170,6 +216,11 @@ final class HTTP2Connection {
             default: break
             }
             context.fireUserInboundEventTriggered(event)
+        }
+
+        func channelInactive(context: ChannelHandlerContext) {
+            connection.dropHeldAnswers()
+            context.fireChannelInactive()
         }
 
         func errorCaught(context: ChannelHandlerContext, error: any Error) {

@@ -22,12 +22,22 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     private var state = State.idle
-    /// A complete request whose answer waits for the channel to drain.
+    /// A complete request whose answer waits for the channel to drain, or on HTTP/2 for its
+    /// connection to hold less (HTTP2HeldAnswers.swift).
     private var held: (HTTPRequestHead, HTTPRequest)?
+    /// Whether `held` is queued on the HTTP/2 connection (`answerWhenRoom`).
+    private var waitingForRoom = false
     let responder: HTTPResponder
     let log: AccessLog
     /// A wait or an event stream in progress (HTTPRequestHandler+Live.swift).
-    var live: Live?
+    var live: Live? {
+        didSet {
+            // An HTTP/2 connection keeps one past its idle timeout, as this handler does over
+            // HTTP/1.1 (`HTTP2Connection.idle`).
+            guard let connection = http2?.connection, (oldValue == nil) != (live == nil) else { return }
+            connection.liveStreams += live == nil ? -1 : 1
+        }
+    }
     /// The API of the live answer, for its access-log line (the answer itself comes later).
     var liveAPI = ""
     /// When the request being read began, for the access log.
@@ -75,24 +85,41 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
                 headers: head.headers.map { ($0.name, $0.value) },
                 body: buffer.readBytes(length: buffer.readableBytes) ?? []
             )
-            // A peer that sends without reading must not make us buffer answers (issue 11, row 5):
-            // while the channel is not writable the request waits, and with it every pipelined one
-            // behind it (`HTTP1Connection` delivers the next only after this answer).
-            guard context.channel.isWritable else {
-                held = (head, request)
-                return
-            }
-            answer(request, head: head, context: context)
+            held = (head, request)
+            answerHeld(context: context)
         }
     }
 
     func channelWritabilityChanged(context: ChannelHandlerContext) {
-        if context.channel.isWritable, let (head, request) = held {
-            held = nil
-            answer(request, head: head, context: context)
-        }
+        answerHeld(context: context)
         if context.channel.isWritable { pump(context: context) }
         context.fireChannelWritabilityChanged()
+    }
+
+    /// A peer that sends without reading must not make us buffer answers (docs/limits.md, "a slow
+    /// reader"): the request is answered only while the channel is writable, and with it waits
+    /// every pipelined one behind it (`HTTP1Connection` delivers the next only after this answer).
+    /// On HTTP/2 the connection must also hold less than its limit of answers the peer's flow
+    /// control keeps (HTTP2HeldAnswers.swift): the answer is made only then. Each of them calls
+    /// this again when it changes.
+    private func answerHeld(context: ChannelHandlerContext) {
+        guard let (head, request) = held, context.channel.isWritable else { return }
+        if let connection = http2?.connection, !connection.hasRoomForAnswers {
+            guard !waitingForRoom else { return }
+            waitingForRoom = true
+            connection.answerWhenRoom { [self] in
+                waitingForRoom = false
+                // A stream reset meanwhile has nobody to answer.
+                guard context.channel.isActive else {
+                    held = nil
+                    return
+                }
+                answerHeld(context: context)
+            }
+            return
+        }
+        held = nil
+        answer(request, head: head, context: context)
     }
 
     func channelInactive(context: ChannelHandlerContext) {

@@ -29,32 +29,41 @@ public final class HTTPServer: Sendable {
                     try addHTTP1(channel.pipeline.syncOperations, responder: responder, logger: logger)
                 }
             }
-            // Streams and GOAWAY, if ALPN picks HTTP/2 (HTTP2Connection.swift).
-            let http2 = NIOLoopBound(HTTP2Connection(), eventLoop: channel.eventLoop)
-            return channel.configureHTTP2SecureUpgrade(
-                h2ChannelConfigurator: { connection in
-                    connection.configureHTTP2Pipeline(mode: .server, targetWindowSize: 65535) { stream in
-                        stream.eventLoop.makeCompletedFuture {
-                            try configureStream(stream, connection: http2.value, responder: responder, logger: logger)
-                        }
-                    }.flatMapThrowing { _ in
-                        let sync = connection.pipeline.syncOperations
-                        let nio = try sync.handler(type: NIOHTTP2Handler.self)
-                        try sync.addHandler(http2.value.writer, position: .before(nio))
-                        try sync.addHandler(http2.value.readGate, position: .before(nio))
-                        try sync.addHandler(http2.value.events)
-                    }
-                },
-                // HTTP/1.1 over TLS: the plain port's handlers, behind TLS's.
-                http1ChannelConfigurator: { connection in
-                    connection.eventLoop.makeCompletedFuture {
-                        try addHTTP1(connection.pipeline.syncOperations, responder: responder, logger: logger)
-                    }
-                }
-            )
+            return configureHTTPS(
+                channel, connection: HTTP2Connection(idleTimeout: idleTimeout, logger: logger), responder: responder, logger: logger)
         }
         logger.info(tls == nil ? "HTTP listening" : "HTTPS (h2, http/1.1) listening", metadata: ["address": "\(host):\(listener.port)"])
         return HTTPServer(listener: listener)
+    }
+
+    /// The HTTPS port's protocols above the floor, as ALPN chooses: HTTP/2, whose streams and
+    /// GOAWAY `connection` keeps (HTTP2Connection.swift), or HTTP/1.1. Tests lay it on listeners
+    /// of their own, with a connection they watch.
+    static func configureHTTPS(
+        _ channel: any Channel, connection: HTTP2Connection, responder: HTTPResponder, logger: Logger
+    ) -> EventLoopFuture<Void> {
+        let http2 = NIOLoopBound(connection, eventLoop: channel.eventLoop)
+        return channel.configureHTTP2SecureUpgrade(
+            h2ChannelConfigurator: { connection in
+                connection.configureHTTP2Pipeline(mode: .server, targetWindowSize: 65535) { stream in
+                    stream.eventLoop.makeCompletedFuture {
+                        try configureStream(stream, connection: http2.value, responder: responder, logger: logger)
+                    }
+                }.flatMapThrowing { _ in
+                    let sync = connection.pipeline.syncOperations
+                    let nio = try sync.handler(type: NIOHTTP2Handler.self)
+                    try sync.addHandler(http2.value.writer, position: .before(nio))
+                    try sync.addHandler(http2.value.readGate, position: .before(nio))
+                    try sync.addHandler(http2.value.events)
+                }
+            },
+            // HTTP/1.1 over TLS: the plain port's handlers, behind TLS's.
+            http1ChannelConfigurator: { connection in
+                connection.eventLoop.makeCompletedFuture {
+                    try addHTTP1(connection.pipeline.syncOperations, responder: responder, logger: logger)
+                }
+            }
+        )
     }
 
     /// An HTTP/2 stream: NIO's frames-to-HTTP/1 codec and the emulator's handler, which knows its
@@ -63,6 +72,8 @@ public final class HTTPServer: Sendable {
         _ stream: any Channel, connection: HTTP2Connection, responder: HTTPResponder, logger: Logger
     ) throws {
         let sync = stream.pipeline.syncOperations
+        // Beneath the codec: the stream's DATA counts toward what the connection holds.
+        try sync.addHandler(connection.heldBytesCounter)
         try sync.addHandler(HTTP2FramePayloadToHTTP1ServerCodec())
         let id = try stream.syncOptions?.getOption(HTTP2StreamChannelOptions.streamID)
         if let id, !connection.accepts(id) {
