@@ -44,6 +44,8 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
     var started = NIODeadline.now()
     /// On an HTTP/2 stream: its connection and stream id, for a `goaway` fault.
     var http2: (connection: HTTP2Connection, stream: HTTP2StreamID)?
+    /// On an HTTP/2 stream: the request's `:authority` (`HTTP2AuthorityReader`).
+    var authority: String?
     static let initialBodyCapacity = 16 * 1024
     /// The longest an injected latency may hold an answer, in wall time, however slow the clock.
     static let maxWallDelayMillis: Int64 = 10 * 60 * 1000
@@ -80,11 +82,12 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
                 return
             }
             state = .idle
-            let request = HTTPRequest(
+            var request = HTTPRequest(
                 method: head.method.rawValue, target: head.uri,
                 headers: head.headers.map { ($0.name, $0.value) },
                 body: buffer.readBytes(length: buffer.readableBytes) ?? []
             )
+            request.authority = authority
             held = (head, request)
             answerHeld(context: context)
         }
@@ -187,7 +190,8 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     private func refuseTooLarge(context: ChannelHandlerContext, head: HTTPRequestHead) {
         state = .discarding
-        let request = HTTPRequest(method: head.method.rawValue, target: head.uri, headers: head.headers.map { ($0.name, $0.value) })
+        var request = HTTPRequest(method: head.method.rawValue, target: head.uri, headers: head.headers.map { ($0.name, $0.value) })
+        request.authority = authority
         var response = responder.tooLarge(request)
         response.closeConnection = true
         write(response, head: head, context: context)

@@ -85,6 +85,8 @@ public final class HTTPServer: Sendable {
         }
         let handler = HTTPRequestHandler(responder: responder, logger: logger)
         if let id { handler.http2 = (connection, id) }
+        // In front of the codec, which keeps `:authority` only when there is no `host`.
+        try sync.addHandler(HTTP2AuthorityReader(handler: handler), position: .first)
         try sync.addHandler(handler)
     }
 

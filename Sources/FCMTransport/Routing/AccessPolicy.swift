@@ -7,7 +7,8 @@ import Synchronization
 /// route sees it (docs/security.md). The routes themselves stay pure; the transports' responder
 /// carries this policy, and in-process callers (tests, scenarios) have none.
 ///
-/// - `Host` must name this machine (HostRules): a DNS-rebinding page sends its own name.
+/// - `Host` must name this machine (HostRules): a DNS-rebinding page sends its own name. Over
+///   HTTP/2 that is `:authority`, and a `Host` that names another target is refused.
 /// - `Origin`, when sent, must be the emulator's own: browsers send it on every cross-origin
 ///   request and every non-GET one (Fetch standard, "origin header"), including the "simple"
 ///   requests that skip the CORS preflight, so it is what tells a page's call from an SDK's.
@@ -50,7 +51,16 @@ public struct AccessPolicy: Sendable {
         let hostValues = request.headers.filter { $0.0.equalsIgnoringASCIICase("host") }
         // One Host at most (RFC 9112 §3.2); none comes from HTTP/1.0 clients, never from browsers.
         guard hostValues.count <= 1 else { return refuse(.host, 400, "INVALID_ARGUMENT", "A request carries one Host header") }
-        let host = hostValues.first?.1
+        // Over HTTP/2 `:authority` names the target, and a Host beside it that names another
+        // makes the request malformed (RFC 9113 §8.3.1): judged by either one alone, it could
+        // pass the rule under one name and be served under the other.
+        if let authority = request.authority, let host = hostValues.first?.1, !HostRules.nameSameTarget(authority, host) {
+            return refuse(
+                .host, 400, "INVALID_ARGUMENT",
+                "The request's :authority '\(String(authority.prefix(80)))' and Host '\(String(host.prefix(80)))' name different "
+                    + "targets (RFC 9113 §8.3.1): send one, or the same in both")
+        }
+        let host = request.authority ?? hostValues.first?.1
         if let host {
             guard let (name, port) = HostRules.split(host), plane == .fronts
                 ? hosts.allowsFronts(host: name, port: port) : hosts.allowsControl(host: name, port: port)

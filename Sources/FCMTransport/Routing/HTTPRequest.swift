@@ -11,6 +11,9 @@ public struct HTTPRequest: Sendable {
     public var query: [(String, String)]
     public var headers: [(String, String)]
     public var body: [UInt8]
+    /// HTTP/2's `:authority`, which names the request's target there as `Host` does over
+    /// HTTP/1.1 (RFC 9113 §8.3.1); nil over HTTP/1.1 and in process. `AccessPolicy` reads it.
+    public var authority: String?
 
     public init(method: String, target: String, headers: [(String, String)] = [], body: [UInt8] = []) {
         // Methods arrive upper-case (NIO's are); only others are copied.

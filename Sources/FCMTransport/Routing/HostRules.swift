@@ -107,6 +107,15 @@ package struct HostRules: Sendable {
         allowsControl(host: host, port: port) || frontNames.contains(host)
     }
 
+    /// Whether HTTP/2's `:authority` and a `Host` beside it name the same target, compared as
+    /// RFC 9113 §8.3.1 asks (scheme-based normalisation, RFC 3986 §6.2.3): the name without case
+    /// or a trailing dot, and the port with https's default, 443, folded (HTTP/2 is served over
+    /// TLS only). Either one malformed is no match.
+    static func nameSameTarget(_ authority: String, _ host: String) -> Bool {
+        guard let a = split(authority), let b = split(host) else { return false }
+        return a.host == b.host && (a.port ?? 443) == (b.port ?? 443)
+    }
+
     /// `Origin` (RFC 6454 §7) is this emulator's own: `http` or `https`, an allowed host, and the
     /// very authority the request was sent to (`Host`), default ports folded. `null` (a file://
     /// page, a sandboxed frame) is no origin of ours.
