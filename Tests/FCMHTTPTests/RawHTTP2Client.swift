@@ -31,13 +31,15 @@ final class RawHTTP2Client: Sendable {
     }
 
     /// Connects with ALPN h2 (the emulator's CA is not checked) and sends the preface and a
-    /// SETTINGS frame with `settings` (RFC 9113 §6.5.1: identifier, value), empty by default.
-    static func connect(port: Int, settings: [(UInt16, UInt32)] = []) async throws -> RawHTTP2Client {
+    /// SETTINGS frame with `settings` (RFC 9113 §6.5.1: identifier, value), empty by default,
+    /// then `frames` in the same write (for tests whose server would let a connection that
+    /// waits go idle).
+    static func connect(port: Int, settings: [(UInt16, UInt32)] = [], then frames: [UInt8] = []) async throws -> RawHTTP2Client {
         let (events, continuation) = AsyncStream.makeStream(of: Event.self)
         let channel = try await tlsChannel(port: port, alpn: "h2", reader: FrameReader(continuation))
         let client = RawHTTP2Client(channel: channel, events: events)
         let payload = settings.flatMap { withUnsafeBytes(of: $0.0.bigEndian, Array.init) + withUnsafeBytes(of: $0.1.bigEndian, Array.init) }
-        try await client.send(Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8) + frame(type: 0x4, flags: 0, stream: 0, payload: payload))
+        try await client.send(Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8) + frame(type: 0x4, flags: 0, stream: 0, payload: payload) + frames)
         return client
     }
 
@@ -121,6 +123,20 @@ final class RawHTTP2Client: Sendable {
     /// A DATA frame that ends the stream.
     static func data(stream: UInt32, _ body: String) -> [UInt8] {
         frame(type: 0x0, flags: 0x1, stream: stream, payload: Array(body.utf8))
+    }
+
+    /// Reads to the end of the connection: the server's GOAWAY, if it sent one, and whether the
+    /// connection ended.
+    func goAwayAndEnd() async -> (goAway: GoAway?, closed: Bool) {
+        var goAway: GoAway?
+        for await event in events {
+            switch event {
+            case .frame(0x7, _, _, let payload): goAway = Self.goAway(payload)
+            case .frame: continue
+            case .closed: return (goAway, true)
+            }
+        }
+        return (goAway, false)
     }
 
     static func goAway(_ payload: [UInt8]) -> GoAway? {

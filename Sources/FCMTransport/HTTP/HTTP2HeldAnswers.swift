@@ -9,7 +9,7 @@ import NIOHTTP2
 /// §5.2, §6.9), so a client that advertises SETTINGS_INITIAL_WINDOW_SIZE 0 and opens 100 streams
 /// for 8 MiB list pages made the server hold 900 MB for the 11 KB it sent. Here a connection
 /// counts the answer bytes written into its streams that have not reached the socket yet, and
-/// past `maxHeldBytes` no further request on it is answered (each waits, in order) until some
+/// past `maxHeldBytes` no further request on it is answered (each waits its turn) until some
 /// drain. It goes on reading: the WINDOW_UPDATEs that drain them come on the same connection, and
 /// what it reads meanwhile is bounded (100 streams, each request within `maxBodyBytes`).
 ///
@@ -29,7 +29,8 @@ extension HTTP2Connection {
     struct HeldAnswers {
         /// Bytes written into streams that NIO has not yet handed to the socket.
         var bytes = 0
-        /// Answers waiting for `bytes` to fall under the limit, in the order their requests ended.
+        /// Answers waiting for `bytes` to fall under the limit, in the order their requests reached
+        /// their streams.
         var waiting = CircularBuffer<() -> Void>()
         /// Whether held bytes left (sent, or dropped with their stream) since the last stall look.
         var drainedSinceLook = false

@@ -43,9 +43,18 @@ public final class HTTPServer: Sendable {
         _ channel: any Channel, connection: HTTP2Connection, responder: HTTPResponder, logger: Logger
     ) -> EventLoopFuture<Void> {
         let http2 = NIOLoopBound(connection, eventLoop: channel.eventLoop)
+        // Until ALPN chooses, the idle timeout is acted on here (NegotiationIdleHandler.swift).
+        let negotiating = NegotiationIdleHandler()
+        do {
+            try channel.pipeline.syncOperations.addHandler(negotiating)
+        } catch {
+            return channel.eventLoop.makeFailedFuture(error)
+        }
+        let chosen = NIOLoopBound(negotiating, eventLoop: channel.eventLoop)
         return channel.configureHTTP2SecureUpgrade(
             h2ChannelConfigurator: { connection in
-                connection.configureHTTP2Pipeline(mode: .server, targetWindowSize: 65535) { stream in
+                connection.pipeline.syncOperations.removeHandler(chosen.value, promise: nil)
+                return connection.configureHTTP2Pipeline(mode: .server, targetWindowSize: 65535) { stream in
                     stream.eventLoop.makeCompletedFuture {
                         try configureStream(stream, connection: http2.value, responder: responder, logger: logger)
                     }
@@ -60,6 +69,7 @@ public final class HTTPServer: Sendable {
             // HTTP/1.1 over TLS: the plain port's handlers, behind TLS's.
             http1ChannelConfigurator: { connection in
                 connection.eventLoop.makeCompletedFuture {
+                    connection.pipeline.syncOperations.removeHandler(chosen.value, promise: nil)
                     try addHTTP1(connection.pipeline.syncOperations, responder: responder, logger: logger)
                 }
             }

@@ -59,6 +59,13 @@ final class SlowHandshakeHandler: ChannelInboundHandler, RemovableChannelHandler
     func channelReadComplete(context: ChannelHandlerContext) {
         if !holding { context.fireChannelReadComplete() }
     }
+
+    /// While the ClientHello is held the wait is the server's, not the client's idleness: the
+    /// idle timeout is not passed on (`NegotiationIdleHandler` would close the connection).
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if holding, event is IdleStateHandler.IdleStateEvent { return }
+        context.fireUserInboundEventTriggered(event)
+    }
 }
 
 @available(*, unavailable)
