@@ -6,8 +6,9 @@ import FCMTransport
 import NIOCore
 import Synchronization
 
-/// The newest events' frames, read from the log once for every stream of an emulator (each of 1,000 streams reading its own page under the world's lock, and being woken on its own,
-/// made a send 86× slower even with each event encoded once).
+/// The newest events' frames, read from the log once for every stream of an emulator (each of
+/// 1,000 streams reading its own page under the world's lock, and being woken on its own, made a
+/// send 86× slower even with each event encoded once).
 ///
 /// One watch on the emulator marks the window stale and wakes each event loop that serves streams
 /// once; the first stream that then reads takes one bounded page of the log under the world's lock

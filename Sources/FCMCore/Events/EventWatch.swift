@@ -18,8 +18,9 @@ public final class EventWatch: Sendable {
     deinit { owner.remove(id) }
 }
 
-/// What a watcher may care about, so an event wakes only the watchers it may concern (300 waits on other things each re-read the log on every send). Every set field narrows; a
-/// project's deletion wakes everyone, since a read that fails is an answer too.
+/// What a watcher may care about, so an event wakes only the watchers it may concern (300 waits
+/// on other things each re-read the log on every send). Every set field narrows; a project's
+/// deletion wakes everyone, since a read that fails is an answer too.
 package struct EventInterest: Sendable {
     /// Only this device's events.
     package var device: DeviceID?

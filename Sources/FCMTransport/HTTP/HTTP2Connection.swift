@@ -5,7 +5,7 @@ import NIOCore
 import NIOHTTP2
 
 /// One HTTP/2 connection's streams and its GOAWAY, so the connection ends as FCM's front end ends
-/// it (issue 22, item 10):
+/// it:
 ///
 /// - A client that opens more streams than the 100 advertised in SETTINGS_MAX_CONCURRENT_STREAMS
 ///   gets GOAWAY PROTOCOL_ERROR with the debug data `exceeded_max_concurrent_streams` and the last
