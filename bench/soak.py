@@ -23,6 +23,7 @@ import threading
 import time
 import urllib.parse
 
+import soak_round4
 import soak_trust
 
 READY, PID, SECONDS = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
@@ -605,6 +606,8 @@ HOSTILE_KINDS = [
 TRUST = soak_trust.Soak(HOST, HTTP_PORT, CA, PROJECT, PROXY_PORT, STATE_DIR, control, request, hostile, stop,
                         SEND_PATH, V1_HEADERS)
 TRUST_QUICK, TRUST_HOLDERS = soak_trust.steps(TRUST)
+TRUST_QUICK += soak_round4.steps(TRUST, HTTPS_PORT)
+HOSTILE_KINDS += soak_round4.KINDS
 HOSTILE_KINDS += [k for k in soak_trust.KINDS
                   if (STATE_DIR or "snapshot" not in k and "export" not in k) and (PROXY_PORT or "proxy" not in k)]
 
