@@ -32,9 +32,9 @@ struct QueryBoundsTests {
         #expect(try h.emu.events(query, before: delivered.sequence, maxScan: 7).map(\.kind) == [.subscribed, .accepted])
     }
 
-    /// A query by kind or by device reads its index, not the log: a kind that never came is known
-    /// at once however long the log, and a device's events are found among a crowd's.
-    @Test func aKindOrDeviceQueryReadsOnlyItsIndex() throws {
+    /// A query by kind reads its index, not the log: a kind that never came is known at once
+    /// however long the log, and a device's deliveries are found among a crowd's.
+    @Test func aKindQueryReadsOnlyItsIndex() throws {
         let h = Harness()
         let a = try h.device(name: "a")
         let b = try h.device(name: "b")

@@ -2,40 +2,31 @@
 
 import DequeModule
 
-/// The event log's sequence numbers by kind and by device, oldest first, so a query that filters
-/// on either reads only what it may match (docs/limits.md): 300 queries for a kind that never
-/// came, over a log of a million events, each read the whole log, and the health checks beside
-/// them waited 8 to 14 s for an event loop. Kept in step with the log: an entry goes when its
-/// event leaves the log (always the oldest, so always the front of its lists).
+/// The event log's sequence numbers by kind, oldest first, so a query that names kinds reads
+/// only what it may match (docs/limits.md): 300 queries for a kind that never came, over a log of
+/// a million events, each read the whole log, and the health checks beside them waited 8 to 14 s
+/// for an event loop. Kept in step with the log: an entry goes when its event leaves the log
+/// (always the oldest, so always the front of its list). Kinds are few, so the index costs one
+/// entry per event and nothing per device (an index by device cost an allocation per device
+/// with an event, 100 bytes for each idle device).
 struct EventIndex: Sendable {
     private var byKind: [Event.Kind: Deque<Int>] = [:]
-    private var byDevice: [DeviceID: Deque<Int>] = [:]
 
     mutating func add(_ event: Event) {
         byKind[event.kind, default: []].append(event.sequence)
-        if let device = event.device { byDevice[device, default: []].append(event.sequence) }
     }
 
     /// `event`, the oldest kept, left the log.
     mutating func remove(_ event: Event) {
         if byKind[event.kind]?.first == event.sequence { byKind[event.kind]?.removeFirst() }
-        if let device = event.device, byDevice[device]?.first == event.sequence {
-            byDevice[device]?.removeFirst()
-            if byDevice[device]?.isEmpty == true { byDevice[device] = nil }
-        }
     }
 
-    /// The sequences of events of one of `kinds`, or of `device`, below `cursor`, newest first:
-    /// at most `limit` of them. Nil when neither narrows the read (the caller scans the log).
-    func sequences(kinds: Set<Event.Kind>?, device: DeviceID?, below cursor: Int, limit: Int) -> [Int]? {
-        if let device {
-            guard let list = byDevice[device] else { return [] }
-            return Self.newest(in: [list], below: cursor, limit: limit)
-        }
+    /// The sequences of events of one of `kinds` below `cursor`, newest first: at most `limit`
+    /// of them. Nil when no kind narrows the read (the caller scans the log).
+    func sequences(kinds: Set<Event.Kind>?, below cursor: Int, limit: Int) -> [Int]? {
         guard let kinds else { return nil }
         return Self.newest(in: kinds.compactMap { byKind[$0] }, below: cursor, limit: limit)
     }
-
     /// The newest `limit` entries below `cursor` of several ascending lists, newest first.
     private static func newest(in lists: [Deque<Int>], below cursor: Int, limit: Int) -> [Int] {
         // Where each list's entries below the cursor end (binary search: the lists ascend).

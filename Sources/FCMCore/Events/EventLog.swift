@@ -17,7 +17,7 @@ struct EventLog: Sendable {
     /// `approximateBytes` of each kept event, in the same order.
     private var sizes: Deque<Int32> = []
     private(set) var bytes = 0
-    /// Sequences by kind and by device, for queries that filter on them.
+    /// Sequences by kind, for queries that filter on kinds.
     private(set) var index = EventIndex()
     /// The sequence number the next event gets.
     private(set) var nextSequence: Int
@@ -93,8 +93,8 @@ struct EventLog: Sendable {
     // MARK: - Size
 
     /// What one event costs beside what it points to: the slot, its size, the optionals, and its
-    /// entries in the index by kind and by device.
-    static let fixedBytes = MemoryLayout<Event>.stride + MemoryLayout<Int32>.stride + 16 + 2 * MemoryLayout<Int>.stride
+    /// entry in the index by kind.
+    static let fixedBytes = MemoryLayout<Event>.stride + MemoryLayout<Int32>.stride + 16 + MemoryLayout<Int>.stride
 
     /// A Swift string holds up to 15 UTF-8 bytes inline; longer ones live on the heap with a header.
     static func stringBytes(_ text: String) -> Int {

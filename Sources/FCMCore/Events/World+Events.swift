@@ -31,8 +31,8 @@ extension World {
             return false
         }
         let below = min(read.cursor, events.nextSequence)
-        // A kind or device filter reads its index: only what may match is looked at.
-        if let indexed = events.index.sequences(kinds: query.kinds, device: filter.device, below: below, limit: max(1, maxScan)) {
+        // A kind filter reads its index: only what may match is looked at.
+        if let indexed = events.index.sequences(kinds: query.kinds, below: below, limit: max(1, maxScan)) {
             for sequence in indexed where read.matched.count < query.limit {
                 if let event = events[sequence: sequence], filter.matches(event, in: self) { read.matched.append(event) }
                 read.cursor = sequence

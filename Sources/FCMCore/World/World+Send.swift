@@ -181,6 +181,23 @@ extension World {
     private mutating func sendToDevice(
         _ id: DeviceID, request: SendRequest, project: Project, canonical: String?, ttlZero: Bool
     ) throws(FCMError) -> SendOutcome {
+        let appId = try admitted(id, request: request, project: project)
+        if !ttlZero { try checkRate(settings.deviceRateLimit, key: "d:\(id)", code: .deviceMessageRateExceeded) }
+        guard !request.validateOnly else { return Self.validated }
+        let appHash = IdentifierFactory.hash8(project.id, appId)
+        let message = Message(
+            id: ids.tokenMessageId(at: now, appHash: appHash), projectId: project.id, senderId: project.number,
+            target: request.target, content: request.content, api: request.api, acceptedAt: now
+        )
+        log(.accepted, device: id, message: message, detail: request.api.rawValue)
+        dispatch(message, to: id)
+        return SendOutcome(message: message, messageId: message.id, canonicalToken: canonical, groupSuccess: 1, groupFailedTokens: [])
+    }
+
+    /// The checks a send to one device makes of the device, and its app id. The device is read
+    /// here and released on return: a copy still alive at `dispatch` would make the inbox's
+    /// append copy the whole inbox (an inbox is a `Deque`, and a live copy shares it).
+    private func admitted(_ id: DeviceID, request: SendRequest, project: Project) throws(FCMError) -> String {
         let device = try device(id)
         try checkSender(device, project: project)
         if isExpired(device) { throw FCMError(.unregistered, "Requested entity was not found.", field: "message.token") }
@@ -191,16 +208,7 @@ extension World {
                 .invalidPackageName, "restricted_package_name '\(restricted)' does not match the app",
                 field: "message.android.restricted_package_name")
         }
-        if !ttlZero { try checkRate(settings.deviceRateLimit, key: "d:\(id)", code: .deviceMessageRateExceeded) }
-        guard !request.validateOnly else { return Self.validated }
-        let appHash = IdentifierFactory.hash8(project.id, device.appId)
-        let message = Message(
-            id: ids.tokenMessageId(at: now, appHash: appHash), projectId: project.id, senderId: project.number,
-            target: request.target, content: request.content, api: request.api, acceptedAt: now
-        )
-        log(.accepted, device: id, message: message, detail: request.api.rawValue)
-        dispatch(message, to: id)
-        return SendOutcome(message: message, messageId: message.id, canonicalToken: canonical, groupSuccess: 1, groupFailedTokens: [])
+        return device.appId
     }
 
     func checkSender(_ device: Device, project: Project) throws(FCMError) {
