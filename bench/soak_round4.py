@@ -13,18 +13,28 @@ What each expects:
   events query        20 queries whose filter matches nothing, over the whole log, each answered
                       within 5 s (a slice of the log per hold of the world lock)
   device search       `q` of 4 KB of combining accents: 200 with no device, within 5 s
+  inbox bytes, rate   a second emulator of the same binary (the soak's canary keeps its inbox, so
+  windows             not the soak's own) with maxInboxBytes=1MiB and topicRateLimit on: 2,000
+                      devices on a topic and 40 sends to it keep the inboxes within the budget
+                      (inboxTrimmed events, the newest send kept, resident memory under 200 MB),
+                      and 500 topics sent to leave no rate window in a snapshot a minute later
 """
 import json
+import os
 import socket
+import subprocess
+import tempfile
 import ssl
 import struct
 import time
 import urllib.parse
+import urllib.request
 
 KINDS = [
     "h2 rapid reset (HEADERS + RST_STREAM x 2000, then PINGs)", "h2 WINDOW_UPDATE 0 on stream 0",
     "h2 zero window, 100 streams of big answers", "events list limit=100000 (under 9 MiB)",
-    "events queries matching nothing (20, each under 5 s)", "device search, 4 KB of combining accents (under 5 s)"]
+    "events queries matching nothing (20, each under 5 s)", "device search, 4 KB of combining accents (under 5 s)",
+    "inboxes of 2,000 devices x 40 sends within maxInboxBytes=1MiB", "500 topics' rate windows gone a minute later"]
 
 PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
 
@@ -205,8 +215,73 @@ def accent_search(s):
     s.hostile.add(KINDS[5], ok, f"{status} in {took:.2f} s: {data[:120]!r}")
 
 
+def second_emulator(s):
+    """Inbox bytes and rate windows, in an emulator of their own (the soak's binary)."""
+    binary = os.environ.get("FCM_EMU_SOAK_BIN")
+    if not binary:
+        s.hostile.add(KINDS[6], False, "FCM_EMU_SOAK_BIN is not set")
+        s.hostile.add(KINDS[7], False, "FCM_EMU_SOAK_BIN is not set")
+        return
+    work = tempfile.mkdtemp(prefix="fcm-emu-soak4-")
+    ready = os.path.join(work, "ready.json")
+    process = subprocess.Popen(
+        [binary, "serve", "--port", "0", "--set", "tlsPort=off", "--set", "xmppPort=off", "--set", "xmppTestPort=off",
+         "--set", "stateDir=none", "--set", "maxInboxBytes=1MiB", "--set", "topicRateLimit=100000/1m",
+         "--ready-file", ready, "--log-level", "error"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 30
+        while not (os.path.exists(ready) and os.path.getsize(ready)) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        base = json.load(open(ready))["http"]["url"]
+
+        def call(method, path, body=None, raw=False):
+            data = None if body is None else json.dumps(body).encode()
+            request = urllib.request.Request(base + path, data=data, method=method,
+                                             headers={"Content-Type": "application/json", "Authorization": "Bearer soak"})
+            with urllib.request.urlopen(request, timeout=60) as response:
+                answer = response.read()
+                return answer if raw else json.loads(answer or b"{}")
+        project = "/emulator/v1/projects/demo-fcm-emu"
+        send = "/v1/projects/demo-fcm-emu/messages:send"
+        first = call("POST", project + "/devices", {"platform": "android", "count": 2000, "topics": ["all"]})
+        device = (first.get("devices") or [{}])[0].get("id")
+        for n in range(40):
+            call("POST", send, {"message": {"topic": "all", "data": {"n": str(n), "pad": "x" * 200}}})
+        kept = []
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            deliveries = call("GET", f"{project}/devices/{device}/inbox").get("deliveries", [])
+            kept = [((d.get("payload") or {}).get("data") or {}).get("n") for d in deliveries]
+            if "39" in kept:
+                break
+            time.sleep(0.2)
+        trimmed = call("GET", "/emulator/v1/events?kind=inboxTrimmed&limit=1000")["events"]
+        with open(f"/proc/{process.pid}/status") as f:
+            rss = next((int(line.split()[1]) * 1024 for line in f if line.startswith("VmRSS:")), 0)
+        s.hostile.add(KINDS[6], bool(trimmed) and "39" in kept and len(kept) < 40 and rss < 200 << 20,
+                      f"{len(trimmed)} inboxTrimmed events; device {device} keeps {len(kept)} (last {kept[-1:]}); RSS {rss >> 20} MB")
+        for n in range(500):
+            call("POST", send, {"message": {"topic": f"soak-t{n}", "data": {"k": "v"}}})
+        call("POST", "/emulator/v1/clock:advance", {"by": "61s"})
+        tar = call("POST", "/emulator/v1:export?format=tar", raw=True)
+        windows = tar.count(b"soak-t")
+        s.hostile.add(KINDS[7], windows == 0, f"{windows} of 500 topics' windows in the snapshot a minute later")
+    except (OSError, ValueError, KeyError) as error:
+        s.hostile.add(KINDS[6], False, f"{type(error).__name__}: {error}")
+    finally:
+        process.terminate()
+        try:
+            process.wait(10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+        for name in os.listdir(work):
+            os.unlink(os.path.join(work, name))
+        os.rmdir(work)
+
+
 def steps(s, https_port):
     """(name, step) pairs for the driver's quick loop."""
     return [("h2 rapid reset", lambda: rapid_reset(s, https_port)), ("h2 WINDOW_UPDATE 0", lambda: window_update_zero(s, https_port)),
             ("h2 zero window", lambda: zero_window(s, https_port)), ("events list", lambda: events_list(s)),
-            ("events queries", lambda: empty_queries(s)), ("accent search", lambda: accent_search(s))]
+            ("events queries", lambda: empty_queries(s)), ("accent search", lambda: accent_search(s)),
+            ("second emulator", lambda: second_emulator(s))]
