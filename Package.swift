@@ -49,6 +49,8 @@ let package = Package(
                 .product(name: "OrderedCollections", package: "swift-collections"),
                 .product(name: "HeapModule", package: "swift-collections"),
                 .product(name: "DequeModule", package: "swift-collections"),
+                // A web device's Web Push subscription keys (P-256), made and checked where devices are.
+                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         .target(name: "FCMCoreJSON", dependencies: ["FCMCore", "FCMJSON"]),

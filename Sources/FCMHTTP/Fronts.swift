@@ -18,6 +18,7 @@ package enum Fronts {
         IIDFront(emulator: emulator, auth: auth).register(into: &router)
         LegacyFront(emulator: emulator, auth: auth).register(into: &router)
         DeviceGroupFront(emulator: emulator, auth: auth).register(into: &router)
+        WebPushFront(emulator: emulator, wallSeconds: wallSeconds).register(into: &router)
         TokenEndpoint(accounts: credentials.accounts, grants: credentials.grants, wallSeconds: wallSeconds).register(into: &router)
         AllowedLocations().register(into: &router)
         let metadata = MetadataServer(emulator: emulator, grants: credentials.grants, project: metadataProject)

@@ -130,7 +130,7 @@ extension DeviceLines {
                 guard s.literal("true") else { return nil }
                 deleted = true
             } else {
-                return nil  // inbox, or a field the strict path will name
+                return nil  // inbox, webPush (a web device's keys, checked there), or a field the strict path will name
             }
             guard seen & bit == 0 else { return nil }
             seen |= bit

@@ -109,6 +109,20 @@ enum DeviceLines {
                 }
                 w.byte(UInt8(ascii: "]"))
             }
+            if let push = d.webPush {
+                // The subscription's secrets: the emulator is the browser and must decrypt after an
+                // import (docs/receivers.md). The public key is derived, never stored.
+                w.key("webPush")
+                w.raw("{\"privateKey\":")
+                w.string(Base64URLCodec.encode(push.privateKey))
+                w.raw(",\"auth\":")
+                w.string(Base64URLCodec.encode(push.authSecret))
+                if let key = push.applicationServerKey {
+                    w.raw(",\"applicationServerKey\":")
+                    w.string(Base64URLCodec.encode(key))
+                }
+                w.byte(UInt8(ascii: "}"))
+            }
             if let inbox = d.inbox, !inbox.isEmpty {
                 w.key("inbox")
                 w.byte(UInt8(ascii: "["))
@@ -198,6 +212,7 @@ enum DeviceLines {
         }
         var tray: [TrayEntry] = []
         for item in try f.array("tray") { tray.append(try DeliveryCodec.decodeTrayEntry(item, messages: messages)) }
+        let webPush = try f.optional("webPush").map { json throws(SnapshotProblem) in try readWebPush(json) }
         try f.finish()
         var record = SnapshotRecord.Device(
             id: id, projectIndex: project, platform: platform, name: name, appId: appId, token: token, tokenValid: tokenValid, fid: fid,
@@ -206,7 +221,27 @@ enum DeviceLines {
             stored: stored, inbox: inbox, lastSeenAt: lastSeenAt)
         record.tray = tray
         record.unshownHighPriority = unshown ?? 0
+        record.webPush = webPush
         return .live(record)
+    }
+
+    /// `{"privateKey":…,"auth":…,"applicationServerKey":…}`, base64url, checked as keys.
+    private static func readWebPush(_ json: JSONValue) throws(SnapshotProblem) -> WebPushSubscription {
+        var f = try JSONFields(json, "device.webPush")
+        func bytes(_ text: String?, _ name: String) throws(SnapshotProblem) -> [UInt8]? {
+            guard let text else { return nil }
+            guard let decoded = Base64URLCodec.decode(text, maxBytes: 256) else { throw SnapshotProblem("device.webPush.\(name) must be base64url") }
+            return decoded
+        }
+        let privateKey = try bytes(try f.string("privateKey"), "privateKey") ?? []
+        let auth = try bytes(try f.string("auth"), "auth") ?? []
+        let serverKey = try bytes(try f.optionalString("applicationServerKey"), "applicationServerKey")
+        try f.finish()
+        do throws(FCMError) {
+            return try WebPushSubscription.restore(privateKey: privateKey, authSecret: auth, applicationServerKey: serverKey)
+        } catch {
+            throw SnapshotProblem("device.\(error.field ?? "webPush"): \(error.message)")
+        }
     }
 
     private static func readStored(_ json: JSONValue, messages: [Message]) throws(SnapshotProblem) -> SnapshotRecord.Stored {

@@ -96,6 +96,7 @@ enum MessageCodec {
                     .object(omittingNils: [
                         ("headers", w.headers.isEmpty ? nil : pairsJSON(w.headers)), ("data", w.data.map(pairsJSON)),
                         ("notification", w.notification.map { JSONValue(.object($0)) }), ("link", w.link.map(JSONValue.string)),
+                        ("rawData", w.rawData.map { .string(Base64URLCodec.encode($0)) }),
                     ])
                 }
             ),
@@ -136,6 +137,13 @@ enum MessageCodec {
             c.webpush = WebpushOptions(
                 headers: try g.pairs("headers") ?? [], data: try g.pairs("data"), notification: try object(&g, "notification"),
                 link: try g.optionalString("link"))
+            if let raw = try g.optionalString("rawData") {
+                // An RFC 8030 push's plaintext, base64url (docs/receivers.md); at most 4096 bytes.
+                guard let bytes = Base64URLCodec.decode(raw, maxBytes: 8192) else {
+                    throw SnapshotProblem("message.content.webpush.rawData must be base64url")
+                }
+                c.webpush?.rawData = bytes
+            }
             try g.finish()
         }
         c.collapseKey = try f.optionalString("collapseKey")

@@ -7,7 +7,7 @@ import FCMTransport
 import FCMXMPP
 
 extension ControlAPI {
-    static let deviceFields: Set<String> = ["platform", "appId", "name", "token", "fid", "state", "senders", "topics", "count"]
+    static let deviceFields: Set<String> = ["platform", "appId", "name", "token", "fid", "state", "senders", "topics", "count", "applicationServerKey"]
     /// Devices made by one `POST …/devices` with `count`.
     static let maxDevicesPerCall = 10_000
     /// Topic names one device list or creation answer repeats at most: a device may hold 2000
@@ -172,6 +172,13 @@ extension ControlAPI {
             extraSenders: (try body.strings("senders") ?? []).filter { $0 != ownNumber },
             topics: try body.strings("topics") ?? []
         )
+        if let key = try body.string("applicationServerKey") {
+            // The VAPID public key `pushManager.subscribe` binds the subscription to (RFC 8292 §4).
+            guard let bytes = Base64URLCodec.decode(key, maxBytes: 256) else {
+                throw FCMError(.invalidArgument, "applicationServerKey must be base64url", field: "applicationServerKey")
+            }
+            spec.applicationServerKey = bytes
+        }
         guard let count = try body.number("count") else {
             return ControlJSON.response(status: 201, ControlJSON.device(try emulator.createDevice(spec, projectId: projectId)))
         }

@@ -43,6 +43,23 @@ enum ControlJSON {
             ("lastDeliveryAt", d.lastDeliveryAt.map { .string($0.iso8601) }),
             ("deliveredCount", .int(d.deliveredCount)),
             ("deletedMessagesPending", .bool(d.deletedSignalOwed)),
+            ("webPush", d.webPush.map { webPush($0, token: d.token) }),
+        ])
+    }
+
+    /// A web device's subscription as `PushSubscription.toJSON()` gives it to publishers (Push API;
+    /// RFC 8291 §3.2 for the keys), its endpoint on FCM's host (docs/receivers.md).
+    static func webPush(_ s: WebPushSubscription, token: String) -> JSONValue {
+        .object(omittingNils: [
+            ("endpoint", .string("https://fcm.googleapis.com/fcm/send/" + token)),
+            ("expirationTime", .null),
+            (
+                "keys",
+                .object([
+                    ("p256dh", .string(Base64URLCodec.encode(s.publicKey))), ("auth", .string(Base64URLCodec.encode(s.authSecret))),
+                ])
+            ),
+            ("applicationServerKey", s.applicationServerKey.map { .string(Base64URLCodec.encode($0)) }),
         ])
     }
 

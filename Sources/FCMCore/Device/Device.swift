@@ -48,6 +48,8 @@ struct Device: Sendable {
     var unshownHighPriority: Int32 = 0
     /// Incremented on every state change, so that timers of an earlier Doze stretch are ignored.
     var stateGeneration: UInt32 = 0
+    /// A web device's Web Push subscription (docs/receivers.md); nil on every other platform.
+    var webPush: WebPushSubscription?
 }
 
 extension Device {

@@ -13,6 +13,9 @@ public struct DeviceSpec: Sendable {
     /// Other projects' sender ids allowed to message this instance.
     package var extraSenders: [String]
     package var topics: [String]
+    /// The VAPID public key a web device's subscription is bound to (uncompressed P-256 point),
+    /// as `pushManager.subscribe({applicationServerKey})` binds it (RFC 8292 §4).
+    package var applicationServerKey: [UInt8]?
 
     public init(
         platform: Platform, appId: String, name: String? = nil, token: String? = nil, fid: String? = nil,
@@ -68,6 +71,8 @@ public struct DeviceInfo: Sendable, Equatable {
     package let lastDeliveryAt: Instant?
     package let deliveredCount: Int
     package let deletedSignalOwed: Bool
+    /// A web device's Web Push subscription; nil on other platforms.
+    package let webPush: WebPushSubscription?
 }
 
 extension World {
@@ -85,7 +90,7 @@ extension World {
             storedCount: device.store?.items.count ?? 0,
             storedCollapsible: device.store?.items.lazy.filter(\.profile.isCollapsible).count ?? 0,
             lastDeliveryAt: device.inbox.last?.time, deliveredCount: min(device.inbox.count, settings.maxInboxPerDevice),
-            deletedSignalOwed: device.deletedSignalOwed
+            deletedSignalOwed: device.deletedSignalOwed, webPush: device.webPush
         )
     }
 }

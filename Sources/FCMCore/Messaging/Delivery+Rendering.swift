@@ -111,6 +111,16 @@ extension Delivery {
             ("data", data.isEmpty ? nil : .object(data.map { ($0.0, .string($0.1)) })),
             ("notification", notification.isEmpty ? nil : .object(notification)),
             ("fcmOptions", content.webpush?.link.map { .object([("link", .string($0))]) }),
-        ])
+        ] + Self.rawData(content.webpush?.rawData))
+    }
+
+    /// An RFC 8030 push's plaintext (docs/receivers.md, "What the device receives"): `rawData`, the
+    /// text as `event.data.text()` reads it when it is UTF-8, and always `rawDataBase64`, the bytes.
+    private static func rawData(_ bytes: [UInt8]?) -> [(String, PayloadValue?)] {
+        guard let bytes else { return [] }
+        return [
+            ("rawData", String(validating: bytes, as: UTF8.self).map(PayloadValue.string)),
+            ("rawDataBase64", .string(Base64URLCodec.encode(bytes))),
+        ]
     }
 }

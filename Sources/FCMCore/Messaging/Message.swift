@@ -24,6 +24,8 @@ package enum MessageTarget: Sendable, Equatable {
 /// Which API accepted a message. Devices cannot tell, but the event log can.
 package enum SourceAPI: String, Sendable {
     case v1, legacy, xmpp, control
+    /// RFC 8030 publication to a web device's subscription (docs/receivers.md).
+    case webpush
 }
 
 /// A send as a front hands it to the core.

@@ -68,8 +68,15 @@ package struct WebpushOptions: Sendable {
     package var data: StringPairs?
     package var notification: [(String, PayloadValue)]?
     package var link: String?
+    /// The decrypted body of an RFC 8030 push (docs/receivers.md): what a service worker's
+    /// `push` event reads as `event.data`. Nil for messages sent through FCM's send APIs.
+    package var rawData: [UInt8]?
 
-    package init(headers: StringPairs = [], data: StringPairs? = nil, notification: [(String, PayloadValue)]? = nil, link: String? = nil) {
+    package init(
+        headers: StringPairs = [], data: StringPairs? = nil, notification: [(String, PayloadValue)]? = nil, link: String? = nil,
+        rawData: [UInt8]? = nil
+    ) {
+        self.rawData = rawData
         self.headers = headers
         self.data = data
         self.notification = notification

@@ -139,6 +139,8 @@ package enum SnapshotRecord {
         package var tray: [TrayEntry] = []
         /// High-priority data messages since a notification was last shown (deprioritization).
         package var unshownHighPriority: Int32 = 0
+        /// A web device's Web Push subscription, its keys checked when read (docs/receivers.md).
+        package var webPush: WebPushSubscription?
 
         package init(
             id: DeviceID, projectIndex: Int32, platform: Platform, name: String?, appId: String, token: String, tokenValid: Bool,

@@ -120,6 +120,7 @@ package struct WorldBuilder: Sendable {
         for (topic, _) in r.topics where !IdentifierShape.isValidTopicName(topic) {
             throw SnapshotProblem("device \(r.id) is subscribed to an invalid topic name")
         }
+        if r.webPush != nil, r.platform != .web { throw SnapshotProblem("device \(r.id) has a Web Push subscription but is not a web device") }
         for s in r.stored.store.items where s.storeSequence >= world.nextStoreSequence {
             throw SnapshotProblem("device \(r.id) stores sequence \(s.storeSequence), past the store sequence counter")
         }
@@ -171,6 +172,8 @@ package struct WorldBuilder: Sendable {
         device.inbox = Deque(r.inbox ?? [])
         device.tray = r.tray
         device.unshownHighPriority = r.unshownHighPriority
+        // A web device from a snapshot older than subscriptions gets a fresh one, as on creation.
+        device.webPush = r.webPush ?? (r.platform == .web ? try? WebPushSubscription.make(applicationServerKey: nil) : nil)
         device.stateGeneration = r.stateGeneration
         subscribedTopics += topics.count
         liveDevices += 1

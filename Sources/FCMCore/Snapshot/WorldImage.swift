@@ -41,6 +41,7 @@ public struct WorldImage: Sendable {
             stateGeneration: d.stateGeneration, stored: stored, inbox: inbox ? Array(d.inbox) : nil, lastSeenAt: d.lastSeenAt)
         record.tray = d.tray
         record.unshownHighPriority = d.unshownHighPriority
+        record.webPush = d.webPush
         return record
     }
 

@@ -68,12 +68,17 @@ extension World {
         guard Set(spec.topics).count <= settings.maxTopicsPerInstance else {
             throw FCMError(.tooManyTopics, "An instance is subscribed to at most \(settings.maxTopicsPerInstance) topics", field: "topics")
         }
+        if spec.applicationServerKey != nil, spec.platform != .web {
+            throw FCMError(.invalidArgument, "applicationServerKey is for web devices", field: "applicationServerKey")
+        }
+        let webPush = spec.platform == .web ? try WebPushSubscription.make(applicationServerKey: spec.applicationServerKey) : nil
         let id = DeviceID(devices.count)
         var device = Device(
             id: id, projectIndex: projectIndex, platform: spec.platform, name: spec.name, appId: spec.appId,
             token: token, fid: fid, state: spec.state, createdAt: now, lastConnectedAt: now, lastSeenAt: now
         )
         device.extraSenders = senders
+        device.webPush = webPush
         devices.append(device)
         deviceProjects.append(projectIndex)
         deviceByToken[token] = id

@@ -12,6 +12,8 @@ public enum API: String, Sendable, CaseIterable {
     case batch
     /// `/fcm/*`, `/gcm/*`: the legacy HTTP API.
     case legacy
+    /// `/fcm/send/{subscription}`: RFC 8030 Web Push to a web device's subscription (docs/receivers.md).
+    case webpush
     /// `/fcm/notification`: legacy device groups.
     case groups
     /// `/iid/*`: Instance ID topic management.
