@@ -17,11 +17,12 @@ def b64url(data):
 
 
 def vapid_key():
-    """A VAPID key pair: the private key as PEM for pywebpush, the public key for subscribe()."""
+    """A VAPID key pair: the private key as py-vapid reads a string (base64url DER), the public key
+    for subscribe()."""
     key = ec.generate_private_key(ec.SECP256R1())
-    pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
+    der = key.private_bytes(serialization.Encoding.DER, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
     public = key.public_key().public_bytes(serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint)
-    return pem.decode(), b64url(public)
+    return b64url(der), b64url(public)
 
 
 def subscription_at(emulator, device):

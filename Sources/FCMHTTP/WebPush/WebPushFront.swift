@@ -87,7 +87,9 @@ struct WebPushFront: Sendable {
             let alphabet = { (c: UInt8) in
                 (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A) || (c >= 0x30 && c <= 0x39) || c == 0x2D || c == 0x5F
             }
-            guard !topic.isEmpty, topic.utf8.count <= 32, topic.utf8.allSatisfy(alphabet) else { return Self.text(400, "Topic must be 1–32 characters of the URL-safe base64 alphabet (RFC 8030 §5.4)\n") }
+            guard !topic.isEmpty, topic.utf8.count <= 32, topic.utf8.allSatisfy(alphabet) else {
+                return Self.text(400, "Topic must be 1–32 characters of the URL-safe base64 alphabet (RFC 8030 §5.4)\n")
+            }
         }
         guard request.body.count <= Self.maxBody else { return Self.tooLarge }
         let plaintext: [UInt8]?
