@@ -31,6 +31,8 @@ public final class Emulator: Sendable {
     private let wallMillis: (@Sendable () -> Int64)?
     /// Told (outside the lock) which projects' XMPP connections have CCS work.
     private let ccsListener = Mutex<(@Sendable (String) -> Void)?>(nil)
+    /// Told (outside the lock) which real receivers' MCS connections have work.
+    private let receiverListener = Mutex<(@Sendable (Set<UInt64>) -> Void)?>(nil)
     /// Told (outside the lock) that events were logged.
     let watchers = EventWatchers()
 
@@ -63,10 +65,12 @@ public final class Emulator: Sendable {
     /// (the clock's driver lives in the world, not behind a lock of its own).
     func withWorld<R: Sendable, E: Error>(_ body: (inout World) throws(E) -> R) throws(E) -> R {
         var work: Set<String> = []
+        var receiverWork: Set<UInt64> = []
         // What was logged, for the watchers' index: `.some(nil)` when too much to list.
         var logged: [EventNote]?? = nil
         defer {
             notifyCCS(work)
+            if !receiverWork.isEmpty, let listener = receiverListener.withLock({ $0 }) { listener(receiverWork) }
             if let logged { watchers.notify(logged) }
         }
         return try state.withLock { (world: inout World) throws(E) -> R in
@@ -79,6 +83,10 @@ public final class Emulator: Sendable {
                 world.logInboxTrimming()
                 work = world.ccsWork
                 world.ccsWork = []
+                if !world.receiverWork.isEmpty {
+                    receiverWork = world.receiverWork
+                    world.receiverWork = []
+                }
                 if world.events.nextSequence != before, !watchers.isEmpty { logged = .some(world.eventNotes(from: before)) }
             }
             return try body(&world)
@@ -129,6 +137,11 @@ public final class Emulator: Sendable {
     /// Sets who is told that a project's XMPP connections have work (the XMPP server).
     package func setCCSListener(_ listener: @escaping @Sendable (_ projectId: String) -> Void) {
         ccsListener.withLock { $0 = listener }
+    }
+
+    /// Sets who is told that real receivers' MCS connections have work (the MCS server).
+    package func setReceiverListener(_ listener: @escaping @Sendable (_ androidIds: Set<UInt64>) -> Void) {
+        receiverListener.withLock { $0 = listener }
     }
 
     package var settings: EmulatorSettings { state.withLock { $0.settings } }

@@ -19,6 +19,9 @@ package enum Fronts {
         LegacyFront(emulator: emulator, auth: auth).register(into: &router)
         DeviceGroupFront(emulator: emulator, auth: auth).register(into: &router)
         WebPushFront(emulator: emulator, wallSeconds: wallSeconds).register(into: &router)
+        // The client side, for real receivers (docs/receivers.md).
+        InstallationsFront(emulator: emulator).register(into: &router)
+        RegistrationsFront(emulator: emulator).register(into: &router)
         TokenEndpoint(accounts: credentials.accounts, grants: credentials.grants, wallSeconds: wallSeconds).register(into: &router)
         AllowedLocations().register(into: &router)
         let metadata = MetadataServer(emulator: emulator, grants: credentials.grants, project: metadataProject)

@@ -97,7 +97,7 @@ extension API {
         case .batch: "batch"
         case .legacy, .groups: "legacy"
         case .iid: "iid"
-        case .webpush, .oauth, .metadata, .control, .dashboard, .other: nil
+        case .webpush, .installations, .registrations, .checkin, .oauth, .metadata, .control, .dashboard, .other: nil
         }
     }
 }

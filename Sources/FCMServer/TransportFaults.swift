@@ -79,7 +79,7 @@ extension API {
         case .legacy, .groups: .legacy
         case .iid: .iid
         case .oauth: .oauth
-        case .webpush, .metadata, .control, .dashboard, .other: nil
+        case .webpush, .installations, .registrations, .checkin, .metadata, .control, .dashboard, .other: nil
         }
     }
 }

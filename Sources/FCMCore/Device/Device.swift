@@ -50,6 +50,9 @@ struct Device: Sendable {
     var stateGeneration: UInt32 = 0
     /// A web device's Web Push subscription (docs/receivers.md); nil on every other platform.
     var webPush: WebPushSubscription?
+    /// A real receiver's link (docs/receivers.md, "Real receivers"): its check-in and keys; nil
+    /// for every simulated device.
+    var receiver: ReceiverLink?
 }
 
 extension Device {

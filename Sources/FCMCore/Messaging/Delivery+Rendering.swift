@@ -92,8 +92,26 @@ extension Delivery {
         return .object(userInfo)
     }
 
-    private func webPayload(_ message: Message) -> PayloadValue {
+    /// The JSON a real web receiver decrypts from FCM (docs/receivers.md, "What a real receiver
+    /// gets"): the Firebase JS SDK's `MessagePayloadInternal`
+    /// (packages/messaging/src/interfaces/internal-message-payload.ts), which its service worker
+    /// and firebase-messaging read: `from`, `fcmMessageId`, `priority`, `collapse_key`, `data`,
+    /// `notification`, `fcmOptions`.
+    package func receiverPayload(_ message: Message) -> PayloadValue {
         let content = message.content
+        let data = content.webpush?.data ?? content.data
+        return .object(omittingNils: [
+            ("data", data.isEmpty ? nil : .object(data.map { ($0.0, .string($0.1)) })),
+            ("from", .string(message.from)),
+            ("priority", .string(priority == .high ? "high" : "normal")),
+            ("notification", webNotification(content).map(PayloadValue.object)),
+            ("fcmMessageId", .string(message.id)),
+            ("collapse_key", collapseKey.map(PayloadValue.string)),
+            ("fcmOptions", content.webpush?.link.map { .object([("link", .string($0))]) }),
+        ])
+    }
+
+    private func webNotification(_ content: MessageContent) -> [(String, PayloadValue)]? {
         var notification: [(String, PayloadValue)] = []
         if let n = content.notification {
             notification.append(
@@ -103,6 +121,12 @@ extension Delivery {
             notification.removeAll { $0.0 == key }
             notification.append((key, value))
         }
+        return notification.isEmpty ? nil : notification
+    }
+
+    private func webPayload(_ message: Message) -> PayloadValue {
+        let content = message.content
+        let notification = webNotification(content) ?? []
         let data = content.webpush?.data ?? content.data
         return .object(omittingNils: [
             ("from", .string(message.from)),

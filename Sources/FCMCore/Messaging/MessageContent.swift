@@ -71,6 +71,9 @@ package struct WebpushOptions: Sendable {
     /// The decrypted body of an RFC 8030 push (docs/receivers.md): what a service worker's
     /// `push` event reads as `event.data`. Nil for messages sent through FCM's send APIs.
     package var rawData: [UInt8]?
+    /// An RFC 8030 push to a real receiver, as its publisher encrypted it: relayed, never
+    /// decrypted (the receiver alone holds its private key; docs/receivers.md).
+    package var relayed: RelayedPush?
 
     package init(
         headers: StringPairs = [], data: StringPairs? = nil, notification: [(String, PayloadValue)]? = nil, link: String? = nil,
@@ -85,6 +88,23 @@ package struct WebpushOptions: Sendable {
 
     func header(_ name: String) -> String? {
         headers.first { $0.0.lowercased() == name }?.1
+    }
+}
+
+/// A Web Push body relayed to a real receiver, with what it needs to decrypt it.
+package struct RelayedPush: Sendable {
+    /// `aes128gcm` (RFC 8291: the salt and key are in the body's header) or `aesgcm`
+    /// (draft-ietf-webpush-encryption-04: they travel beside it).
+    package let contentEncoding: String
+    package let body: [UInt8]
+    package let salt: [UInt8]?
+    package let senderKey: [UInt8]?
+
+    package init(contentEncoding: String, body: [UInt8], salt: [UInt8]?, senderKey: [UInt8]?) {
+        self.contentEncoding = contentEncoding
+        self.body = body
+        self.salt = salt
+        self.senderKey = senderKey
     }
 }
 

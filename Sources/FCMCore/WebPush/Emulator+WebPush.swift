@@ -11,6 +11,12 @@ extension Emulator {
                 guard let project = w.projects[Int(device.projectIndex)]?.project else { return .gone }
                 return .active(subscription, projectId: project.id, token: device.token)
             }
+            if let registration = w.receivers.registrations[subscriptionId] {
+                guard let id = registration.device, let device = w.devices[Int(id)], let link = device.receiver, device.tokenValid,
+                    let project = w.projects[Int(device.projectIndex)]?.project
+                else { return .gone }
+                return .relay(link, projectId: project.id, token: device.token)
+            }
             // A deleted device's token, or one a refresh replaced: the subscription has expired.
             return w.retiredTokens[subscriptionId] == nil ? .unknown : .gone
         }

@@ -74,6 +74,8 @@ package enum WebPushTarget: Sendable {
     case gone
     /// A live subscription of a web device in `projectId`.
     case active(WebPushSubscription, projectId: String, token: String)
+    /// A real receiver's subscription (its GCM token): the push is relayed to it encrypted.
+    case relay(ReceiverLink, projectId: String, token: String)
 }
 
 extension WebPushSubscription: Equatable {

@@ -157,7 +157,10 @@ extension World {
         if message.api == .xmpp, let device = devices[Int(id)] { queueReceipt(for: message, device: device) }
     }
 
-    private mutating func record(_ delivery: Delivery, for id: DeviceID) { keepInInbox(delivery, for: id) }
+    private mutating func record(_ delivery: Delivery, for id: DeviceID) {
+        keepInInbox(delivery, for: id)
+        if let link = devices[Int(id)]?.receiver { oweToReceiver(delivery, device: id, link: link) }
+    }
 
     /// Shows a notification in the device's tray (`NotificationTray`); a shown notification
     /// also clears the count of high-priority messages that showed none.

@@ -41,6 +41,11 @@ struct World: Sendable {
     var quotas: [Int32: ProjectQuotas] = [:]
     var faults = FaultInjector()
     var ccs = CCSOutbox()
+    /// Real receivers: check-ins, registrations, installations and their MCS outboxes.
+    var receivers = ReceiverRegistry()
+    /// Android ids whose MCS connection has something to send or must close, told to the MCS
+    /// server outside the lock (`Emulator.setReceiverListener`).
+    var receiverWork: Set<UInt64> = []
     /// Projects whose CCS connections have work, to be told once the lock is released.
     var ccsWork: Set<String> = []
     /// Topic and condition messages still reaching their recipients, in chunks.

@@ -42,20 +42,24 @@ struct WebPushFront: Sendable {
     }
 
     func push(_ request: HTTPRequest, subscription id: String) -> HTTPResponse {
-        let subscription: WebPushSubscription
+        // A simulated web device's subscription (the emulator decrypts, as its browser), or a real
+        // receiver's (relayed as encrypted, docs/receivers.md).
+        let subscription: WebPushSubscription?
+        let boundKey: [UInt8]?
         let projectId: String
         let token: String
         switch emulator.webPushTarget(id) {
         case .unknown: return Self.text(404, "No push subscription has this id\n")
         // FCM's words for an expired subscription.
         case .gone: return Self.text(410, "push subscription has unsubscribed or expired.\n")
-        case .active(let s, let p, let t): (subscription, projectId, token) = (s, p, t)
+        case .active(let s, let p, let t): (subscription, boundKey, projectId, token) = (s, s.applicationServerKey, p, t)
+        case .relay(let link, let p, let t): (subscription, boundKey, projectId, token) = (nil, link.applicationServerKey, p, t)
         }
         let view = HTTPRequestView(authorization: request.header("Authorization"), cryptoKey: request.header("Crypto-Key"))
         do throws(VAPID.Refusal) {
             let (jwt, key) = try VAPID.credentials(view)
             try VAPID.verify(token: jwt, key: key, nowSeconds: wallSeconds())
-            if let bound = subscription.applicationServerKey, bound != key { throw .wrongKey }
+            if let boundKey, boundKey != key { throw .wrongKey }
         } catch {
             switch error {
             // FCM's words when there is no Authorization at all.
@@ -92,15 +96,22 @@ struct WebPushFront: Sendable {
             }
         }
         guard request.body.count <= Self.maxBody else { return Self.tooLarge }
-        let plaintext: [UInt8]?
+        var plaintext: [UInt8]?
+        var relayed: RelayedPush?
         do throws(WebPushDecryption.Failure) {
-            plaintext = try decrypt(request, subscription: subscription, view: view)
+            if let subscription {
+                plaintext = try decrypt(request, subscription: subscription, view: view)
+            } else {
+                relayed = try relay(request, view: view)
+            }
         } catch {
             return Self.text(400, error.reason + "\n")
         }
         var headers: StringPairs = [("TTL", String(min(ttl, Self.maxTTL))), ("Urgency", urgency)]
         if let topic { headers.append(("Topic", topic)) }
-        let content = MessageContent(webpush: WebpushOptions(headers: headers, rawData: plaintext))
+        var options = WebpushOptions(headers: headers, rawData: plaintext)
+        options.relayed = relayed
+        let content = MessageContent(webpush: options)
         do throws(FCMError) {
             let outcome = try emulator.send(SendRequest(target: .token(token), content: content, api: .webpush), from: projectId)
             // RFC 8030 §5: the push message resource, `Location`; `%` in the id is escaped.
@@ -115,6 +126,29 @@ struct WebPushFront: Sendable {
             case .internalError: return Self.text(500, error.message + "\n")
             default: return Self.text(400, error.message + "\n")
             }
+        }
+    }
+
+    /// A push to a real receiver, kept encrypted with what its receiver needs to decrypt it; nil
+    /// for a push with no body.
+    private func relay(_ request: HTTPRequest, view: HTTPRequestView) throws(WebPushDecryption.Failure) -> RelayedPush? {
+        guard !request.body.isEmpty else { return nil }
+        switch request.header("Content-Encoding")?.trimmingCharacters(in: .whitespaces).lowercased() {
+        case "aes128gcm":
+            // RFC 8188 §2.1: salt (16), rs (4), idlen (1), keyid (65 for Web Push, RFC 8291 §4), then a record.
+            guard request.body.count >= 16 + 4 + 1 + 65 + 17 else { throw WebPushDecryption.Failure("The aes128gcm body is shorter than its header") }
+            return RelayedPush(contentEncoding: "aes128gcm", body: request.body, salt: nil, senderKey: nil)
+        case "aesgcm":
+            let encryption = HTTPRequestView(authorization: nil, cryptoKey: request.header("Encryption"))
+            guard let dh = view.cryptoKeyParameter("dh").flatMap({ Base64URLCodec.decode($0, maxBytes: 256) }), dh.count == 65 else {
+                throw WebPushDecryption.Failure("aesgcm needs the sender's key in Crypto-Key: dh=")
+            }
+            guard let salt = encryption.cryptoKeyParameter("salt").flatMap({ Base64URLCodec.decode($0, maxBytes: 64) }), salt.count == 16 else {
+                throw WebPushDecryption.Failure("aesgcm needs Encryption: salt= (16 bytes)")
+            }
+            return RelayedPush(contentEncoding: "aesgcm", body: request.body, salt: salt, senderKey: dh)
+        default:
+            throw WebPushDecryption.Failure("Content-Encoding must be aes128gcm (RFC 8291 §4) or aesgcm")
         }
     }
 

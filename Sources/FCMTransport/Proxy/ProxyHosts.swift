@@ -8,7 +8,13 @@ public enum ProxyHosts {
     public static let https = [
         "fcm.googleapis.com", "iid.googleapis.com", "oauth2.googleapis.com", "www.googleapis.com", "accounts.google.com",
         "gcm-http.googleapis.com", "android.googleapis.com", "iamcredentials.googleapis.com",
+        // The client side, for real receivers (docs/receivers.md): check-in and GCM registration,
+        // Firebase installations, FCM registrations.
+        "android.clients.google.com", "firebaseinstallations.googleapis.com", "fcmregistrations.googleapis.com",
     ]
+    /// MCS, the connection receivers hold open (docs/receivers.md), on FCM's port.
+    public static let mcs = "mtalk.google.com"
+    public static let mcsPort = 5228
     /// CCS hosts, on FCM's production and testing ports.
     public static let xmpp = ["fcm-xmpp.googleapis.com", "gcm-xmpp.googleapis.com", "gcm.googleapis.com", "gcm-preprod.googleapis.com"]
     public static let xmppPorts = [5235, 5236]
@@ -18,10 +24,13 @@ public enum ProxyHosts {
         public var tlsPort: Int?
         /// FCM's port (5235 or 5236) → the emulator's XMPP port for it.
         public var xmppPorts: [Int: Int]
+        /// The emulator's MCS port, for `mtalk.google.com:5228`.
+        public var mcsPort: Int?
 
-        public init(tlsPort: Int?, xmppPorts: [Int: Int]) {
+        public init(tlsPort: Int?, xmppPorts: [Int: Int], mcsPort: Int? = nil) {
             self.tlsPort = tlsPort
             self.xmppPorts = xmppPorts
+            self.mcsPort = mcsPort
         }
 
         /// The local port that stands in for `host:port`, or nil when the emulator does not.
@@ -29,6 +38,7 @@ public enum ProxyHosts {
             let host = host.lowercased()
             if port == 443, ProxyHosts.https.contains(host) { return tlsPort }
             if ProxyHosts.xmpp.contains(host) { return xmppPorts[port] }
+            if host == ProxyHosts.mcs, port == ProxyHosts.mcsPort { return mcsPort }
             return nil
         }
     }

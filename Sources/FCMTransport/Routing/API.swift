@@ -14,6 +14,12 @@ public enum API: String, Sendable, CaseIterable {
     case legacy
     /// `/fcm/send/{subscription}`: RFC 8030 Web Push to a web device's subscription (docs/receivers.md).
     case webpush
+    /// Firebase Installations (`/v1/projects/{p}/installations…`), for real receivers (docs/receivers.md).
+    case installations
+    /// FCM registrations of web receivers (`/v1/projects/{p}/registrations`).
+    case registrations
+    /// Android check-in and GCM registration (`/checkin`, `/c2dm/register3`).
+    case checkin
     /// `/fcm/notification`: legacy device groups.
     case groups
     /// `/iid/*`: Instance ID topic management.

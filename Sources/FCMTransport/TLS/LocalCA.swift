@@ -20,6 +20,8 @@ struct LocalCA {
         "localhost", "fcm.googleapis.com", "iid.googleapis.com", "oauth2.googleapis.com", "accounts.google.com",
         "www.googleapis.com", "fcm-xmpp.googleapis.com", "gcm-http.googleapis.com", "android.googleapis.com",
         "gcm.googleapis.com", "gcm-xmpp.googleapis.com", "gcm-preprod.googleapis.com", "iamcredentials.googleapis.com",
+        // The client side, for real receivers (ProxyHosts).
+        "android.clients.google.com", "firebaseinstallations.googleapis.com", "fcmregistrations.googleapis.com", "mtalk.google.com",
     ]
     static let ipAddresses: [[UInt8]] = [[127, 0, 0, 1], [UInt8](repeating: 0, count: 15) + [1]]
 
