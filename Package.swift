@@ -25,6 +25,7 @@ let package = Package(
         .library(name: "FCMControl", targets: ["FCMControl"]),
         .library(name: "FCMServer", targets: ["FCMServer"]),
         .library(name: "FCMXMPP", targets: ["FCMXMPP"]),
+        .library(name: "FCMMCS", targets: ["FCMMCS"]),
         // The test harnesses, for this package's tests, the Fuzz package and users' own Swift tests.
         .library(name: "FCMTesting", targets: ["FCMTesting"]),
     ],
@@ -141,6 +142,17 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // MCS, the connection real receivers hold open (docs/receivers.md): framing, the protobuf
+        // messages, aesgcm encryption to a receiver's keys, the listener.
+        .target(
+            name: "FCMMCS",
+            dependencies: [
+                "FCMCore", "FCMCoreJSON", "FCMJSON", "FCMTransport",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
         .target(
             name: "FCMScenario",
             dependencies: [
@@ -158,6 +170,7 @@ let package = Package(
                 "FCMServer",
                 "FCMTransport",
                 "FCMXMPP",
+                "FCMMCS",
                 "FCMScenario",
                 "FCMSnapshot",
                 "FCMJSON",
@@ -198,6 +211,17 @@ let package = Package(
             ]
         ),
         .testTarget(name: "FCMCoreTests", dependencies: ["FCMCore", "FCMTesting"]),
+        .testTarget(
+            name: "FCMMCSTests",
+            dependencies: [
+                "FCMMCS", "FCMCore", "FCMTransport",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOTestUtils", package: "swift-nio"),
+            ]
+        ),
         .testTarget(name: "FCMSnapshotTests", dependencies: ["FCMSnapshot", "FCMCore", "FCMJSON", "FCMTesting"]),
         .testTarget(name: "FCMLegacyFormatTests", dependencies: ["FCMLegacyFormat", "FCMCore", "FCMJSON"]),
         .testTarget(

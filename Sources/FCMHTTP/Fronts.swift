@@ -20,6 +20,7 @@ package enum Fronts {
         DeviceGroupFront(emulator: emulator, auth: auth).register(into: &router)
         WebPushFront(emulator: emulator, wallSeconds: wallSeconds).register(into: &router)
         // The client side, for real receivers (docs/receivers.md).
+        CheckinFront(emulator: emulator).register(into: &router)
         InstallationsFront(emulator: emulator).register(into: &router)
         RegistrationsFront(emulator: emulator).register(into: &router)
         TokenEndpoint(accounts: credentials.accounts, grants: credentials.grants, wallSeconds: wallSeconds).register(into: &router)

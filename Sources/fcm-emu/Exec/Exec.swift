@@ -83,6 +83,7 @@ extension FCMEmu {
             options.server.tlsPort = options.server.tlsPort == nil ? nil : 0
             options.xmppPort = options.xmppPort == nil ? nil : 0
             options.xmppTestPort = nil
+            options.mcsPort = options.mcsPort == nil ? nil : 0
             options.proxyPort = 0
             // HTTPS_PROXY sends all of the command's HTTPS here: what is not Google's goes through
             // untouched (to hosts off this machine; TunnelPolicy) unless told otherwise.

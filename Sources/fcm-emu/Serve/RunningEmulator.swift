@@ -3,6 +3,7 @@
 import ArgumentParser
 import FCMCore
 import FCMHTTP
+import FCMMCS
 import FCMServer
 import FCMTransport
 import FCMXMPP
@@ -16,6 +17,8 @@ import NIOPosix
 struct RunningEmulator {
     let server: EmulatorServer
     let xmpp: [XMPPServer]
+    /// Where real receivers connect (docs/receivers.md); nil when `mcsPort` is off.
+    let mcs: MCSServer?
     let proxy: ProxyServer?
     /// The HTTP fronts' keys, which snapshots carry along with the world.
     let credentials: FrontCredentials
@@ -71,18 +74,28 @@ struct RunningEmulator {
             try? await group.shutdownGracefully()
             throw RuntimeFailure(listening: error, what: "the XMPP server")
         }
+        let mcs: MCSServer?
+        do {
+            mcs = try await FCMEmu.Serve.startMCS(options, server: server, group: group, logger: logger)
+        } catch {
+            for listener in xmpp { await listener.close() }
+            await server.shutdown()
+            try? await group.shutdownGracefully()
+            throw RuntimeFailure(listening: error, what: "the MCS server")
+        }
         var proxy: ProxyServer?
         if let port = options.proxyPort {
             do {
-                proxy = try await FCMEmu.Serve.startProxy(options, port: port, server: server, xmpp: xmpp, group: group, logger: logger)
+                proxy = try await FCMEmu.Serve.startProxy(options, port: port, server: server, xmpp: xmpp, mcs: mcs, group: group, logger: logger)
             } catch {
+                await mcs?.close()
                 for listener in xmpp { await listener.close() }
                 await server.shutdown()
                 try? await group.shutdownGracefully()
                 throw RuntimeFailure(listening: error, what: "the proxy")
             }
         }
-        return RunningEmulator(server: server, xmpp: xmpp, proxy: proxy, credentials: credentials, group: group)
+        return RunningEmulator(server: server, xmpp: xmpp, mcs: mcs, proxy: proxy, credentials: credentials, group: group)
     }
 
     /// Closes every listener (CCS streams end with system-shutdown) and the event loops.
@@ -102,6 +115,7 @@ struct RunningEmulator {
         await withTaskGroup(of: Void.self) { closing in
             if let proxy { closing.addTask { await proxy.close() } }
             for listener in xmpp { closing.addTask { await listener.close() } }
+            if let mcs { closing.addTask { await mcs.close() } }
             closing.addTask { await server.shutdown() }
         }
     }

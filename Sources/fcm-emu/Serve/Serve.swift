@@ -3,6 +3,7 @@
 import ArgumentParser
 import FCMCore
 import FCMJSON
+import FCMMCS
 import FCMServer
 import FCMTransport
 import FCMXMPP
@@ -84,7 +85,7 @@ extension FCMEmu {
             let running = try await RunningEmulator.start(options, file: file, logger: logger)
             let server = running.server
             let announcement = Announcement(
-                readyFile: options.readyFile, info: server.info, banner: Banner.text(server: server, xmppPorts: running.xmpp.map(\.port)))
+                readyFile: options.readyFile, info: server.info, banner: Banner.text(server: server, xmppPorts: running.xmpp.map(\.port), mcsPort: running.mcs?.port))
             let services: [any Service] = [announcement] + (try await EmulatorServices.emulator(running, options, logger: logger))
             do {
                 try await EmulatorServices.run(services, logger: logger)
@@ -142,6 +143,7 @@ extension FCMEmu {
             if !explicit.contains("tlsPort"), options.server.tlsPort != nil { options.server.tlsPort = 0 }
             if !explicit.contains("xmppPort"), options.xmppPort != nil { options.xmppPort = 0 }
             if !explicit.contains("xmppTestPort"), options.xmppTestPort != nil { options.xmppTestPort = 0 }
+            if !explicit.contains("mcsPort"), options.mcsPort != nil { options.mcsPort = 0 }
             if !explicit.contains("proxyPort"), options.proxyPort != nil { options.proxyPort = 0 }
         }
 
@@ -156,18 +158,19 @@ extension FCMEmu {
 
         /// The HTTPS proxy, standing in for Google's hosts with this process's own ports.
         static func startProxy(
-            _ options: ServeOptions, port: Int, server: EmulatorServer, xmpp: [XMPPServer], group: any EventLoopGroup, logger: Logger
+            _ options: ServeOptions, port: Int, server: EmulatorServer, xmpp: [XMPPServer], mcs: MCSServer?, group: any EventLoopGroup,
+            logger: Logger
         ) async throws -> ProxyServer {
             // The listeners start in the order of these settings, the ones turned off skipped.
             let fcmPorts = zip(ProxyHosts.xmppPorts, [options.xmppPort, options.xmppTestPort]).compactMap { $1 == nil ? nil : $0 }
             var xmppPorts: [Int: Int] = [:]
             for (fcmPort, listener) in zip(fcmPorts, xmpp) { xmppPorts[fcmPort] = listener.port }
-            let targets = ProxyHosts.Targets(tlsPort: server.https?.port, xmppPorts: xmppPorts)
+            let targets = ProxyHosts.Targets(tlsPort: server.https?.port, xmppPorts: xmppPorts, mcsPort: mcs?.port)
             let proxy = try await ListenFailure.naming("proxy, proxyPort", host: options.server.host, port: port) {
                 try await ProxyServer.start(
                     host: options.server.host, port: port, targets: targets,
                     tunnel: TunnelPolicy(anyHostOffThisMachine: options.proxyTunnel, hosts: options.proxyTunnelHosts),
-                    ownPorts: Set([server.http.port, server.https?.port].compactMap { $0 } + xmpp.map(\.port)),
+                    ownPorts: Set([server.http.port, server.https?.port, mcs?.port].compactMap { $0 } + xmpp.map(\.port)),
                     responder: server.responder, emulator: server.emulator, group: group,
                     idleTimeout: .seconds(options.server.idleTimeoutSeconds), logger: logger)
             }
@@ -179,6 +182,25 @@ extension FCMEmu {
                     ("host", .string(host)), ("port", .int(proxy.port)), ("url", .string("http://\(EmulatorServer.urlHost(host)):\(proxy.port)")),
                 ]))
             return proxy
+        }
+
+        /// The MCS listener real receivers connect to, with a certificate from the HTTP server's CA.
+        static func startMCS(_ options: ServeOptions, server: EmulatorServer, group: any EventLoopGroup, logger: Logger) async throws -> MCSServer? {
+            guard let port = options.mcsPort else { return nil }
+            var configuration = MCSServer.Configuration()
+            configuration.host = options.server.host
+            configuration.port = port
+            let mcs = try await ListenFailure.naming("MCS, mcsPort", host: options.server.host, port: port) {
+                try await MCSServer.start(
+                    configuration: configuration, tlsDirectory: server.tlsDirectory, emulator: server.emulator, group: group, logger: logger)
+            }
+            server.addInfo(
+                "mcs",
+                .object([
+                    ("host", .string(options.server.host)), ("port", .int(mcs.port)),
+                    ("standsInFor", .string("\(ProxyHosts.mcs):\(ProxyHosts.mcsPort)")),
+                ]))
+            return mcs
         }
 
         static func startXMPPListeners(

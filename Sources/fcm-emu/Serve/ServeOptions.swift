@@ -38,6 +38,8 @@ struct ServeOptions: Sendable {
     var proxyPort: Int?
     var proxyTunnel = false
     var proxyTunnelHosts: [TunnelPolicy.Entry] = []
+    /// MCS, the connection real receivers hold open (docs/receivers.md), on FCM's port 5228; nil turns it off.
+    var mcsPort: Int? = 5228
     var xmppLoginTimeoutSeconds: Int64 = 30
     var xmppIdleTimeoutSeconds: Int64 = 600
     /// A snapshot directory to start from (`--import`).
@@ -131,6 +133,12 @@ enum Settings {
         Setting(key: "xmppTestPort", example: "5236", help: "Second XMPP port, as FCM's testing endpoint; off disables it") {
             o, v throws(ConfigError) in
             o.xmppTestPort = v == "off" ? nil : try port(v)
+        },
+        Setting(
+            key: "mcsPort", example: "5228",
+            help: "MCS port, where real receivers (firebase-messaging, Chrome's GCM client) connect as to mtalk.google.com; 0 picks a free one, off disables it"
+        ) { o, v throws(ConfigError) in
+            o.mcsPort = v == "off" ? nil : try port(v)
         },
         Setting(
             key: "xmppDrainAfter", example: "off",

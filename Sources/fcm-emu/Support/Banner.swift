@@ -6,7 +6,7 @@ import FCMServer
 
 /// What `serve` prints on standard output once it listens: enough to start using it.
 enum Banner {
-    static func text(server: EmulatorServer, xmppPorts: [Int] = []) -> String {
+    static func text(server: EmulatorServer, xmppPorts: [Int] = [], mcsPort: Int? = nil) -> String {
         let url = server.baseURL
         let demo = try? server.emulator.project(DemoProject.id)
         let https = server.https.map { "  and https://\(server.http.host):\($0.port) (HTTP/2)" } ?? ""
@@ -23,6 +23,7 @@ enum Banner {
               server key    \(demo?.serverKeys.first ?? "-")
               CA            \(server.caCertificatePath ?? "- (TLS off)")
               XMPP (CCS)    \(xmpp) (TLS from the first byte)
+              MCS           \(mcsPort.map { "\(server.http.host):\($0) (real receivers, as mtalk.google.com:5228)" } ?? "off")
             Try:
               curl -s -X POST \(url)\(ControlAPI.prefix)/projects/\(DemoProject.id)/devices -H 'Content-Type: application/json'\(bearer) \\
                 -d '{"platform":"android","name":"pixel"}'
