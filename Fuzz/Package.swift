@@ -9,7 +9,7 @@ import PackageDescription
 // (`-entry-point-function-name`, `--defsym main=…`) and a `-parse-as-library` harness, whose
 // `main` is libFuzzer's, no longer links. The harnesses are compiled in the Swift 5 language mode.
 let fuzzers = [
-    "json", "condition", "v1", "legacy-json", "legacy-form", "groups", "iid", "batch", "token", "control", "xmpp", "snapshot",
+    "json", "condition", "v1", "legacy-json", "legacy-form", "groups", "iid", "batch", "token", "control", "xmpp", "snapshot", "mcs",
 ]
 
 let package = Package(
@@ -46,6 +46,7 @@ let package = Package(
                 .product(name: "FCMServer", package: "fcm-emu"),
                 .product(name: "FCMJSON", package: "fcm-emu"),
                 .product(name: "FCMXMPP", package: "fcm-emu"),
+                .product(name: "FCMMCS", package: "fcm-emu"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],

@@ -94,6 +94,11 @@ struct ReceiverRegistrationTests {
         #expect(register(authToken: "FIS " + authToken, gcm: gcm).status == 200)
         let device = try api.emulator.device(token, projectId: project)
         #expect(device.platform == .web)
+        // The control API marks it as a real receiver, away until its MCS connection logs in.
+        let shown = try api.json("GET", "/emulator/v1/projects/\(project)/devices/\(token)")
+        #expect(shown["receiver"]?["connected"]?.boolValue == false)
+        #expect(shown["receiver"]?["endpoint"]?.stringValue == "https://fcm.googleapis.com/fcm/send/\(gcm)")
+        #expect(shown["webPush"] == nil)
         let sent = api.call("POST", "/v1/projects/\(project)/messages:send", #"{"message": {"token": "\#(token)", "data": {"k": "v"}}}"#)
         #expect(sent.status == 200, "\(sent.bodyText)")
     }

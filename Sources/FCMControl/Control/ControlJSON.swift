@@ -44,6 +44,21 @@ enum ControlJSON {
             ("deliveredCount", .int(d.deliveredCount)),
             ("deletedMessagesPending", .bool(d.deletedSignalOwed)),
             ("webPush", d.webPush.map { webPush($0, token: d.token) }),
+            ("receiver", d.receiver.map { receiver($0, connected: d.receiverConnected) }),
+        ])
+    }
+
+    /// A real receiver's registration (docs/receivers.md, "Real receivers").
+    static func receiver(_ link: ReceiverLink, connected: Bool) -> JSONValue {
+        .object(omittingNils: [
+            ("protocol", .string("mcs")),
+            ("androidId", .string(String(link.androidId))),
+            ("connected", .bool(connected)),
+            ("app", .string(link.category)),
+            ("subtype", .string(link.subtype)),
+            ("endpoint", .string("https://fcm.googleapis.com/fcm/send/" + link.gcmToken)),
+            ("keys", .object([("p256dh", .string(Base64URLCodec.encode(link.p256dh))), ("auth", .string(Base64URLCodec.encode(link.auth)))])),
+            ("applicationServerKey", link.applicationServerKey.map { .string(Base64URLCodec.encode($0)) }),
         ])
     }
 

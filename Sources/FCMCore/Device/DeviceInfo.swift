@@ -73,6 +73,9 @@ public struct DeviceInfo: Sendable, Equatable {
     package let deletedSignalOwed: Bool
     /// A web device's Web Push subscription; nil on other platforms.
     package let webPush: WebPushSubscription?
+    /// A real receiver's link, and whether its MCS connection is logged in (docs/receivers.md).
+    package let receiver: ReceiverLink?
+    package let receiverConnected: Bool
 }
 
 extension World {
@@ -90,7 +93,8 @@ extension World {
             storedCount: device.store?.items.count ?? 0,
             storedCollapsible: device.store?.items.lazy.filter(\.profile.isCollapsible).count ?? 0,
             lastDeliveryAt: device.inbox.last?.time, deliveredCount: min(device.inbox.count, settings.maxInboxPerDevice),
-            deletedSignalOwed: device.deletedSignalOwed, webPush: device.webPush
+            deletedSignalOwed: device.deletedSignalOwed, webPush: device.webPush, receiver: device.receiver,
+            receiverConnected: device.receiver.map { receivers.checkins[$0.androidId]?.connection != nil } ?? false
         )
     }
 }

@@ -38,3 +38,10 @@ package final class ReceiverLink: Sendable {
         self.applicationServerKey = applicationServerKey
     }
 }
+
+extension ReceiverLink: Equatable {
+    /// Two links are equal when they name the same registration with the same keys (`DeviceInfo` compares by value).
+    package static func == (a: ReceiverLink, b: ReceiverLink) -> Bool {
+        a === b || (a.androidId == b.androidId && a.gcmToken == b.gcmToken && a.p256dh == b.p256dh && a.auth == b.auth)
+    }
+}

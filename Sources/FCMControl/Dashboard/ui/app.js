@@ -207,7 +207,10 @@ function deviceRow(device) {
     li.dataset.deviceName = d.name ?? '';
     li.dataset.state = d.state;
     li.dataset.platform = d.platform;
-    refs.platform.textContent = d.platform;
+    // A real receiver (docs/receivers.md) is marked, with its MCS connection's state.
+    refs.platform.textContent = d.receiver ? `${d.platform} · real${d.receiver.connected ? '' : ' (away)'}` : d.platform;
+    refs.platform.title = d.receiver ? `A real receiver: Android id ${d.receiver.androidId}, MCS ${d.receiver.connected ? 'connected' : 'not connected'}` : '';
+    li.dataset.receiver = d.receiver ? (d.receiver.connected ? 'connected' : 'away') : '';
     refs.state.value = d.state;
     refs.state.className = `state-select state-${d.state}`;
     refs.state.setAttribute('aria-label', `State of ${label}`);
@@ -371,7 +374,11 @@ function drawFacts(d) {
     fact('Topics', d.topics?.length ? `topics: ${d.topics.join(', ')}` : 'none', 'device-topics'),
     fact('Received', [h('b', {}, String(d.deliveredCount ?? 0)), d.lastDeliveryAt ? `, last ${clockTime(d.lastDeliveryAt)}` : ', never delivered'], 'device-last-delivery'),
     fact('Connected', d.lastConnectedAt ? clockStamp(d.lastConnectedAt) : '', null),
-    fact('Senders', (d.senders ?? []).join(', '), null));
+    fact('Senders', (d.senders ?? []).join(', '), null),
+    d.receiver ? fact('Receiver', [
+      'a real client over MCS, ', h('b', {}, d.receiver.connected ? 'connected' : 'not connected'),
+      ` (Android id ${d.receiver.androidId}, ${d.receiver.subtype}); endpoint `, h('code', {}, d.receiver.endpoint),
+    ], 'device-receiver') : []);
 }
 
 async function refreshDetail() {
