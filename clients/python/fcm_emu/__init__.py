@@ -38,6 +38,7 @@ from .assertions import assert_delivered, assert_delivered_count, assert_nothing
 from .client import CONTROL_API_ENV, Client, DevicePage, EventStream, Project, Response, StreamMessage  # noqa: E402
 from .emulator import Emulator  # noqa: E402
 from .environment import FirebaseEnvironment, GoogleRoute, TrustPlan, ca_bundle, trust_plan  # noqa: E402
+from .receiver import Receiver  # noqa: E402
 from .errors import BinaryNotFound, EmulatorNotReady, FcmEmuError, UntrustedEmulator  # noqa: E402
 from .models import (  # noqa: E402
     AccessToken, Clock, Delivery, Device, Event, EventList, FaultAction, FaultMatch, FaultRule, Group, Inbox,
@@ -46,7 +47,7 @@ from .models import (  # noqa: E402
 
 __all__ = [
     "__version__", "Emulator", "Client", "Project", "Response", "DevicePage", "EventStream", "StreamMessage",
-    "FirebaseEnvironment", "GoogleRoute", "TrustPlan", "trust_plan", "ca_bundle", "assert_delivered",
+    "FirebaseEnvironment", "GoogleRoute", "TrustPlan", "trust_plan", "ca_bundle", "Receiver", "assert_delivered",
     "assert_delivered_count", "assert_nothing_delivered", "matches", "FcmEmuError", "EmulatorNotReady",
     "BinaryNotFound", "UntrustedEmulator", "find_binary",
     "bundled_binary", "CONTROL_API_ENV", "AccessToken", "Clock", "Delivery", "Device", "Event", "EventList",

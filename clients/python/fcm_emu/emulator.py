@@ -11,11 +11,14 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Set, Union
+from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, Set, Union
 
 from ._binary import find_binary
 from .client import CONTROL_API_ENV, Client, Project
 from .errors import EmulatorNotReady, FcmEmuError
+
+if TYPE_CHECKING:
+    from .receiver import Receiver
 
 __all__ = ["Emulator"]
 
@@ -385,6 +388,13 @@ class Emulator:
         """The XMPP (CCS) ports, if any."""
         xmpp = self.ready.get("xmpp")
         return list(xmpp.get("ports", [])) if isinstance(xmpp, dict) else []
+
+    def receiver(self, *, project: Optional[str] = None, vapid_key: Optional[str] = None) -> "Receiver":
+        """A real receiver (firebase-messaging) registered with this emulator; use it with ``with``
+        (see :class:`fcm_emu.receiver.Receiver`; needs ``pip install "fcm-emu[receiver]"``)."""
+        from .receiver import Receiver
+
+        return Receiver(self, project=project, vapid_key=vapid_key)
 
     @property
     def demo_project_id(self) -> str:
