@@ -3,6 +3,7 @@
 import ArgumentParser
 import FCMControl
 import FCMCore
+import FCMJSON
 import FCMTransport
 import Foundation
 import Logging
@@ -34,6 +35,11 @@ extension FCMEmu {
                 FCM_EMU_URL, FCM_EMU_CONTROL_API, FCM_EMU_HTTPS_URL, FCM_EMU_PROXY, FCM_EMU_CA, FCM_EMU_XMPP_PORT, \
                 FCM_EMU_PROJECT, FCM_EMU_SENDER_ID and FCM_EMU_SERVER_KEY (--project's).
 
+                For Python clients that ignore HTTPS_PROXY (aiohttp, send_each_async's httpx, raw sockets): PYTHONPATH \
+                (a private directory first, yours after it) holding a sitecustomize.py that answers socket.getaddrinfo \
+                for Google's names with the emulator's ports, listed in FCM_EMU_NAME_ROUTES, and then runs the next \
+                sitecustomize on the path. --no-name-route leaves both out (docs/unmodified-apps.md).
+
                 A variable you have set is kept, and a kept one that keeps the command from the emulator (HTTPS_PROXY, \
                 a NO_PROXY naming Google's hosts, GOOGLE_APPLICATION_CREDENTIALS, JAVA_TOOL_OPTIONS, …) is named on \
                 stderr with the fix. The CA variables are the exception: a bundle your SSL_CERT_FILE, REQUESTS_CA_BUNDLE, \
@@ -64,6 +70,9 @@ extension FCMEmu {
 
         @Option(help: "Write the world to this snapshot directory when the command ends.", completion: .directory)
         var exportOnExit: String?
+
+        @Flag(help: "Set neither PYTHONPATH nor FCM_EMU_NAME_ROUTES: Python resolves Google's names as usual.")
+        var noNameRoute = false
 
         @Option(help: "trace … critical (default warning, so the command's output stays its own).")
         var logLevel = "warning"
@@ -132,10 +141,15 @@ extension FCMEmu {
             let preset = ProcessInfo.processInfo.environment
             var environment = preset
             let plan = prepare(running, in: work)
+            let route = noNameRoute ? [] : nameRoute(running.server.info, in: work)
+            let variables = plan.variables + route
             // Set where not set already, and said where a preset value keeps the command from the emulator;
-            // the CA bundles the caller names are merged instead.
-            for (name, value) in plan.variables where preset[name] == nil { environment[name] = value }
-            for line in PresetEnvironment.conflicts(preset: preset, plan: plan.variables, credentials: credentials) {
+            // the CA bundles the caller names are merged instead, and PYTHONPATH gets ours in front.
+            for (name, value) in variables where preset[name] == nil { environment[name] = value }
+            if !route.isEmpty {
+                environment[NameRoute.pythonPath] = NameRoute.pythonPath(directory: work + "/python", preset: preset[NameRoute.pythonPath])
+            }
+            for line in PresetEnvironment.conflicts(preset: preset, plan: variables, credentials: credentials) {
                 Self.say(line)
             }
             if let ca = running.server.caCertificatePath, let pem = try? String(contentsOfFile: ca, encoding: .utf8) {
@@ -204,6 +218,25 @@ extension FCMEmu {
                 }
             }
             return plan
+        }
+
+        /// The Python name route: `sitecustomize.py` in `work/python`, and the variable with its table;
+        /// nothing when there is no route or the file cannot be written (said).
+        private func nameRoute(_ info: JSONValue, in work: String) -> [(String, String)] {
+            if info["https"] == nil {
+                Self.say("fcm-emu exec: no TLS port (tlsPort=off), so the Python name route sends none of Google's HTTPS hosts here")
+            }
+            let routes = NameRoute.routes(info: info)
+            guard !routes.isEmpty else { return [] }
+            do {
+                // Inside the private directory (0700), so a fixed name is ours.
+                try FileManager.default.createDirectory(atPath: work + "/python", withIntermediateDirectories: false)
+                try NameRoute.write(to: work + "/python")
+            } catch {
+                Self.say("fcm-emu exec: no Python name route (\(error)); Python clients that ignore HTTPS_PROXY reach the real Google")
+                return []
+            }
+            return [(NameRoute.variable, NameRoute.table(routes))]
         }
 
         static func say(_ line: String) { FileHandle.standardError.write(Data((line + "\n").utf8)) }
