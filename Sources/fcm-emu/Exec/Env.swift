@@ -15,10 +15,15 @@ extension FCMEmu {
                 (made 0700 when missing), each as a new file renamed into place. FCM_EMU_SENDER_ID and FCM_EMU_SERVER_KEY \
                 are --project's. Start the emulator with --set proxyPort=… for HTTPS_PROXY to be part of it.
 
+                --name-route adds exec's Python name route: sitecustomize.py in --dir/python, PYTHONPATH naming that \
+                directory first (then the PYTHONPATH env runs with), and FCM_EMU_NAME_ROUTES, Google's names on the \
+                emulator's TLS and XMPP ports (docs/unmodified-apps.md).
+
                 Examples:
                   eval "$(fcm-emu env)"
                   fcm-emu env --format dotenv > .env
                   fcm-emu env --format json --credentials metadata
+                  eval "$(fcm-emu env --name-route)"
                 """
         )
 
@@ -40,6 +45,9 @@ extension FCMEmu {
 
         @Option(help: "Where to write the key file and the CA bundle (default: ~/.fcm-emu/env).", completion: .directory)
         var dir: String?
+
+        @Flag(help: "Add the Python name route (PYTHONPATH and FCM_EMU_NAME_ROUTES), as exec sets it.")
+        var nameRoute = false
 
         func run() async throws {
             let info = try await fetch("/emulator/v1/info")
@@ -74,7 +82,24 @@ extension FCMEmu {
                     Self.say("fcm-emu env: WARNING: no Java trust store (\(reason)); JAVA_TOOL_OPTIONS names none, so Java clients will not trust the emulator")
                 }
             }
-            print(Self.render(plan.variables, as: format), terminator: "")
+            var variables = plan.variables
+            if nameRoute {
+                let routes = NameRoute.routes(info: info)
+                if routes.isEmpty {
+                    Self.say("fcm-emu env: the emulator has no TLS or XMPP port; the Python name route is left out")
+                } else {
+                    let python = directory + "/python"
+                    try FileManager.default.createDirectory(
+                        atPath: python, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+                    try NameRoute.write(to: python)
+                    let preset = ProcessInfo.processInfo.environment[NameRoute.pythonPath]
+                    variables += [
+                        (NameRoute.variable, NameRoute.table(routes)),
+                        (NameRoute.pythonPath, NameRoute.pythonPath(directory: python, preset: preset)),
+                    ]
+                }
+            }
+            print(Self.render(variables, as: format), terminator: "")
         }
 
         static func say(_ line: String) { FileHandle.standardError.write(Data((line + "\n").utf8)) }
