@@ -90,8 +90,8 @@ def device_of(token):
 
 
 async def state(device, want, seen):
-    """Waits (the control API's wait, woken by the event) until the device has changed state
-    `seen + 1` times and is `want`."""
+    """Waits (the control API's wait, woken by the event) until the device is `want`, reading
+    its state after each change past the `seen` first; returns how many changes there were."""
     while True:
         events = await asyncio.to_thread(control, "GET", "/events", None,
                                          f"?device={device['id']}&kind=stateChanged&waitFor={seen + 1}&timeout=20s")
@@ -135,7 +135,7 @@ async def main():
     out["after_reconnect"] = [g["message"].get("data") for g in got]
     # A marker: whatever arrives before it on a fresh connection was sent twice.
     await second.stop()
-    seen = await state(device, "offline", await state(device, "foreground", seen))
+    seen = await state(device, "offline", seen)
     third = Receiver(credentials=first.credentials)
     await third.start()
     messaging.send(data(token, marker="last"))
