@@ -20,7 +20,7 @@ COPY --from=build --chown=10001:10001 /rootfs/state/ /state/
 USER 10001:10001
 # Service-account keys, the local CA and snapshots live in the state directory (~/.fcm-emu).
 ENV HOME=/state TMPDIR=/tmp
-EXPOSE 9092 9093 5235 5236
+EXPOSE 9092 9093 5228 5235 5236
 HEALTHCHECK --interval=10s --timeout=3s --start-period=2s CMD ["/usr/local/bin/fcm-emu", "health", "--timeout", "0", "--quiet"]
 # Inside the container the emulator must listen on all interfaces to be reachable.
 ENTRYPOINT ["/usr/local/bin/fcm-emu"]
