@@ -66,8 +66,9 @@ struct MCSConnectionTests {
             try channel.writeInbound(buffer)
         }
 
-        func login(token: UInt64? = nil, received: [String] = []) throws {
+        func login(token: UInt64? = nil, received: [String] = [], heartbeatMillis: Int32? = nil) throws {
             var login = MCSLoginRequest()
+            login.heartbeatIntervalMillis = heartbeatMillis
             login.id = "94.0.4606.51"
             login.domain = "mcs.android.com"
             login.user = String(androidId)
@@ -151,6 +152,24 @@ struct MCSConnectionTests {
         try next.login()
         let again = dataMessages(try next.received())
         #expect(again.map(\.persistentId) == [sent[1].persistentId])
+    }
+
+    @Test func theServerPingsAsOftenAsTheLoginAsked() throws {
+        var wire = try Wire()
+        try wire.login(heartbeatMillis: 10_000)
+        _ = try wire.received()
+        wire.channel.embeddedEventLoop.advanceTime(by: .seconds(9))
+        #expect(try wire.received().isEmpty)
+        wire.channel.embeddedEventLoop.advanceTime(by: .seconds(1))
+        guard case .heartbeatPing(let ping) = try wire.received().first else {
+            Issue.record("no heartbeat ping")
+            return
+        }
+        // It has read the login: the one message received.
+        #expect(ping.lastStreamIdReceived == 1)
+        try wire.channel.close().wait()
+        wire.channel.embeddedEventLoop.advanceTime(by: .seconds(60))
+        #expect(try wire.received().isEmpty)
     }
 
     @Test func aWrongTokenGetsALoginErrorAndAClose() throws {

@@ -16,6 +16,7 @@ final class MCSConnectionHandler: ChannelInboundHandler {
     private let logger: Logger
     private let loginTimeout: TimeAmount
     private var loginTimer: Scheduled<Void>?
+    private var heartbeat: RepeatedTask?
     /// The server's first message on a connection starts with the version byte
     /// (Chromium connection_handler_impl.cc, `kMCSVersion`).
     private var versionSent = false
@@ -76,9 +77,15 @@ final class MCSConnectionHandler: ChannelInboundHandler {
             case .send(let message):
                 write(message, context: context)
                 wrote = true
-            case .loggedIn(let androidId, let number):
+            case .loggedIn(let androidId, let number, let heartbeatMillis):
                 loginTimer?.cancel()
                 loginTimer = nil
+                let pinger = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+                let interval = TimeAmount.milliseconds(heartbeatMillis)
+                heartbeat = context.eventLoop.scheduleRepeatedTask(initialDelay: interval, delay: interval) { _ in
+                    let (handler, context) = pinger.value
+                    handler.perform(handler.connection.heartbeat(), context: context)
+                }
                 logger.info("MCS receiver logged in", metadata: ["androidId": "\(androidId)", "peer": "\(peer(context))"])
                 let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
                 router.register(androidId: androidId, connection: number, eventLoop: context.eventLoop) {
@@ -86,6 +93,8 @@ final class MCSConnectionHandler: ChannelInboundHandler {
                     handler.pump(context: context)
                 }
             case .close(let reason, let sendClose):
+                heartbeat?.cancel()
+                heartbeat = nil
                 logger.info("MCS connection closed: \(reason)", metadata: ["peer": "\(peer(context))"])
                 if sendClose { write(.close, context: context) }
                 context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(capacity: 0)), promise: nil)
@@ -122,6 +131,8 @@ final class MCSConnectionHandler: ChannelInboundHandler {
     func channelInactive(context: ChannelHandlerContext) {
         loginTimer?.cancel()
         loginTimer = nil
+        heartbeat?.cancel()
+        heartbeat = nil
         if case .online(let androidId, let number) = connection.state { router.unregister(androidId: androidId, connection: number) }
         connection.disconnected()
         context.fireChannelInactive()

@@ -19,8 +19,9 @@ struct MCSConnection {
 
     enum Effect {
         case send(MCSMessage)
-        /// Logged in: wake this connection when its receiver has work.
-        case loggedIn(androidId: UInt64, connection: UInt64)
+        /// Logged in: wake this connection when its receiver has work, and ping it every
+        /// `heartbeatMillis` (what its login's `heartbeat_stat` asked for, else the server's).
+        case loggedIn(androidId: UInt64, connection: UInt64, heartbeatMillis: Int64)
         /// Send `Close` (when the stream is still in order) and close the socket.
         case close(reason: String, sendClose: Bool)
     }
@@ -28,6 +29,8 @@ struct MCSConnection {
     private(set) var state = State.awaitingLogin
     let emulator: Emulator
     let encrypt: @Sendable (_ plaintext: [UInt8], _ p256dh: [UInt8], _ auth: [UInt8]) -> AESGCMEncryption.Result?
+    /// How often the server pings a client that asked for no interval.
+    var heartbeatMillis: Int64 = 300_000
     /// Messages read from the client, the login included: `last_stream_id_received` in what the
     /// server sends (mcs.proto; Chromium counts them the same way).
     private var received: Int32 = 0
@@ -82,7 +85,13 @@ struct MCSConnection {
             response.jid = "\(androidId)@mcs.android.com"
             response.lastStreamIdReceived = received
             response.serverTimestamp = emulator.now.millis
-            return [.send(.loginResponse(response)), .loggedIn(androidId: androidId, connection: connection)] + pump()
+            // The client asks how often the server should ping it (firebase-messaging: every 10 s);
+            // kept between 1 s and an hour.
+            let asked = login.heartbeatIntervalMillis.map { min(max(Int64($0), 1000), 3_600_000) }
+            return [
+                .send(.loginResponse(response)),
+                .loggedIn(androidId: androidId, connection: connection, heartbeatMillis: asked ?? heartbeatMillis),
+            ] + pump()
         } catch {
             state = .closed
             return [.send(.loginResponse(Self.refusal(login.id, error.message))), .close(reason: "login refused: \(error.message)", sendClose: true)]
@@ -105,6 +114,13 @@ struct MCSConnection {
             return [.close(reason: "another connection logged in, or this one acknowledged nothing for too long", sendClose: true)]
         }
         return owed.compactMap { delivery in stanza(delivery).map { .send(.dataMessage($0)) } }
+    }
+
+    /// The server's heartbeat (mcs.proto `HeartbeatPing`), carrying how many messages it read:
+    /// the client answers with a `HeartbeatAck`.
+    func heartbeat() -> [Effect] {
+        guard case .online = state else { return [] }
+        return [.send(.heartbeatPing(MCSHeartbeat(lastStreamIdReceived: received)))]
     }
 
     mutating func disconnected() {
