@@ -197,7 +197,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "FCMJSONTests", dependencies: ["FCMJSON"]),
-        .testTarget(name: "FCMEmuTests", dependencies: ["fcm-emu", "FCMCore", "FCMJSON", "FCMTesting"]),
+        .testTarget(name: "FCMEmuTests", dependencies: ["fcm-emu", "FCMCore", "FCMJSON", "FCMTesting", "FCMTransport"]),
         .testTarget(name: "FCMScenarioTests", dependencies: ["FCMScenario", "FCMCore", "FCMSnapshot", "FCMTesting"]),
         .testTarget(
             name: "FCMXMPPTests",
