@@ -36,6 +36,8 @@ enum WorldLines {
                     ("items", .array(q.items.map(ccsItem))),
                 ]))
         }
+        let receivers = image.receivers
+        if !receivers.isEmpty { try w.line(receiversLine(receivers)) }
         for f in image.fanOuts {
             try w.line(
                 .object(omittingNils: [
@@ -43,6 +45,120 @@ enum WorldLines {
                     ("next", .int(f.next)), ("recipients", .array(f.recipients.map(JSONValue.int))),
                 ]))
         }
+    }
+
+    // MARK: - Real receivers
+
+    /// One line for the receivers' registrations (docs/snapshots.md): 64-bit ids and tokens as
+    /// decimal strings, keys as base64url.
+    static func receiversLine(_ r: SnapshotRecord.Receivers) -> JSONValue {
+        .object([
+            ("type", .string("receivers")), ("nextPersistentId", .string(String(r.nextPersistentId))),
+            (
+                "checkins",
+                .array(
+                    r.checkins.map {
+                        .object([
+                            ("androidId", .string(String($0.androidId))), ("securityToken", .string(String($0.securityToken))),
+                            ("registrations", .array($0.registrations.map(JSONValue.string))),
+                        ])
+                    })
+            ),
+            (
+                "registrations",
+                .array(
+                    r.registrations.map {
+                        .object(omittingNils: [
+                            ("gcmToken", .string($0.gcmToken)), ("androidId", .string(String($0.androidId))), ("app", .string($0.app)),
+                            ("subtype", .string($0.subtype)), ("sender", .string($0.sender)), ("device", $0.device.map { .int(Int($0)) }),
+                        ])
+                    })
+            ),
+            (
+                "installations",
+                .array(
+                    r.installations.map {
+                        .object([
+                            ("project", .int(Int($0.projectIndex))), ("fid", .string($0.fid)), ("appId", .string($0.appId)),
+                            ("refreshToken", .string($0.refreshToken)), ("authToken", .string($0.authToken)),
+                            ("authExpiresAt", .int($0.authExpiresAt.millis)), ("devices", .array($0.devices.map { .int(Int($0)) })),
+                        ])
+                    })
+            ),
+            (
+                "links",
+                .array(
+                    r.links.map {
+                        let l = $0.link
+                        return .object(omittingNils: [
+                            ("device", .int(Int($0.device))), ("androidId", .string(String(l.androidId))), ("gcmToken", .string(l.gcmToken)),
+                            ("app", .string(l.category)), ("subtype", .string(l.subtype)), ("sender", .string(l.sender)),
+                            ("p256dh", .string(Base64URLCodec.encode(l.p256dh))), ("auth", .string(Base64URLCodec.encode(l.auth))),
+                            ("applicationServerKey", l.applicationServerKey.map { .string(Base64URLCodec.encode($0)) }),
+                        ])
+                    })
+            ),
+        ])
+    }
+
+    static func readReceivers(_ f: inout JSONFields) throws(SnapshotProblem) -> SnapshotRecord.Receivers {
+        func id(_ g: inout JSONFields, _ key: String) throws(SnapshotProblem) -> UInt64 {
+            guard let v = UInt64(try g.string(key)) else { throw SnapshotProblem("receivers.\(key) must be a decimal 64-bit number") }
+            return v
+        }
+        func device(_ v: JSONValue) throws(SnapshotProblem) -> DeviceID {
+            guard let d = v.int64Value.flatMap({ DeviceID(exactly: $0) }) else { throw SnapshotProblem("receivers: a device must be a device id") }
+            return d
+        }
+        func key(_ g: inout JSONFields, _ name: String, count: Int) throws(SnapshotProblem) -> [UInt8] {
+            guard let bytes = Base64URLCodec.decode(try g.string(name), maxBytes: 256), bytes.count == count else {
+                throw SnapshotProblem("receivers.links.\(name) must be \(count) bytes, base64url")
+            }
+            return bytes
+        }
+        var r = SnapshotRecord.Receivers()
+        guard let next = UInt64(try f.string("nextPersistentId")) else { throw SnapshotProblem("receivers.nextPersistentId must be a number") }
+        r.nextPersistentId = next
+        for c in try f.array("checkins") {
+            var g = try JSONFields(c, "receivers.checkins[]")
+            let androidId = try id(&g, "androidId")
+            let token = try id(&g, "securityToken")
+            let registrations = try g.array("registrations").map { v throws(SnapshotProblem) -> String in
+                guard let s = v.stringValue else { throw SnapshotProblem("receivers.checkins[].registrations must be strings") }
+                return s
+            }
+            try g.finish()
+            r.checkins.append(.init(androidId: androidId, securityToken: token, registrations: registrations))
+        }
+        for v in try f.array("registrations") {
+            var g = try JSONFields(v, "receivers.registrations[]")
+            let registration = SnapshotRecord.Receivers.Registration(
+                gcmToken: try g.string("gcmToken"), androidId: try id(&g, "androidId"), app: try g.string("app"),
+                subtype: try g.string("subtype"), sender: try g.string("sender"), device: try g.optional("device").map(device))
+            try g.finish()
+            r.registrations.append(registration)
+        }
+        for v in try f.array("installations") {
+            var g = try JSONFields(v, "receivers.installations[]")
+            let installation = SnapshotRecord.Receivers.Installation(
+                projectIndex: try g.number("project", as: Int32.self), fid: try g.string("fid"), appId: try g.string("appId"),
+                refreshToken: try g.string("refreshToken"), authToken: try g.string("authToken"), authExpiresAt: try g.instant("authExpiresAt"),
+                devices: try g.array("devices").map(device))
+            try g.finish()
+            r.installations.append(installation)
+        }
+        for v in try f.array("links") {
+            var g = try JSONFields(v, "receivers.links[]")
+            let owner = try device(try g.required("device"))
+            let link = ReceiverLink(
+                androidId: try id(&g, "androidId"), gcmToken: try g.string("gcmToken"), category: try g.string("app"),
+                subtype: try g.string("subtype"), sender: try g.string("sender"), p256dh: try key(&g, "p256dh", count: 65),
+                auth: try key(&g, "auth", count: 16),
+                applicationServerKey: try g.optional("applicationServerKey") == nil ? nil : try key(&g, "applicationServerKey", count: 65))
+            try g.finish()
+            r.links.append(.init(device: owner, link: link))
+        }
+        return r
     }
 
     private static func counts(_ map: [String: Int]) -> JSONValue {
@@ -176,6 +292,9 @@ enum WorldLines {
             }
             try builder.setFaults(
                 SnapshotRecord.Faults(rules: rules, matched: try counts(f.optional("matched")), fired: try counts(f.optional("fired"))))
+        case "receivers":
+            let receivers = try readReceivers(&f)
+            try builder.setReceivers(receivers)
         case "rateWindow":
             try builder.addRateWindow(
                 SnapshotRecord.RateWindow(

@@ -27,6 +27,11 @@ struct ReceiverRegistry: Sendable {
         var connection: UInt64?
         /// Deliveries owed to the receiver, in order: sent ones until acknowledged, and ones not yet sent.
         var outbox: Deque<OutboxEntry> = []
+
+        init(securityToken: UInt64, registrations: [String] = []) {
+            self.securityToken = securityToken
+            self.registrations = registrations
+        }
     }
 
     struct Registration: Sendable {

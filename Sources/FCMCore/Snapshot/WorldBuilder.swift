@@ -18,7 +18,7 @@ package struct SnapshotProblem: Error, Sendable, CustomStringConvertible {
 ///
 /// Order: projects, then devices (slot by slot), then tokens, topics, groups, timers and the rest.
 package struct WorldBuilder: Sendable {
-    private var world: World
+    var world: World
     private var topicMemberships = 0
     private var subscribedTopics = 0
     /// Devices added that are not deleted slots: what `maxDevices` counts (`World.deviceCount`).
