@@ -97,7 +97,12 @@ extension API {
         case .batch: "batch"
         case .legacy, .groups: "legacy"
         case .iid: "iid"
-        case .webpush, .installations, .registrations, .checkin, .oauth, .metadata, .control, .dashboard, .other: nil
+        // The receiver side (docs/receivers.md): Web Push publishers, and receivers registering.
+        case .webpush: "webpush"
+        case .installations: "installations"
+        case .registrations: "registrations"
+        case .checkin: "checkin"
+        case .oauth, .metadata, .control, .dashboard, .other: nil
         }
     }
 }

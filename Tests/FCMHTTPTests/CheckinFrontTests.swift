@@ -87,5 +87,9 @@ struct CheckinFrontTests {
         #expect(register("AidLogin \(id):\(token &+ 1)", form).bodyText == "Error=AUTHENTICATION_FAILED")
         #expect(register("Bearer x", form).status == 401)
         #expect(register("AidLogin \(id):\(token)", "app=x").bodyText == "Error=INVALID_PARAMETERS")
+        // Each refusal, status 200 or not, is a `refused` event of the check-in API.
+        let refused = try api.json("GET", "/emulator/v1/events?kind=refused").at("events")?.arrayValue ?? []
+        #expect(refused.map { $0.string("api") } == ["checkin", "checkin", "checkin"])
+        #expect(refused.map { $0.string("code") } == ["AUTHENTICATION_FAILED", "AUTHENTICATION_FAILED", "INVALID_PARAMETERS"])
     }
 }

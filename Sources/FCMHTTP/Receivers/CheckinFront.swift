@@ -29,6 +29,14 @@ struct CheckinFront: Sendable {
         return response
     }
 
+    /// register3's refusals come with status 200 (`Error=<code>`), as GCM answers them: noted so
+    /// they are `refused` events like any other front's.
+    static func refused(_ code: String, status: Int = 200, _ detail: String) -> HTTPResponse {
+        var response = text(status, "Error=" + code)
+        response.refusals = [Refusal(api: "checkin", status: status, code: code, detail: detail)]
+        return response
+    }
+
     /// `AndroidCheckinRequest` → `AndroidCheckinResponse` (Chromium checkin.proto). A malformed
     /// body is 400; an id with another token 401 (the client then checks in afresh).
     private func checkin(_ request: HTTPRequest) -> HTTPResponse {
@@ -58,13 +66,17 @@ struct CheckinFront: Sendable {
     /// `Authorization: AidLogin <android id>:<security token>`; the answer is `token=<token>` or
     /// `Error=<code>` (Chromium registration_request.cc's codes), with status 200 as GCM gives them.
     private func register(_ request: HTTPRequest) -> HTTPResponse {
-        guard let credentials = Self.aidLogin(request.header("Authorization")) else { return Self.text(401, "Error=AUTHENTICATION_FAILED") }
+        guard let credentials = Self.aidLogin(request.header("Authorization")) else {
+            return Self.refused("AUTHENTICATION_FAILED", status: 401, "no Authorization: AidLogin <android id>:<security token>")
+        }
         let form = HTTPRequest.parseQuery(String(decoding: request.body, as: UTF8.self))
         func field(_ name: String) -> String? { form.first { $0.0 == name }?.1 }
         guard let app = field("app"), let sender = field("sender"), !app.isEmpty, !sender.isEmpty else {
-            return Self.text(200, "Error=INVALID_PARAMETERS")
+            return Self.refused("INVALID_PARAMETERS", "app and sender are required")
         }
-        if let device = field("device"), device != String(credentials.androidId) { return Self.text(200, "Error=INVALID_PARAMETERS") }
+        if let device = field("device"), device != String(credentials.androidId) {
+            return Self.refused("INVALID_PARAMETERS", "device is not the Android id of AidLogin")
+        }
         do throws(ReceiverRefusal) {
             let token = try emulator.registerGCM(
                 androidId: credentials.androidId, securityToken: credentials.securityToken, app: app, subtype: field("X-subtype") ?? "",
@@ -73,9 +85,9 @@ struct CheckinFront: Sendable {
             return Self.text(200, "token=" + token)
         } catch {
             switch error {
-            case .unauthenticated: return Self.text(401, "Error=AUTHENTICATION_FAILED")
-            case .exhausted: return Self.text(200, "Error=TOO_MANY_REGISTRATIONS")
-            case .invalid, .notFound: return Self.text(200, "Error=INVALID_PARAMETERS")
+            case .unauthenticated(let m): return Self.refused("AUTHENTICATION_FAILED", status: 401, m)
+            case .exhausted(let m): return Self.refused("TOO_MANY_REGISTRATIONS", m)
+            case .invalid(let m, _), .notFound(let m): return Self.refused("INVALID_PARAMETERS", m)
             }
         }
     }

@@ -323,7 +323,7 @@ class XMPPConnection:
 class FaultMatch(TypedDict, total=False):
     """Which calls a fault rule applies to (all keys optional)."""
 
-    api: Literal["v1", "legacy", "iid", "batch", "oauth", "xmpp"]
+    api: Literal["v1", "legacy", "iid", "batch", "oauth", "xmpp", "webpush", "installations", "registrations", "checkin"]
     route: str
     project: str
     target: str
