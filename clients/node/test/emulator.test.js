@@ -113,7 +113,8 @@ for (const [how, end] of [
 ]) {
   test(`no emulator survives a test process that ${end}`, async () => {
     const { child, pids } = await startChild(how);
-    assert.ok(alive(pids.emulator));
+    // A child that ends by itself may be gone, and its emulator with it, before this line runs.
+    if (how === 'hang') assert.ok(alive(pids.emulator));
     if (end.includes('SIGKILL')) child.kill('SIGKILL');
     if (end.includes('SIGTERM')) child.kill('SIGTERM');
     if (child.exitCode === null && child.signalCode === null) await once(child, 'exit');
