@@ -199,7 +199,16 @@ public final class EmulatorServer: Sendable {
     }
 
     /// `host` as a URL writes it: an IPv6 address in brackets (RFC 3986 §3.2.2).
-    public static func urlHost(_ host: String) -> String { host.contains(":") ? "[\(host)]" : host }
+    /// The host of a URL a client on this machine can open: a wildcard listen address (`0.0.0.0`,
+    /// `::`) is no address to connect to (browsers refuse it, and it is no name the Host rule
+    /// knows), so its loopback twin stands in, as it does in the ready file and the banner.
+    public static func urlHost(_ host: String) -> String {
+        switch host {
+        case "0.0.0.0": "127.0.0.1"
+        case "::", "[::]": "[::1]"
+        default: host.contains(":") ? "[\(host)]" : host
+        }
+    }
 
     static func makeInfo(
         host: String, port: Int, https: HTTPServer?, caPath: String?, emulator: Emulator, controlToken: String? = nil
