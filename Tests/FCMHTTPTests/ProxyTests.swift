@@ -36,6 +36,13 @@ struct ProxyTests {
         #expect(targets.port(for: "fcm.googleapis.com", 8443) == nil)
         #expect(targets.port(for: "fcm-xmpp.googleapis.com", 5236) == 40002)
         #expect(targets.port(for: "example.com", 443) == nil)
+        // The receiver side: its HTTPS hosts on the TLS port, MCS on the MCS port when there is one.
+        #expect(targets.port(for: "android.clients.google.com", 443) == 9093)
+        #expect(targets.port(for: "firebaseinstallations.googleapis.com", 443) == 9093)
+        #expect(targets.port(for: "mtalk.google.com", 5228) == nil)
+        let withMCS = ProxyHosts.Targets(tlsPort: 9093, xmppPorts: [:], mcsPort: 40003)
+        #expect(withMCS.port(for: "MTALK.google.com", 5228) == 40003)
+        #expect(withMCS.port(for: "mtalk.google.com", 443) == nil)
     }
 }
 
