@@ -52,13 +52,28 @@ import Testing
         let connection = try copy.receiverLogin(androidId: r.androidId, securityToken: r.securityToken, received: [])
         #expect(copy.receiverOutgoing(androidId: r.androidId, connection: connection)?.count == 1)
         // The check-in, GCM registration and installation are the same ones.
-        #expect(try copy.registerGCM(androidId: r.androidId, securityToken: r.securityToken, app: "org.chromium.linux", subtype: "wp:x#1", sender: "BDOU") == r.gcm)
+        let again = try copy.registerGCM(
+            androidId: r.androidId, securityToken: r.securityToken, app: "org.chromium.linux", subtype: "wp:x#1", sender: "BDOU")
+        #expect(again == r.gcm)
         try copy.deleteInstallation(project: DemoProject.id, fid: "fYUw2cKvjQoY_PSNOsACiY", refreshToken: r.refreshToken)
         #expect(throws: FCMError.self) {
             try copy.send(SendRequest(target: .token(r.token), content: MessageContent(data: [("k", "v")]), api: .v1), from: DemoProject.id)
         }
         // Export, import, export again: the same bytes.
         try copy.exportSnapshot(to: scratch.sub("t"), options: WorldFixture.options)
+    }
+
+    @Test func aReceiverDeviceDeletedThroughTheControlAPIStillExportsAndImports() throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.cleanup() }
+        let (emu, r) = try source()
+        try emu.deleteDevice(r.token, projectId: DemoProject.id)
+        try emu.exportSnapshot(to: scratch.sub("s"), options: WorldFixture.options)
+        let copy = Emulator()
+        try copy.importSnapshot(from: scratch.sub("s"), clock: .snapshot)
+        let again = try copy.registerGCM(
+            androidId: r.androidId, securityToken: r.securityToken, app: "org.chromium.linux", subtype: "wp:x#1", sender: "BDOU")
+        #expect(again == r.gcm)
     }
 
     @Test func aLinkToNoRegistrationIsRefused() throws {

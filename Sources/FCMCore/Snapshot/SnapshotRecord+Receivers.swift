@@ -84,17 +84,20 @@ extension WorldImage {
     /// The receivers' registrations, sorted (dictionary order differs between runs).
     package var receivers: SnapshotRecord.Receivers {
         let r = world.receivers
+        // A receiver's device deleted through the control API leaves its id behind in the
+        // registry: only live devices are written.
+        let live = { (id: DeviceID) in id >= 0 && Int(id) < world.devices.count && world.devices[Int(id)]?.receiver != nil }
         var out = SnapshotRecord.Receivers()
         out.checkins = r.checkins.sorted { $0.key < $1.key }.map {
             .init(androidId: $0.key, securityToken: $0.value.securityToken, registrations: $0.value.registrations)
         }
         out.registrations = r.registrations.sorted { $0.key < $1.key }.map {
             .init(gcmToken: $0.key, androidId: $0.value.androidId, app: $0.value.app, subtype: $0.value.subtype, sender: $0.value.sender,
-                  device: $0.value.device)
+                  device: $0.value.device.flatMap { live($0) ? $0 : nil })
         }
         out.installations = r.installations.values.sorted { ($0.projectIndex, $0.fid) < ($1.projectIndex, $1.fid) }.map {
             .init(projectIndex: $0.projectIndex, fid: $0.fid, appId: $0.appId, refreshToken: $0.refreshToken, authToken: $0.authToken,
-                  authExpiresAt: $0.authExpiresAt, devices: $0.devices)
+                  authExpiresAt: $0.authExpiresAt, devices: $0.devices.filter(live))
         }
         out.links = world.devices.compactMap { d in d.flatMap { d in d.receiver.map { .init(device: d.id, link: $0) } } }
         out.nextPersistentId = r.nextPersistentId

@@ -84,8 +84,8 @@ extension FCMEmu {
             let logger = Logger(label: "fcm-emu")
             let running = try await RunningEmulator.start(options, file: file, logger: logger)
             let server = running.server
-            let announcement = Announcement(
-                readyFile: options.readyFile, info: server.info, banner: Banner.text(server: server, xmppPorts: running.xmpp.map(\.port), mcsPort: running.mcs?.port))
+            let banner = Banner.text(server: server, xmppPorts: running.xmpp.map(\.port), mcsPort: running.mcs?.port)
+            let announcement = Announcement(readyFile: options.readyFile, info: server.info, banner: banner)
             let services: [any Service] = [announcement] + (try await EmulatorServices.emulator(running, options, logger: logger))
             do {
                 try await EmulatorServices.run(services, logger: logger)
