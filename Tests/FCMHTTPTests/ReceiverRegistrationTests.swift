@@ -126,6 +126,39 @@ struct ReceiverRegistrationTests {
         #expect(register(authToken: fresh, gcm: gcm).status == 200)
     }
 
+    @Test func anUpdateChangesTheKeysAndEndpointAndKeepsTheToken() throws {
+        let installation = try install()
+        let authToken = try #require(installation["authToken"]?["token"]?.stringValue)
+        let checkin = try api.emulator.checkin(androidId: nil, securityToken: nil)
+        func gcm(_ subtype: String) throws -> String {
+            try api.emulator.registerGCM(
+                androidId: checkin.androidId, securityToken: checkin.securityToken, app: "org.chromium.linux", subtype: subtype, sender: "BDOU")
+        }
+        let first = try gcm("wp:x#1")
+        let token = try #require(try json(register(authToken: authToken, gcm: first))["token"]?.stringValue)
+        let second = try gcm("wp:x#2")
+        let newKey = Base64URLCodec.encode(Array(P256.KeyAgreement.PrivateKey().publicKey.x963Representation))
+        func patch(_ token: String, gcm: String) -> HTTPResponse {
+            api.responder.respond(
+                HTTPRequest(
+                    method: "PATCH", target: "/v1/projects/\(project)/registrations/\(token)",
+                    headers: [
+                        ("Host", "fcmregistrations.googleapis.com"), ("x-goog-api-key", Self.apiKey),
+                        ("x-goog-firebase-installations-auth", "FIS " + authToken),
+                    ],
+                    body: #"{"web": {"endpoint": "https://fcm.googleapis.com/fcm/send/\#(gcm)", "p256dh": "\#(newKey)", "auth": "\#(Self.auth)"}}"#))
+        }
+        let updated = patch(token, gcm: second)
+        #expect(updated.status == 200, "\(updated.bodyText)")
+        #expect(try json(updated)["token"]?.stringValue == token)
+        let shown = try api.json("GET", "/emulator/v1/projects/\(project)/devices/\(token)")
+        #expect(shown["receiver"]?["endpoint"]?.stringValue == "https://fcm.googleapis.com/fcm/send/\(second)")
+        #expect(shown["receiver"]?["keys"]?["p256dh"]?.stringValue == newKey)
+        #expect(patch("no-such-token", gcm: second).status == 404)
+        // Another check-in's registration is not this device's to take.
+        #expect(patch(token, gcm: try gcmToken()).status == 400)
+    }
+
     @Test func deletingTheInstallationMakesTheTokenUnregistered() throws {
         let installation = try install()
         let authToken = try #require(installation["authToken"]?["token"]?.stringValue)

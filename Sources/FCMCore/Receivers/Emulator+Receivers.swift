@@ -60,6 +60,12 @@ extension Emulator {
         }
     }
 
+    package func updateRegistration(project: String, authToken: String, token: String, web: WebRegistration) throws(ReceiverRefusal) {
+        try withWorld { (w: inout World) throws(ReceiverRefusal) in
+            try w.updateRegistration(projectIndex: try w.receiverProject(project), authToken: authToken, token: token, web: web)
+        }
+    }
+
     package func deleteRegistration(project: String, authToken: String, token: String) throws(ReceiverRefusal) {
         try withWorld { (w: inout World) throws(ReceiverRefusal) in
             try w.deleteRegistration(projectIndex: try w.receiverProject(project), authToken: authToken, token: token)

@@ -171,6 +171,26 @@ extension World {
         return id
     }
 
+    /// Updates an FCM registration's Web Push keys and endpoint (`PATCH …/registrations/{token}`,
+    /// the JS SDK's `requestUpdateToken`): the token stays; the endpoint must name a GCM
+    /// registration of the same check-in that no other device holds.
+    mutating func updateRegistration(projectIndex: Int32, authToken: String, token: String, web: WebRegistration) throws(ReceiverRefusal) {
+        _ = try installation(authToken: authToken, projectIndex: projectIndex)
+        guard let id = deviceByToken[token], let device = devices[Int(id)], let old = device.receiver, device.projectIndex == projectIndex else {
+            throw .notFound("Registration not found")
+        }
+        guard let registration = receivers.registrations[web.gcmToken], registration.androidId == old.androidId,
+            registration.device == nil || registration.device == id
+        else {
+            throw .invalid("web.endpoint must name a GCM registration of the same device", field: "web.endpoint")
+        }
+        if web.gcmToken != old.gcmToken { receivers.registrations[old.gcmToken]?.device = nil }
+        receivers.registrations[web.gcmToken]?.device = id
+        devices[Int(id)]?.receiver = ReceiverLink(
+            androidId: old.androidId, gcmToken: web.gcmToken, category: registration.app, subtype: registration.subtype,
+            sender: registration.sender, p256dh: web.p256dh, auth: web.auth, applicationServerKey: web.applicationServerKey)
+    }
+
     /// Deletes an FCM registration by its token (`DELETE …/registrations/{token}`).
     mutating func deleteRegistration(projectIndex: Int32, authToken: String, token: String) throws(ReceiverRefusal) {
         _ = try installation(authToken: authToken, projectIndex: projectIndex)

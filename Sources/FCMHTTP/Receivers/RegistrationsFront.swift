@@ -18,6 +18,9 @@ struct RegistrationsFront: Sendable {
         router.add("POST", "/v1/projects/{project}/registrations", api: .registrations) { request, p in
             create(request, project: p["project"] ?? "")
         }
+        router.add("PATCH", "/v1/projects/{project}/registrations/{token}", api: .registrations) { request, p in
+            update(request, project: p["project"] ?? "", token: p["token"] ?? "")
+        }
         router.add("DELETE", "/v1/projects/{project}/registrations/{token}", api: .registrations) { request, p in
             delete(request, project: p["project"] ?? "", token: p["token"] ?? "")
         }
@@ -87,6 +90,25 @@ struct RegistrationsFront: Sendable {
         }
         return .success(
             WebRegistration(gcmToken: String(endpoint.dropFirst(endpointPrefix.utf8.count)), p256dh: p256dh, auth: auth, applicationServerKey: serverKey))
+    }
+
+    /// The JS SDK's token update: the same body as a creation; the answer names the token, unchanged.
+    private func update(_ request: HTTPRequest, project: String, token: String) -> HTTPResponse {
+        if let refused = ReceiverAPIError.checkAPIKey(request, service: Self.service) { return refused }
+        guard let auth = Self.authToken(request) else { return ReceiverAPIError.response(Self.missingAuth) }
+        let body: JSONValue
+        switch ReceiverAPIError.object(request) {
+        case .success(let value): body = value
+        case .failure(let refusal): return ReceiverAPIError.response(refusal)
+        }
+        guard let web = body["web"], web.objectValue != nil else { return ReceiverAPIError.response(.invalid("web is required", field: "web")) }
+        do throws(ReceiverRefusal) {
+            let keys = try Self.keys(web).get()
+            try emulator.updateRegistration(project: project, authToken: auth, token: token, web: keys)
+            return V1Response.json(.object([("name", .string("projects/\(project)/registrations/\(token)")), ("token", .string(token)), ("web", web)]))
+        } catch {
+            return ReceiverAPIError.response(error)
+        }
     }
 
     private func delete(_ request: HTTPRequest, project: String, token: String) -> HTTPResponse {
