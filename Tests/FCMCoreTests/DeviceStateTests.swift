@@ -189,3 +189,18 @@ struct DeviceStateTests {
         #expect(changes.last?.time == Instant.virtualEpoch.adding(seconds: 5))
     }
 }
+
+/// A deleted device leaves no empty topic behind, as an unsubscription leaves none: the project's
+/// topic table holds only topics someone is subscribed to.
+@Suite("Deleting a device, and its topics")
+struct DeletedDeviceTopicTests {
+    @Test func aTopicOnlyADeletedDeviceHadIsGone() throws {
+        let w = Harness()
+        let gone = try w.device(topics: ["only-mine", "shared"])
+        _ = try w.device(topics: ["shared"])
+        try w.emu.deleteDevice(String(gone.id), projectId: w.project)
+        let topics = try w.emu.topics(projectId: w.project).items.map { ($0.name, $0.subscribers) }
+        #expect(topics.map(\.0) == ["shared"])
+        #expect(topics.map(\.1) == [1])
+    }
+}

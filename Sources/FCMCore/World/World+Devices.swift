@@ -97,7 +97,13 @@ extension World {
     mutating func removeDevice(_ id: DeviceID, logged: Bool = true) {
         guard let device = devices[Int(id)] else { return }
         emptyInbox(of: id)
-        for topic in device.topics.keys { projects[Int(device.projectIndex)]?.topics[topic]?.remove(id) }
+        for topic in device.topics.keys {
+            projects[Int(device.projectIndex)]?.topics[topic]?.remove(id)
+            // As an unsubscription does: a topic nobody is subscribed to is no entry (World+Topics).
+            if projects[Int(device.projectIndex)]?.topics[topic]?.isEmpty == true {
+                projects[Int(device.projectIndex)]?.topics[topic] = nil
+            }
+        }
         projects[Int(device.projectIndex)]?.devices.remove(id)
         projects[Int(device.projectIndex)]?.devicesByFid[device.fid] = nil
         if let name = device.name { projects[Int(device.projectIndex)]?.devicesByName[name] = nil }
