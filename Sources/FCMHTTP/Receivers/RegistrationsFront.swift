@@ -38,19 +38,36 @@ struct RegistrationsFront: Sendable {
     private static let missingAuth = ReceiverRefusal.unauthenticated(
         "Request is missing required authentication credential. Expected x-goog-firebase-installations-auth.")
 
-    private func create(_ request: HTTPRequest, project: String) -> HTTPResponse {
-        if let refused = ReceiverAPIError.checkAPIKey(request, service: Self.service) { return refused }
-        guard let auth = Self.authToken(request) else { return ReceiverAPIError.response(Self.missingAuth) }
-        let body: JSONValue
+    /// What a creation and an update both carry: the installation's auth token, the `web` object
+    /// as sent, and its keys decoded; or the answer that refuses them.
+    private enum Registering {
+        case valid(auth: String, web: JSONValue, keys: WebRegistration)
+        case refused(HTTPResponse)
+    }
+
+    private static func registering(_ request: HTTPRequest) -> Registering {
+        if let refused = ReceiverAPIError.checkAPIKey(request, service: service) { return .refused(refused) }
+        guard let auth = authToken(request) else { return .refused(ReceiverAPIError.response(missingAuth)) }
         switch ReceiverAPIError.object(request) {
-        case .success(let value): body = value
-        case .failure(let refusal): return ReceiverAPIError.response(refusal)
+        case .failure(let refusal): return .refused(ReceiverAPIError.response(refusal))
+        case .success(let body):
+            guard let web = body["web"], web.objectValue != nil else {
+                return .refused(ReceiverAPIError.response(.invalid("web is required", field: "web")))
+            }
+            switch keys(web) {
+            case .success(let keys): return .valid(auth: auth, web: web, keys: keys)
+            case .failure(let refusal): return .refused(ReceiverAPIError.response(refusal))
+            }
         }
-        guard let web = body["web"], web.objectValue != nil else { return ReceiverAPIError.response(.invalid("web is required", field: "web")) }
+    }
+
+    private func create(_ request: HTTPRequest, project: String) -> HTTPResponse {
+        let auth: String
+        let web: JSONValue
         let keys: WebRegistration
-        switch Self.keys(web) {
-        case .success(let decoded): keys = decoded
-        case .failure(let refusal): return ReceiverAPIError.response(refusal)
+        switch Self.registering(request) {
+        case .valid(let a, let w, let k): (auth, web, keys) = (a, w, k)
+        case .refused(let answer): return answer
         }
         do throws(ReceiverRefusal) {
             let made = try emulator.createRegistration(project: project, authToken: auth, web: keys)
@@ -94,20 +111,16 @@ struct RegistrationsFront: Sendable {
 
     /// The JS SDK's token update: the same body as a creation; the answer names the token, unchanged.
     private func update(_ request: HTTPRequest, project: String, token: String) -> HTTPResponse {
-        if let refused = ReceiverAPIError.checkAPIKey(request, service: Self.service) { return refused }
-        guard let auth = Self.authToken(request) else { return ReceiverAPIError.response(Self.missingAuth) }
-        let body: JSONValue
-        switch ReceiverAPIError.object(request) {
-        case .success(let value): body = value
-        case .failure(let refusal): return ReceiverAPIError.response(refusal)
-        }
-        guard let web = body["web"], web.objectValue != nil else { return ReceiverAPIError.response(.invalid("web is required", field: "web")) }
-        do throws(ReceiverRefusal) {
-            let keys = try Self.keys(web).get()
-            try emulator.updateRegistration(project: project, authToken: auth, token: token, web: keys)
-            return V1Response.json(.object([("name", .string("projects/\(project)/registrations/\(token)")), ("token", .string(token)), ("web", web)]))
-        } catch {
-            return ReceiverAPIError.response(error)
+        switch Self.registering(request) {
+        case .refused(let answer): return answer
+        case .valid(let auth, let web, let keys):
+            do throws(ReceiverRefusal) {
+                try emulator.updateRegistration(project: project, authToken: auth, token: token, web: keys)
+                return V1Response.json(
+                    .object([("name", .string("projects/\(project)/registrations/\(token)")), ("token", .string(token)), ("web", web)]))
+            } catch {
+                return ReceiverAPIError.response(error)
+            }
         }
     }
 
