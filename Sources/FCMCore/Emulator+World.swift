@@ -22,6 +22,16 @@ extension Emulator {
         withWorld { w in w.projects.lazy.compactMap { $0?.project }.first { $0.serverKeys.contains(serverKey) } }
     }
 
+    /// Turns a project's Firebase Cloud Messaging API on or off (`Project.apiEnabled`).
+    package func setAPIEnabled(_ enabled: Bool, projectId: String) throws(FCMError) -> Project {
+        try withWorld { (w: inout World) throws(FCMError) -> Project in
+            try w.modifyProject(try w.projectIndex(id: projectId)) { state in
+                state.project.apiEnabled = enabled
+                return state.project
+            }
+        }
+    }
+
     package func deleteProject(id: String) throws(FCMError) {
         try withWorld { (w: inout World) throws(FCMError) in try w.deleteProject(id: id) }
     }
@@ -218,12 +228,12 @@ extension Emulator {
 
     /// Accepts a message from `sender` when `admit` lets it in, both in one world call, so nothing
     /// changes between the check and the send. `admit` is the front's
-    /// credentials rule: it sees the id of the project the sender names (nil when there is none)
-    /// and runs under the lock, so keep it to comparisons. Nil, with nothing changed, when it says no.
-    package func send(_ request: SendRequest, from sender: Sender, admit: (_ projectId: String?) -> Bool) throws(FCMError) -> SendOutcome? {
+    /// credentials rule: it sees the project the sender names (nil when there is none) and runs
+    /// under the lock, so keep it to comparisons. Nil, with nothing changed, when it says no.
+    package func send(_ request: SendRequest, from sender: Sender, admit: (_ project: Project?) -> Bool) throws(FCMError) -> SendOutcome? {
         let (outcome, fanningOut) = try withWorld { (w: inout World) throws(FCMError) -> (SendOutcome?, Bool) in
             let found = w.senderProject(sender)
-            guard admit(found.id) else { return (nil, false) }
+            guard admit(w.project(found)) else { return (nil, false) }
             guard let destination = w.destination(of: request, as: found) else {
                 throw FCMError(.notFound, "No device group with this notification key", field: "to")
             }
@@ -238,11 +248,11 @@ extension Emulator {
     /// `multicast_id` drawn when `multicastId` asks for it. Nil, with nothing changed, when
     /// `admit` says no.
     package func send(
-        _ requests: [SendRequest], from sender: Sender, multicastId: Bool = false, admit: (_ projectId: String?) -> Bool = { _ in true }
+        _ requests: [SendRequest], from sender: Sender, multicastId: Bool = false, admit: (_ project: Project?) -> Bool = { _ in true }
     ) -> SendAnswer? {
         let (answer, fanningOut) = withWorld { (w: inout World) -> (SendAnswer?, Bool) in
             let found = w.senderProject(sender)
-            guard admit(found.id) else { return (nil, false) }
+            guard admit(w.project(found)) else { return (nil, false) }
             let items = requests.map { request in
                 guard let destination = w.destination(of: request, as: found) else {
                     return SendAnswer.Item(projectId: found.name ?? DemoProject.id, toGroup: false, result: nil)

@@ -119,9 +119,20 @@ public final class Emulator: Sendable {
         }
     }
 
+    package enum AccessTokenRecord: Sendable {
+        case granted, revoked
+        var event: Event.Kind { self == .granted ? .accessTokenGranted : .accessTokensRevoked }
+    }
+
     /// Records what the proxy did with a CONNECT, so "my SDK went around the proxy" shows in the log.
     package func recordProxyConnect(_ detail: String) {
         withWorld { $0.log(.proxyConnect, detail: detail) }
+    }
+
+    /// Records an access token issued to `projectId`'s service account, or its tokens revoked, so
+    /// a test counts an SDK's grants and refreshes (docs/http-v1.md, "Access tokens").
+    package func recordAccessTokens(_ kind: AccessTokenRecord, projectId: String, detail: String) {
+        withWorld { $0.log(kind.event, detail: detail, call: EventCall(project: projectId, api: "oauth")) }
     }
 
     /// Whether a topic or condition message is still reaching its recipients.

@@ -23,7 +23,7 @@ package enum Fronts {
         CheckinFront(emulator: emulator).register(into: &router)
         InstallationsFront(emulator: emulator).register(into: &router)
         RegistrationsFront(emulator: emulator).register(into: &router)
-        TokenEndpoint(accounts: credentials.accounts, grants: credentials.grants, wallSeconds: wallSeconds).register(into: &router)
+        TokenEndpoint(emulator: emulator, accounts: credentials.accounts, grants: credentials.grants, wallSeconds: wallSeconds).register(into: &router)
         AllowedLocations().register(into: &router)
         let metadata = MetadataServer(emulator: emulator, grants: credentials.grants, project: metadataProject)
         metadata.register(into: &router)

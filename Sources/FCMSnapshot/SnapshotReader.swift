@@ -73,8 +73,9 @@ package enum SnapshotReader {
                 guard let key = k.stringValue else { throw SnapshotProblem("project.serverKeys must hold strings") }
                 keys.append(key)
             }
-            let project = Project(
+            var project = Project(
                 id: try f.string("id"), number: try f.string("number"), serverKeys: keys, createdAt: try f.instant("createdAt"))
+            project.apiEnabled = try f.bool("apiEnabled", default: true)
             try f.finish()
             try builder.addProject(project)
         }

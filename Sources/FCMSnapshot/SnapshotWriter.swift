@@ -84,10 +84,12 @@ package enum SnapshotWriter {
                 try w.line(.object([("index", .int(index)), ("deleted", .bool(true))]))
                 continue
             }
+            // `apiEnabled` only when off: snapshots of projects that never turned it off read as before.
             try w.line(
-                .object([
+                .object(omittingNils: [
                     ("index", .int(index)), ("id", .string(project.id)), ("number", .string(project.number)),
                     ("serverKeys", .array(project.serverKeys.map(JSONValue.string))), ("createdAt", .int(project.createdAt.millis)),
+                    ("apiEnabled", project.apiEnabled ? nil : .bool(false)),
                 ]))
         }
     }

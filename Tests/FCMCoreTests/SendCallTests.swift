@@ -19,7 +19,7 @@ struct SendCallTests {
         let before = w.emu.nextEventSequence
         var seen: [String?] = []
         let answer = w.emu.send([data(.token(d.token))], from: .serverKey(DemoProject.serverKey), multicastId: true) {
-            seen.append($0)
+            seen.append($0?.id)
             return false
         }
         #expect(answer == nil)
@@ -37,7 +37,7 @@ struct SendCallTests {
         var seen: [String?] = []
         for sender in [Sender.serverKey("nobody's key"), .project(DemoProject.number), .project("no-such"), .tokenOwner] {
             _ = w.emu.send([], from: sender) {
-                seen.append($0)
+                seen.append($0?.id)
                 return true
             }
         }

@@ -23,16 +23,27 @@ extension ControlAPI {
         router.add(
             "POST", "\(p)/projects",
             handle { request, _ throws(FCMError) in
-                let body = try ControlBody(request, allowed: ["id", "number", "serverKeys"])
+                let body = try ControlBody(request, allowed: ["id", "number", "serverKeys", "apiEnabled"])
                 guard let id = try body.string("id") else { throw FCMError(.invalidArgument, "Field 'id' is required", field: "id") }
-                let project = try emulator.createProject(
+                let apiEnabled = try body.bool("apiEnabled")
+                var project = try emulator.createProject(
                     id: id, number: try body.string("number"), serverKeys: try body.strings("serverKeys") ?? [])
+                if let apiEnabled { project = try emulator.setAPIEnabled(apiEnabled, projectId: project.id) }
                 return ControlJSON.response(status: 201, ControlJSON.project(project))
             })
         router.add(
             "GET", "\(p)/projects/{project}",
             handle { _, params throws(FCMError) in
                 ControlJSON.response(ControlJSON.project(try emulator.project(try params.require("project"))))
+            })
+        router.add(
+            "PATCH", "\(p)/projects/{project}",
+            handle { request, params throws(FCMError) in
+                // What a project's console settings change: whether its FCM API is enabled.
+                let body = try ControlBody(request, allowed: ["apiEnabled"])
+                var project = try emulator.project(try params.require("project"))
+                if let enabled = try body.bool("apiEnabled") { project = try emulator.setAPIEnabled(enabled, projectId: project.id) }
+                return ControlJSON.response(ControlJSON.project(project))
             })
         router.add(
             "DELETE", "\(p)/projects/{project}",
@@ -57,13 +68,23 @@ extension ControlAPI {
                 // What the token endpoint would grant the project's service account, without the
                 // JWT dance: for the dashboard's send form and for harnesses that speak raw HTTP.
                 let project = try emulator.project(try params.require("project"))
-                let grant = grants.issue(projectId: project.id, scopes: Set(MetadataServer.scopes))
+                let grant = grants.issue(projectId: project.id, scopes: Set(MetadataServer.scopes), via: "control", recordingIn: emulator)
                 return ControlJSON.response(
                     status: 201,
                     .object([
                         ("accessToken", .string(grant.token)), ("tokenType", .string("Bearer")),
                         ("expiresIn", .int(AccessGrants.lifetimeSeconds)),
                     ]))
+            })
+        router.add(
+            "POST", "\(p)/projects/{project}/accessTokens:revoke",
+            handle { _, params throws(FCMError) in
+                // Every token the project's service account was issued until now gets 401 from
+                // now on, so an SDK's refresh path runs (docs/http-v1.md, "Revoking access tokens").
+                let project = try emulator.project(try params.require("project"))
+                grants.revoke(projectId: project.id)
+                emulator.recordAccessTokens(.revoked, projectId: project.id, detail: ServiceAccounts.email(project.id))
+                return ControlJSON.response(.object([]))
             })
         router.add(
             "GET", "\(p)/projects/{project}/xmpp",

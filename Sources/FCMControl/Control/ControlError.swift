@@ -85,6 +85,7 @@ struct ControlBody {
     func value(_ key: String) -> JSONValue? { fields.value(key) }
     func string(_ key: String) throws(FCMError) -> String? { try fields.string(key) }
     func number(_ key: String) throws(FCMError) -> Double? { try fields.number(key) }
+    func bool(_ key: String) throws(FCMError) -> Bool? { try fields.bool(key) }
     func strings(_ key: String) throws(FCMError) -> [String]? { try fields.strings(key) }
 
     /// A duration: `"90s"`, `"15m"`, or a number of milliseconds.

@@ -15,6 +15,7 @@ enum ControlJSON {
         .object([
             ("id", .string(p.id)), ("number", .string(p.number)), ("senderId", .string(p.number)),
             ("serverKeys", .array(p.serverKeys.map(JSONValue.string))), ("createdAt", .string(p.createdAt.iso8601)),
+            ("apiEnabled", .bool(p.apiEnabled)),
         ])
     }
 

@@ -43,6 +43,11 @@ public struct Event: Sendable {
         /// A front refused a request (validation, credentials, quota, fault, unknown token, size):
         /// `call` says which API, project, status and error code the client got; `detail` why.
         case refused
+        /// An OAuth access token was issued to a project's service account; `detail` says by which
+        /// route (a refresh is a new grant): `jwt-bearer`, `metadata` or `control`.
+        case accessTokenGranted
+        /// Every access token a project was issued until now was revoked (the control API).
+        case accessTokensRevoked
         /// The oldest deliveries of all inboxes were dropped to keep them within
         /// `maxInboxBytes`; `detail` says how many.
         case inboxTrimmed

@@ -7,6 +7,10 @@ public struct Project: Sendable, Equatable {
     package let number: String
     package var serverKeys: [String]
     package let createdAt: Instant
+    /// Whether the Firebase Cloud Messaging API (`fcm.googleapis.com`, the v1 API) is enabled, as
+    /// on a project of the Google Cloud console. Off, every v1 call answers 403 `SERVICE_DISABLED`
+    /// (docs/http-v1.md, "An API that is not enabled"), the first error a new project meets.
+    package var apiEnabled = true
 
     package init(id: String, number: String, serverKeys: [String], createdAt: Instant) {
         self.id = id

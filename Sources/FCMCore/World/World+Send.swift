@@ -52,6 +52,9 @@ extension World {
         }
     }
 
+    /// The project a sender names, nil when there is none.
+    func project(_ found: SenderProject) -> Project? { found.index.flatMap { projects[Int($0)]?.project } }
+
     /// Where one of a front request's sends goes.
     struct SendDestination {
         /// The project as the sender named it, or the token's own (lax); the demo project's id when

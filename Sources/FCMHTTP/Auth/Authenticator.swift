@@ -71,6 +71,34 @@ struct AuthFailure: Error {
     }
 }
 
+extension AuthFailure {
+    /// The Firebase Cloud Messaging API is off for the project (`Project.apiEnabled`): Google's 403
+    /// for a service a project has not enabled, with the `ErrorInfo` SDKs and tools read
+    /// (https://cloud.google.com/apis/design/errors, "Error info"; docs/http-v1.md, "An API that
+    /// is not enabled"). The consumer is the project's number, as Google names it.
+    static func serviceDisabled(_ project: Project) -> AuthFailure {
+        let service = "fcm.googleapis.com"
+        let title = "Firebase Cloud Messaging API"
+        let activation = "https://console.developers.google.com/apis/api/\(service)/overview?project=\(project.number)"
+        let message =
+            "\(title) has not been used in project \(project.number) before or it is disabled. Enable it by visiting \(activation)"
+            + " then retry. If you enabled this API recently, wait a few minutes for the action to propagate to our systems and retry."
+        let details: [V1Error.Detail] = [
+            .errorInfo(
+                reason: "SERVICE_DISABLED", domain: "googleapis.com",
+                metadata: [
+                    ("service", service), ("consumer", "projects/\(project.number)"), ("activationUrl", activation),
+                    ("serviceTitle", title), ("containerInfo", project.number),
+                ]),
+            .localizedMessage(locale: "en-US", message: message),
+            .help(description: "Google developers console API activation", url: activation),
+        ]
+        return AuthFailure(
+            status: 403, v1: V1Error(status: 403, statusName: "PERMISSION_DENIED", message: message, details: details),
+            iidText: "PermissionDenied")
+    }
+}
+
 /// A v1 call's credentials before the project they name is known.
 enum V1Credentials {
     /// No bearer at all.
@@ -80,19 +108,22 @@ enum V1Credentials {
     /// The grant the bearer carries, nil when it is not one of ours or has expired.
     case bearer(AccessGrants.Grant?)
 
-    /// Whether the call is let in to the project of id `projectId` (nil: no such project), which
-    /// the call `named` (id or number): projects whose id starts with `demo-` take any bearer, as
-    /// Firebase's emulators do; others need a grant with a messaging scope for that very project.
-    func check(_ projectId: String?, named: String) -> AuthFailure? {
+    /// Whether the call is let in to `project` (nil: no such project), which the call `named` (id
+    /// or number): projects whose id starts with `demo-` take any bearer, as Firebase's emulators
+    /// do; others need a grant with a messaging scope for that very project. A project whose API
+    /// is off answers `SERVICE_DISABLED` once the bearer is known, as Google's front end checks
+    /// the consumer's services after the credentials and before the resource's permissions.
+    func check(_ project: Project?, named: String) -> AuthFailure? {
+        let disabled = project.flatMap { $0.apiEnabled ? nil : AuthFailure.serviceDisabled($0) }
         switch self {
         case .refused(let failure): return failure
-        case .lax: return nil
+        case .lax: return disabled
         case .bearer(let grant):
-            if projectId?.hasPrefix("demo-") == true { return nil }
+            if project?.id.hasPrefix("demo-") == true { return disabled }
             guard let grant else { return .unauthenticated }
             guard !grant.scopes.isDisjoint(with: Authenticator.messagingScopes) else { return .insufficientScopes }
-            guard projectId == grant.projectId else { return .permissionDenied(named) }
-            return nil
+            guard project?.id == grant.projectId else { return .permissionDenied(named) }
+            return disabled
         }
     }
 }
@@ -149,8 +180,8 @@ package final class Authenticator: Sendable {
     /// A v1 call to `project` (id or number): nil when allowed.
     func authenticateV1(_ request: HTTPRequest, project: String) -> AuthFailure? {
         let credentials = v1Credentials(request)
-        guard case .bearer = credentials else { return credentials.check(nil, named: project) }
-        return credentials.check((try? emulator.project(project))?.id, named: project)
+        if case .refused(let failure) = credentials { return failure }
+        return credentials.check(try? emulator.project(project), named: project)
     }
 
     /// A v1 call's credentials as far as they go before the project they name is known; a send

@@ -113,7 +113,7 @@ struct LegacyFront: Sendable {
     private func send(_ requests: [SendRequest], as sender: Sender, multicastId: Bool = false) -> SendAnswer? {
         emulator.send(requests, from: sender, multicastId: multicastId) { found in
             guard case .serverKey = sender else { return true }
-            return auth.admitsLegacy(found)
+            return auth.admitsLegacy(found?.id)
         }
     }
 

@@ -53,7 +53,7 @@ package struct MetadataServer: Sendable {
             metadata { request, project in
                 // `?scopes=a,b` narrows the token as on GCE; without it, the account's scopes.
                 let asked = request.queryValue("scopes")?.split(separator: ",").map(String.init) ?? Self.scopes
-                let grant = grants.issue(projectId: project.id, scopes: Set(asked))
+                let grant = grants.issue(projectId: project.id, scopes: Set(asked), via: "metadata", recordingIn: emulator)
                 return Self.json(
                     .object([
                         ("access_token", .string(grant.token)), ("expires_in", .int(AccessGrants.lifetimeSeconds - 1)),

@@ -15,6 +15,11 @@ import Synchronization
 /// with a key kept in the state directory, so a token outlives the emulator process that issued
 /// it: Node and Go cache a token for up to an hour and never refresh it on a 401, so a restarted
 /// `serve` must still honour it. Without a state directory the key lives in memory only.
+///
+/// A project's tokens can be revoked (`revoke`): those issued until then get 401 from then on, as a
+/// rotated or disabled key's tokens do at Google, so an SDK's refresh path runs (docs/http-v1.md,
+/// "Revoking access tokens"). Each token carries when it was issued; revocations are kept in
+/// memory for a token's lifetime, after which every token they concern has expired anyway.
 package final class AccessGrants: Sendable {
     package static let lifetimeSeconds: Int64 = 3600
     private static let prefix = "ya29.c."
@@ -25,7 +30,14 @@ package final class AccessGrants: Sendable {
         let projectId: String
         let scopes: Set<String>
         let expiresAt: Int64
+        /// Wall-clock milliseconds, strictly after any revocation of the project that came before it.
+        let issuedAt: Int64
     }
+
+    /// Projects whose revocations are kept at once; past it the oldest is forgotten.
+    static let maxRevocations = 4096
+    /// When each project's tokens were last revoked, wall-clock milliseconds.
+    private let revocations = Mutex<[String: Int64]>([:])
 
     /// Keys adopted from imported snapshots, at most: each is one HMAC check per unknown token.
     static let maxAdoptedKeys = 8
@@ -62,22 +74,25 @@ package final class AccessGrants: Sendable {
     }
 
     package func issue(projectId: String, scopes: Set<String>) -> Grant {
-        let expiresAt = wallSeconds() + Self.lifetimeSeconds
+        let now = wallSeconds()
+        let expiresAt = now + Self.lifetimeSeconds
+        // A token issued in the same second as a revocation, after it, must stay good.
+        let issuedAt = max(now * 1000, (revocations.withLock { $0[projectId] } ?? .min) + 1)
         var random = SystemRandomNumberGenerator()
         // The nonce keeps two grants of one second apart, as real tokens are.
         let nonce = (0..<12).map { _ in UInt8.random(in: 0...255, using: &random) }
         let claims = JSONValue.object([
             ("p", .string(projectId)), ("s", .array(scopes.sorted().map(JSONValue.string))), ("e", .int(expiresAt)),
-            ("n", .string(Base64URL.encode(nonce))),
+            ("i", .int(issuedAt)), ("n", .string(Base64URL.encode(nonce))),
         ])
         let body = Array(claims.encoded().utf8)
         let mac = HMAC<SHA256>.authenticationCode(for: body, using: SymmetricKey(data: keyBytes))
         let token = Self.prefix + Base64URL.encode(body) + "." + Base64URL.encode(Array(mac))
-        return Grant(token: token, projectId: projectId, scopes: scopes, expiresAt: expiresAt)
+        return Grant(token: token, projectId: projectId, scopes: scopes, expiresAt: expiresAt, issuedAt: issuedAt)
     }
 
     /// The live grant a token carries, or nil when it is not one of ours (forged, unknown or from
-    /// another state directory) or has expired.
+    /// another state directory), has expired or was revoked.
     func grant(_ token: String) -> Grant? {
         guard token.hasPrefix(Self.prefix), token.utf8.count <= 4096 else { return nil }
         let parts = token.dropFirst(Self.prefix.count).split(separator: ".", omittingEmptySubsequences: false)
@@ -87,7 +102,26 @@ package final class AccessGrants: Sendable {
             let scopes = claims["s"]?.arrayValue?.compactMap(\.stringValue), let expiresAt = claims["e"]?.int64Value,
             expiresAt > wallSeconds()
         else { return nil }
-        return Grant(token: token, projectId: projectId, scopes: Set(scopes), expiresAt: expiresAt)
+        // Tokens of versions that did not write `i` were issued a lifetime before they expire.
+        let issuedAt = claims["i"]?.int64Value ?? (expiresAt - Self.lifetimeSeconds) * 1000
+        if let revokedAt = revocations.withLock({ $0[projectId] }), issuedAt <= revokedAt { return nil }
+        return Grant(token: token, projectId: projectId, scopes: Set(scopes), expiresAt: expiresAt, issuedAt: issuedAt)
+    }
+
+    /// Projects whose revocation is kept.
+    var revocationCount: Int { revocations.withLock { $0.count } }
+
+    /// Revokes every token of `projectId` issued until now; tokens issued later are good.
+    package func revoke(projectId: String) {
+        let now = wallSeconds() * 1000
+        revocations.withLock { kept in
+            // A revocation older than a token's lifetime concerns only tokens that have expired.
+            kept = kept.filter { $0.value > now - Self.lifetimeSeconds * 1000 }
+            // Never back in time: a token issued after an earlier revocation in this same second
+            // (`issuedAt` past it) is revoked too.
+            kept[projectId] = max(now, (kept[projectId] ?? .min) + 1)
+            if kept.count > Self.maxRevocations, let oldest = kept.min(by: { $0.value < $1.value })?.key { kept[oldest] = nil }
+        }
     }
 
     /// The signing key from `<state>/access-token.key`, made on first use. Best effort, as for the
@@ -108,5 +142,14 @@ package final class AccessGrants: Sendable {
             if let kept = try? StateFile.read(path, limit: 64, followLinks: false), kept.count == 32 { return kept }
         }
         return key
+    }
+}
+
+extension AccessGrants {
+    /// Issues a grant and records it as an `accessTokenGranted` event naming the route, `via`.
+    package func issue(projectId: String, scopes: Set<String>, via: String, recordingIn emulator: Emulator) -> Grant {
+        let grant = issue(projectId: projectId, scopes: scopes)
+        emulator.recordAccessTokens(.granted, projectId: projectId, detail: via)
+        return grant
     }
 }

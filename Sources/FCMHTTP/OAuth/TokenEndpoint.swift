@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Crypto
+import FCMCore
 import FCMJSON
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -23,6 +24,7 @@ struct TokenEndpoint: Sendable {
         "https://www.googleapis.com/oauth2/v4/token",
     ]
 
+    let emulator: Emulator
     let accounts: ServiceAccounts
     let grants: AccessGrants
     /// Wall time in seconds: assertions carry wall-clock `iat`/`exp`, whatever the emulator clock says.
@@ -119,7 +121,7 @@ struct TokenEndpoint: Sendable {
         guard Self.audiences.contains(audience) || Self.isOwnURL(audience, requestHost: requestHost) else {
             return .failure(Failure(error: "invalid_grant", description: "Invalid JWT: Failed audience check."))
         }
-        return .success(grants.issue(projectId: account.projectId, scopes: Set(scopes)))
+        return .success(grants.issue(projectId: account.projectId, scopes: Set(scopes), via: "jwt-bearer", recordingIn: emulator))
     }
 
     /// Whether `aud` names this endpoint (golang/oauth2 sends the key file's `token_uri`): any of its

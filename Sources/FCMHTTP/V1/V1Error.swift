@@ -18,6 +18,10 @@ struct V1Error: Error, Sendable {
         case apnsError(statusCode: Int, reason: String)
         /// `google.rpc.ErrorInfo`: why, in Google's machine-readable terms (V1Error+Quota).
         case errorInfo(reason: String, domain: String, metadata: [(String, String)])
+        /// `google.rpc.LocalizedMessage`: the message in the caller's language.
+        case localizedMessage(locale: String, message: String)
+        /// `google.rpc.Help`: a link that explains or fixes the error.
+        case help(description: String, url: String)
     }
 
     let status: Int
@@ -134,6 +138,16 @@ struct V1Error: Error, Sendable {
                 return .object([
                     ("@type", .string("type.googleapis.com/google.rpc.ErrorInfo")), ("reason", .string(reason)),
                     ("domain", .string(domain)), ("metadata", .object(metadata.map { ($0.0, .string($0.1)) })),
+                ])
+            case .localizedMessage(let locale, let message):
+                return .object([
+                    ("@type", .string("type.googleapis.com/google.rpc.LocalizedMessage")), ("locale", .string(locale)),
+                    ("message", .string(message)),
+                ])
+            case .help(let description, let url):
+                return .object([
+                    ("@type", .string("type.googleapis.com/google.rpc.Help")),
+                    ("links", .array([.object([("description", .string(description)), ("url", .string(url))])])),
                 ])
             }
         }

@@ -110,7 +110,7 @@ export const eventKinds = [
   'projectCreated', 'projectDeleted', 'deviceCreated', 'deviceDeleted', 'stateChanged', 'tokenRefreshed', 'tokenInvalidated',
   'subscribed', 'unsubscribed', 'groupCreated', 'groupChanged', 'groupDeleted', 'accepted', 'stored', 'collapsed', 'evicted',
   'expired', 'delivered', 'discarded', 'deletedMessagesSignalled', 'clockAdvanced', 'faultInjected', 'upstream', 'receiptQueued',
-  'ccsAcked', 'ccsExpired', 'ccsDropped', 'proxyConnect', 'refused', 'inboxTrimmed',
+  'ccsAcked', 'ccsExpired', 'ccsDropped', 'proxyConnect', 'refused', 'accessTokenGranted', 'accessTokensRevoked', 'inboxTrimmed',
 ];
 
 export const states = ['foreground', 'background', 'doze', 'offline', 'uninstalled'];
