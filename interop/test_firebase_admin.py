@@ -35,6 +35,20 @@ def test_send_to_fid(emulator, app):
         messaging.send(messaging.Message(fid=device["fid"]), app=app)
 
 
+def test_multicast_to_fids_dry_run_and_unknown_fids(emulator, app):
+    """firebase-admin 7.7's MulticastMessage.fids: one send each, as Google's own integration test
+    of the Node SDK runs it (any unknown FID, even 'not-a-fid', is UNREGISTERED, also in a dry run)."""
+    device = emulator.device("android")
+    multicast = messaging.MulticastMessage(fids=[device["fid"], "not-a-fid"], data={"via": "fids"})
+    dry = messaging.send_each_for_multicast(multicast, dry_run=True, app=app)
+    assert [r.success for r in dry.responses] == [True, False]
+    assert isinstance(dry.responses[1].exception, messaging.UnregisteredError)
+    assert emulator.inbox(device) == []
+    sent = messaging.send_each_for_multicast(multicast, app=app)
+    assert (sent.success_count, sent.failure_count) == (1, 1)
+    assert emulator.inbox(device)[0]["messageId"] == sent.responses[0].message_id.rsplit("/", 1)[1]
+
+
 def test_notification_to_ios_renders_aps(emulator, app):
     device = emulator.device("ios", state="background")
     messaging.send(messaging.Message(

@@ -8,13 +8,14 @@ extension World {
         return device
     }
 
-    /// Finds a device of a project by id, name or token (current or retired).
+    /// Finds a device of a project by id, name, token (current or retired) or FID.
     func findDevice(_ reference: String, projectIndex: Int32) throws(FCMError) -> Device {
         let state = try projectState(projectIndex)
         let id: DeviceID? =
             DeviceID(reference).flatMap { state.devices.contains($0) ? $0 : nil }
             ?? state.devicesByName[reference]
             ?? deviceByToken[reference]
+            ?? state.devicesByFid[reference]
             ?? retiredTokens[reference]?.device
         guard let id, let device = devices[Int(id)], device.projectIndex == projectIndex else {
             throw FCMError(.notFound, "No device '\(reference)' in project '\(state.project.id)'", field: "device")

@@ -521,7 +521,7 @@ class Client:
                        until: Optional[Timeish] = None, limit: Optional[int] = None,
                        wait_for: Optional[int] = None, timeout: Union[float, str, None] = None) -> EventList:
         """``listProjectEvents``: one project's events; the filters and waits of :meth:`events`,
-        plus ``device`` (id, name or token)."""
+        plus ``device`` (id, name, token or FID)."""
         return self._events(f"/projects/{_segment(project)}/events", device, token, topic, message, kind, since,
                             until, limit, wait_for, timeout)
 
@@ -895,5 +895,5 @@ class Project:
         return self.client.create_devices(self.id, count, platform, **fields)
 
     def device(self, device: str) -> Device:
-        """Reads a device by id, name or token."""
+        """Reads a device by id, name, token or FID."""
         return self.client.get_device(self.id, device)
