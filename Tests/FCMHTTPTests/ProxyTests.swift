@@ -116,7 +116,9 @@ struct ProxyPipelineTests {
         }
     }
 
-    static let health = "GET http://127.0.0.1/emulator/v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+    /// A request the proxy answers itself: the metadata server's, in absolute form.
+    static let health =
+        "GET http://metadata.google.internal/computeMetadata/v1/project/project-id HTTP/1.1\r\nHost: x\r\nMetadata-Flavor: Google\r\n\r\n"
 
     /// A client that pipelines and does not read: its requests wait, none is dropped, and
     /// nothing more is read from it meanwhile.

@@ -16,7 +16,7 @@ import Testing
 struct ProxyTunnelTests {
 
     /// An emulator with its TLS port, and its proxy with `tunnel`.
-    private func withProxy(
+    static func withProxy(
         tunnel: @escaping (EmulatorServer) throws -> TunnelPolicy = { _ in TunnelPolicy() },
         _ body: (EmulatorServer, ProxyServer) async throws -> Void
     ) async throws {
@@ -35,7 +35,7 @@ struct ProxyTunnelTests {
 
     /// A packet of CONNECTs to the proxy itself chained tunnels until descriptors ran out.
     @Test func noTunnelReachesTheEmulatorsOwnPortsSoNoneChains() async throws {
-        try await withProxy(tunnel: { server in
+        try await Self.withProxy(tunnel: { server in
             TunnelPolicy(anyHostOffThisMachine: true, hosts: try TunnelPolicy.parseHosts("127.0.0.1:\(server.http.port)"))
         }) { server, proxy in
             for target in ["127.0.0.1:\(proxy.port)", "localhost:\(proxy.port)", "0.0.0.0:\(proxy.port)", "127.0.0.1:\(server.http.port)"] {
@@ -57,7 +57,7 @@ struct ProxyTunnelTests {
             (TunnelPolicy(anyHostOffThisMachine: true), false), (TunnelPolicy(hosts: try TunnelPolicy.parseHosts("127.0.0.1")), false),
             (TunnelPolicy(hosts: try TunnelPolicy.parseHosts(target)), true),
         ] {
-            try await withProxy(tunnel: { _ in policy }) { _, proxy in
+            try await Self.withProxy(tunnel: { _ in policy }) { _, proxy in
                 let connection = try RawConnection(port: proxy.port)
                 try connection.send(Self.connect(target) + "ping\n")
                 let answer = try connection.readResponse()
@@ -86,7 +86,7 @@ struct ProxyTunnelTests {
 
     /// A client that sends its TLS ClientHello in the same packet as the CONNECT waited for ever.
     @Test func aClientHelloSentWithTheConnectReachesTheServer() async throws {
-        try await withProxy { server, proxy in
+        try await Self.withProxy { server, proxy in
             var tls = TLSConfiguration.makeClientConfiguration()
             tls.trustRoots = .file(try #require(server.caCertificatePath))
             tls.applicationProtocols = ["http/1.1"]
@@ -169,8 +169,8 @@ private final class HandshakeWatch: ChannelInboundHandler {
     func errorCaught(context: ChannelHandlerContext, error: any Error) { promise.fail(error) }
 }
 
-/// A server on this machine that answers each line with a response carrying it.
-private final class FarSide: Sendable {
+/// A server on this machine that answers each read with a response carrying it.
+final class FarSide: Sendable {
     let channel: any Channel
     var port: Int { channel.localAddress?.port ?? 0 }
 

@@ -12,6 +12,18 @@ public enum ProxyHosts {
         // Firebase installations, FCM registrations.
         "android.clients.google.com", "firebaseinstallations.googleapis.com", "fcmregistrations.googleapis.com",
     ]
+    /// The GCE metadata server's names: the address googleauth (Ruby, compute_engine.rb in 0.13) and
+    /// google-auth-library-java hard-code, and the names the other SDKs try. A plain-HTTP request
+    /// to one through the proxy is answered by the emulator's metadata front (docs/unmodified-apps.md).
+    public static let metadata = ["169.254.169.254", "metadata.google.internal", "metadata"]
+
+    /// Whether a plain-HTTP request (absolute form) to `host` is the emulator's to answer, on any
+    /// port: a name of Google's never leaves through the proxy.
+    public static func answersPlainHTTP(_ host: String) -> Bool {
+        let host = host.lowercased()
+        return metadata.contains(host) || https.contains(host)
+    }
+
     /// MCS, the connection receivers hold open (docs/receivers.md), on FCM's port.
     public static let mcs = "mtalk.google.com"
     public static let mcsPort = 5228

@@ -8,19 +8,22 @@ import NIOPosix
 /// loop, connecting to the very address that was checked (so a name cannot resolve elsewhere
 /// between the check and the connect), and swapping the HTTP handlers for a relay.
 extension ProxyRequestHandler {
-    func open(_ target: (host: String, port: Int), context: ChannelHandlerContext) {
+    /// - Parameter request: a plain-HTTP request to send on (`PlainForward`), where a CONNECT has none.
+    func open(_ target: (host: String, port: Int), context: ChannelHandlerContext, request: ByteBuffer? = nil) {
         let name = "\(target.host):\(target.port)"
-        if let local = configuration.targets.port(for: target.host, target.port) {
+        // A forward's lines and events say so: "plain HTTP forwarded example.com:80".
+        let kind = request == nil ? "" : "plain HTTP "
+        if request == nil, let local = configuration.targets.port(for: target.host, target.port) {
             note("intercepted \(name)")
             do {
-                connect(to: try SocketAddress(ipAddress: "127.0.0.1", port: local), name: name, context: context)
+                connect(to: try SocketAddress(ipAddress: "127.0.0.1", port: local), name: name, context: context, request: nil)
             } catch {
                 refuse(context: context, status: .badGateway, text: "fcm-emu's proxy could not reach \(name): \(error)\n")
             }
             return
         }
         guard let admission = configuration.tunnel.admits(host: target.host, port: target.port) else {
-            note("refused \(name)")
+            note(kind + "refused \(name)")
             refuse(context: context, status: .forbidden, text: Self.notStoodInFor(target.host, name: name))
             return
         }
@@ -37,23 +40,23 @@ extension ProxyRequestHandler {
             let (handler, context) = loopBound.value
             switch result {
             case .failure(let error):
-                handler.note("refused \(name) (not resolved)")
+                handler.note(kind + "refused \(name) (not resolved)")
                 handler.refuse(context: context, status: .badGateway, text: "fcm-emu's proxy could not resolve \(target.host): \(error)\n")
             case .success((let address, true)) where ownPorts.contains(target.port):
-                handler.note("refused \(name) (fcm-emu's own port)")
+                handler.note(kind + "refused \(name) (fcm-emu's own port)")
                 handler.refuse(
                     context: context, status: .forbidden,
                     text: "fcm-emu's proxy does not tunnel to \(name) (\(address)): that is one of fcm-emu's own ports, and a "
                         + "tunnel to itself could chain without end.\n")
             case .success((let address, true)) where admission != .exactWithPort:
-                handler.note("refused \(name) (this machine)")
+                handler.note(kind + "refused \(name) (this machine)")
                 handler.refuse(
                     context: context, status: .forbidden,
                     text: "fcm-emu's proxy does not tunnel to \(name): \(address) is on this machine. To let it through, name it "
                         + "with its port: --set proxyTunnelHosts=\(name)\n")
             case .success((let address, _)):
-                handler.note("tunnelled \(name)")
-                handler.connect(to: address, name: name, context: context)
+                handler.note(kind + (request == nil ? "tunnelled \(name)" : "forwarded \(name)"))
+                handler.connect(to: address, name: name, context: context, request: request)
             }
         }
     }
@@ -65,7 +68,7 @@ extension ProxyRequestHandler {
             + "host off this machine (when listening on loopback only).\n"
     }
 
-    private func connect(to address: SocketAddress, name: String, context: ChannelHandlerContext) {
+    private func connect(to address: SocketAddress, name: String, context: ChannelHandlerContext, request: ByteBuffer?) {
         let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
         ClientBootstrap(group: context.eventLoop)
             .connectTimeout(.seconds(10))
@@ -74,15 +77,16 @@ extension ProxyRequestHandler {
             .whenComplete { result in
                 let (handler, context) = loopBound.value
                 switch result {
-                case .success(let remote): handler.join(remote, context: context)
+                case .success(let remote): handler.join(remote, context: context, request: request)
                 case .failure(let error):
                     handler.refuse(context: context, status: .badGateway, text: "fcm-emu's proxy could not reach \(name): \(error)\n")
                 }
             }
     }
 
-    /// Answers 200, then swaps the HTTP handlers for a relay to `remote`.
-    private func join(_ remote: any Channel, context: ChannelHandlerContext) {
+    /// Answers a CONNECT's 200, or sends a plain-HTTP request on, then swaps the HTTP handlers for
+    /// a relay to `remote`.
+    private func join(_ remote: any Channel, context: ChannelHandlerContext, request: ByteBuffer?) {
         guard context.channel.isActive else {
             remote.close(promise: nil)
             return
@@ -96,10 +100,15 @@ extension ProxyRequestHandler {
             context.close(promise: nil)
             return
         }
-        // No Content-Length: a 2xx to CONNECT has none (RFC 9110 §9.3.6); the tunnel follows it.
-        let head = HTTPResponseHead(version: .http1_1, status: .ok)
-        context.write(wrapOutboundOut(.head(head)), promise: nil)
-        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+        if let request {
+            // The origin's answer comes back through the relay, byte for byte.
+            remote.writeAndFlush(request, promise: nil)
+        } else {
+            // No Content-Length: a 2xx to CONNECT has none (RFC 9110 §9.3.6); the tunnel follows it.
+            let head = HTTPResponseHead(version: .http1_1, status: .ok)
+            context.write(wrapOutboundOut(.head(head)), promise: nil)
+            context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+        }
         let pipeline = context.pipeline
         var removal = context.eventLoop.makeSucceededVoidFuture()
         for name in Names.removedForTunnel { removal = removal.flatMap { pipeline.removeHandler(name: name) } }

@@ -10,9 +10,10 @@ import NIOHTTP1
 /// to one of Google's hosts is joined to the emulator's own port for it, whose certificate covers
 /// the name, so the client's TLS, ALPN (h2 or http/1.1) and requests reach the same routes as the
 /// TLS port; a `CONNECT` elsewhere is tunnelled as `TunnelPolicy` allows, or refused with a 403
-/// that says which setting lets it through. A request in absolute form
-/// (`GET http://metadata.google.internal/…`) is answered by the routes directly. Every CONNECT is
-/// a `proxyConnect` event and a log line.
+/// that says which setting lets it through. A request in absolute form to the metadata server or
+/// one of Google's names (`GET http://169.254.169.254/…`) is answered by the routes directly; one
+/// to any other host is forwarded where a CONNECT could go (`PlainForward`). Every CONNECT and
+/// forward is a `proxyConnect` event and a log line.
 final class ProxyRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias InboundOut = HTTPServerRequestPart
@@ -40,6 +41,8 @@ final class ProxyRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private let logger: Logger
     /// A CONNECT being read: where to, once its `.end` arrives.
     private var connect: (host: String, port: Int)?
+    /// A plain-HTTP request to a host the emulator does not answer, read before it is forwarded.
+    var forwarding: PlainForward?
     /// A tunnel is being opened: nothing more is read until it is (or is refused), so a peer
     /// cannot pile bytes up behind its CONNECT meanwhile.
     var opening = false
@@ -65,9 +68,19 @@ final class ProxyRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
             }
             return
         }
+        if let plain = forwarding {
+            forwardPart(part, of: plain, context: context)
+            return
+        }
+        if case .head(let head) = part, let plain = PlainForward(head: head, allocator: context.channel.allocator) {
+            forwarding = plain
+            return
+        }
         if case .head(var head) = part, let origin = Self.originForm(head.uri) {
-            // Absolute form, as clients send plain-HTTP requests through a proxy.
-            if let host = origin.host, !head.headers.contains(name: "Host") { head.headers.add(name: "Host", value: host) }
+            // Absolute form, as clients send plain-HTTP requests through a proxy, to a name the
+            // emulator answers: the URI's host is the request's (RFC 9112 §3.2.2), in lower case as
+            // the access policy compares it (a host is case-insensitive, RFC 3986 §3.2.2).
+            if let host = origin.host { head.headers.replaceOrAdd(name: "Host", value: host.lowercased()) }
             head.uri = origin.target
             context.fireChannelRead(wrapInboundOut(.head(head)))
             return
@@ -95,7 +108,7 @@ final class ProxyRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     func note(_ what: String) {
         emulator.recordProxyConnect(what)
-        logger.info("proxy CONNECT \(what)")
+        logger.info("proxy \(what.hasPrefix("plain HTTP") ? "" : "CONNECT ")\(what)")
     }
 
     /// `host:port` of a CONNECT (`[::1]:443` too).

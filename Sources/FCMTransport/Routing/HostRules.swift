@@ -12,7 +12,7 @@ package struct HostRules: Sendable {
     /// The longest `Host` or `Origin` read: a DNS name is at most 253 bytes (RFC 1035 §2.3.4).
     static let maxLength = 300
     /// Names the metadata server is reached under, by the proxy's absolute-form requests.
-    static let metadataNames: Set<String> = ["metadata.google.internal", "169.254.169.254"]
+    static let metadataNames = Set(ProxyHosts.metadata)
 
     /// `--host`, lower-cased without brackets; nil when it is a wildcard (0.0.0.0, ::).
     let listenHost: String?
