@@ -42,7 +42,7 @@ SYSTEM_BUNDLE = next((p for p in ("/etc/ssl/certs/ca-certificates.crt", "/etc/pk
 
 def clean_env(**preset):
     env = {k: v for k, v in os.environ.items() if not k.startswith(("GOOGLE_", "GCLOUD_", "FIREBASE_", "GCE_", "FCM_EMU_"))}
-    for name in ("HTTPS_PROXY", "https_proxy", "NO_PROXY", "no_proxy") + CA_VARIABLES:
+    for name in ("HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "NO_PROXY", "no_proxy") + CA_VARIABLES:
         env.pop(name, None)
     env.update(preset)
     return env

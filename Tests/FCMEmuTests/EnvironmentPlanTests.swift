@@ -21,6 +21,8 @@ struct EnvironmentPlanTests {
         #expect(vars["GOOGLE_APPLICATION_CREDENTIALS"] == "/tmp/sa.json")
         #expect(vars["GCE_METADATA_HOST"] == nil)
         #expect(vars["HTTPS_PROXY"] == "http://127.0.0.1:41002")
+        // Ruby's httpclient reads only http_proxy, for HTTPS too (CONNECT through it).
+        #expect(vars["HTTP_PROXY"] == "http://127.0.0.1:41002" && vars["http_proxy"] == "http://127.0.0.1:41002")
         #expect(vars["NO_PROXY"] == "127.0.0.1,localhost,::1")
         #expect(vars["NODE_USE_ENV_PROXY"] == "1")
         #expect(vars["NODE_EXTRA_CA_CERTS"] == "/state/ca.pem")

@@ -86,6 +86,9 @@ struct ExecFilesTests {
         #expect(PresetEnvironment.conflicts(preset: ["NO_PROXY": "corp.example,*.internal"], plan: plan, credentials: .keyFile).isEmpty)
         let adc = PresetEnvironment.conflicts(preset: ["GOOGLE_APPLICATION_CREDENTIALS": "/me/sa.json"], plan: plan, credentials: .metadata)
         #expect(adc.count == 1 && adc.first?.contains("sign in with that key file") == true)
+        let http = PresetEnvironment.conflicts(
+            preset: ["http_proxy": "http://corp:3128"], plan: [("http_proxy", "http://127.0.0.1:4000")], credentials: .keyFile)
+        #expect(http.count == 1 && http.first?.contains("Ruby's google-api-client") == true)
         #expect(PresetEnvironment.excludedGoogleHost("*") == "fcm.googleapis.com")
         #expect(PresetEnvironment.excludedGoogleHost("googleapis.com") == "fcm.googleapis.com")
         #expect(PresetEnvironment.excludedGoogleHost("notgoogleapis.com, oauth2.googleapis.com") == "oauth2.googleapis.com")

@@ -13,7 +13,7 @@ extension FCMEmu {
                 For IDE run configurations, compose files and shells. The key file (mode 0600), the CA bundle and, when \
                 a JDK is installed, a Java trust store (the JDK's cacerts copied, never written) are written to --dir \
                 (made 0700 when missing), each as a new file renamed into place. FCM_EMU_SENDER_ID and FCM_EMU_SERVER_KEY \
-                are --project's. Start the emulator with --set proxyPort=… for HTTPS_PROXY to be part of it.
+                are --project's. Start the emulator with --set proxyPort=… for HTTPS_PROXY and HTTP_PROXY to be part of it.
 
                 --name-route adds exec's Python name route: sitecustomize.py in --dir/python, PYTHONPATH naming that \
                 directory first (then the PYTHONPATH env runs with), and FCM_EMU_NAME_ROUTES, Google's names on the \
@@ -64,7 +64,7 @@ extension FCMEmu {
                 try PrivateFiles.write(Array(account.encoded(.pretty).utf8), to: directory + "/\(project)-service-account.json", mode: 0o600)
             }
             if info["proxy"] == nil {
-                Self.say("fcm-emu env: the emulator has no proxy (--set proxyPort=…); HTTPS_PROXY is left out")
+                Self.say("fcm-emu env: the emulator has no proxy (--set proxyPort=…); HTTPS_PROXY and HTTP_PROXY are left out")
             }
             var plan = EnvironmentPlan(info: info, project: project, credentials: credentials, keyFile: keyFile, bundle: bundle)
             // Only a 404 means the project is missing; any other failure is said, not taken for that.

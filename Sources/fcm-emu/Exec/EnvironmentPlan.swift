@@ -44,7 +44,11 @@ struct EnvironmentPlan {
         if let proxy {
             let port = proxy.split(separator: ":").last.map(String.init) ?? ""
             out += [
-                ("HTTPS_PROXY", proxy), ("https_proxy", proxy), ("NO_PROXY", "127.0.0.1,localhost,::1"),
+                // http_proxy too: clients whose HTTP library reads only it send HTTPS through it with
+                // CONNECT (Ruby's httpclient 2.8, google-api-client's), and plain HTTP to the metadata
+                // server's hard-coded 169.254.169.254 (googleauth's compute_engine.rb) reaches the emulator.
+                ("HTTPS_PROXY", proxy), ("https_proxy", proxy), ("HTTP_PROXY", proxy), ("http_proxy", proxy),
+                ("NO_PROXY", "127.0.0.1,localhost,::1"),
                 ("no_proxy", "127.0.0.1,localhost,::1"), ("NODE_USE_ENV_PROXY", "1"),
                 (
                     "JAVA_TOOL_OPTIONS",

@@ -29,7 +29,9 @@ extension FCMEmu {
 
                 Set for the command: GOOGLE_CLOUD_PROJECT, GCLOUD_PROJECT, FIREBASE_CONFIG; GOOGLE_APPLICATION_CREDENTIALS \
                 (a key file whose token_uri points at the emulator) or, with --credentials metadata, GCE_METADATA_HOST \
-                and GCE_METADATA_IP; HTTPS_PROXY, https_proxy, NO_PROXY (loopback), NODE_USE_ENV_PROXY=1, \
+                and GCE_METADATA_IP; HTTPS_PROXY, https_proxy, HTTP_PROXY and http_proxy (the proxy answers plain HTTP \
+                to the metadata server, 169.254.169.254 too, and forwards the rest where it would tunnel), NO_PROXY \
+                (loopback), NODE_USE_ENV_PROXY=1, \
                 JAVA_TOOL_OPTIONS (proxy properties, and a trust store when a JDK is installed); NODE_EXTRA_CA_CERTS \
                 (the CA), SSL_CERT_FILE, REQUESTS_CA_BUNDLE and CURL_CA_BUNDLE (the CA after the system roots); and \
                 FCM_EMU_URL, FCM_EMU_CONTROL_API, FCM_EMU_HTTPS_URL, FCM_EMU_PROXY, FCM_EMU_CA, FCM_EMU_XMPP_PORT, \

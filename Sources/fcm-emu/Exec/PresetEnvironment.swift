@@ -91,6 +91,8 @@ enum PresetEnvironment {
     private static let effects: [String: String] = [
         "HTTPS_PROXY": "SDKs send through that proxy to the real Google, not to the emulator",
         "https_proxy": "SDKs send through that proxy to the real Google, not to the emulator",
+        "HTTP_PROXY": "clients that read only it (Ruby's google-api-client) send through that proxy to the real Google",
+        "http_proxy": "clients that read only it (Ruby's google-api-client) send through that proxy to the real Google",
         "GOOGLE_APPLICATION_CREDENTIALS": "SDKs sign in with that key file, not one the emulator issued",
         "GCE_METADATA_HOST": "Application Default Credentials ask that metadata server",
         "GCE_METADATA_IP": "Application Default Credentials ask that metadata server",
