@@ -135,6 +135,15 @@ public final class Emulator: Sendable {
         withWorld { $0.log(kind.event, detail: detail, call: EventCall(project: projectId, api: "oauth")) }
     }
 
+    /// An attempt to send to `target` (as `MessageTarget.description` writes it) that a transport
+    /// fault refused before any front read it: the accepted attempt that follows counts it
+    /// (`RetryLedger`, docs/simulation.md, "Retries made visible").
+    package func noteRefusedSend(fingerprint: UInt64, target: String) {
+        withWorld { w in
+            _ = w.retries.attempt(RetryLedger.key(fingerprint: fingerprint, target: target), at: w.now, windowMillis: w.settings.retryWindowSeconds * 1000)
+        }
+    }
+
     /// Whether a topic or condition message is still reaching its recipients.
     package var isFanningOut: Bool { withWorld { !$0.fanOuts.isEmpty } }
 

@@ -31,6 +31,10 @@ extension EmulatorSettings {
             s, v throws(FCMError) in
             s.tokenRefreshGraceSeconds = try seconds(v)
         },
+        Key(name: "retryWindow", example: "10m", help: "How long an identical send counts as a retry of an earlier one; off = never") {
+            s, v throws(FCMError) in
+            s.retryWindowSeconds = v == "off" ? 0 : try seconds(v)
+        },
         Key(name: "highPriorityLatency", example: "0ms", help: "Delay before a high-priority message reaches a device") {
             s, v throws(FCMError) in
             s.highPriorityLatencyMillis = try millis(v)

@@ -36,6 +36,7 @@ extension EmulatorSettings {
         let fixed = EmulatorSettings()
         try Self.check("dozeMaintenanceInterval", dozeMaintenanceIntervalSeconds, Self.durationSecondsRange, unit: "s")
         try Self.check("tokenRefreshGrace", tokenRefreshGraceSeconds, Self.durationSecondsRange, unit: "s")
+        try Self.check("retryWindow", retryWindowSeconds, Self.durationSecondsRange, unit: "s")
         try Self.check("highPriorityLatency", highPriorityLatencyMillis, Self.durationMillisRange, unit: "ms")
         try Self.check("normalPriorityLatency", normalPriorityLatencyMillis, Self.durationMillisRange, unit: "ms")
         try Self.check("inactiveAfter", inactiveAfterSeconds, Self.durationSecondsRange, unit: "s")

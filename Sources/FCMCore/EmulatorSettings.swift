@@ -13,6 +13,9 @@ public struct EmulatorSettings: Sendable, Equatable {
     package var shuffleDelivery = false
     /// How long a refreshed token still works and answers with its canonical replacement.
     package var tokenRefreshGraceSeconds: Int64 = 0
+    /// How long after a send an identical one (same project, target and body) counts as its
+    /// retry (`Message.retry`); 0 turns the marking off.
+    package var retryWindowSeconds: Int64 = 600
     /// Delay before a high-priority message reaches a device that can take it.
     package var highPriorityLatencyMillis: Int64 = 0
     /// Delay before a normal-priority message reaches a device that can take it.

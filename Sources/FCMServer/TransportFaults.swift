@@ -25,6 +25,12 @@ struct TransportFaults: Sendable {
         )
         guard let action = emulator.transportFault(context) else { return next(request) }
         switch action {
+        case .status, .html502, .reset:
+            // A send refused here never reaches the world: its retry still counts it.
+            if let attempt = V1SendAttempt.of(request) { emulator.noteRefusedSend(fingerprint: attempt.fingerprint, target: attempt.target) }
+        default: break
+        }
+        switch action {
         case .status(let status, let retryAfter):
             var response = injected(status)
             if let retryAfter { response.headers.append(("Retry-After", String(retryAfter))) }

@@ -16,11 +16,19 @@ enum MessageCodec {
         case .condition(let c): target = .object([("condition", .string(c.text))])
         case .notificationKey(let k): target = .object([("notificationKey", .string(k))])
         }
-        return .object([
-            ("ref", .int(ref)), ("id", .string(m.id)), ("projectId", .string(m.projectId)), ("senderId", .string(m.senderId)),
-            ("target", target), ("api", .string(m.api.rawValue)), ("acceptedAt", .int(m.acceptedAt.millis)),
-            ("content", content(m.content)),
-        ])
+        // `retry` only on a send that repeated an earlier one: other lines read as before.
+        let retry = m.retry.map { r in
+            JSONValue.object(
+                omittingNils: [
+                    ("of", r.of.map(JSONValue.string)), ("attempt", .int(r.attempt)), ("gapsMillis", .array(r.gapsMillis.map { .int($0) })),
+                ])
+        }
+        return .object(
+            omittingNils: [
+                ("ref", .int(ref)), ("id", .string(m.id)), ("projectId", .string(m.projectId)), ("senderId", .string(m.senderId)),
+                ("target", target), ("api", .string(m.api.rawValue)), ("acceptedAt", .int(m.acceptedAt.millis)),
+                ("content", content(m.content)), ("retry", retry),
+            ])
     }
 
     static func decode(_ json: JSONValue, expectedRef: Int) throws(SnapshotProblem) -> Message {
@@ -51,9 +59,22 @@ enum MessageCodec {
         let message = Message.restored(
             id: try f.string("id"), projectId: try f.string("projectId"), senderId: try f.string("senderId"), target: target,
             content: try content(try f.required("content")), api: try f.enumValue("api", as: SourceAPI.self),
-            acceptedAt: try f.instant("acceptedAt"))
+            acceptedAt: try f.instant("acceptedAt"), retry: try f.optional("retry").map(retry))
         try f.finish()
         return message
+    }
+
+    /// `{"of", "attempt", "gapsMillis"}`: an attempt of 2 or more, at most `maxGaps` gaps, none negative.
+    private static func retry(_ json: JSONValue) throws(SnapshotProblem) -> RetryMark {
+        var f = try JSONFields(json, "message.retry")
+        let attempt = try f.int("attempt")
+        let gaps = try f.array("gapsMillis").map { $0.int64Value }
+        guard (2...Int64(Int32.max)).contains(attempt), gaps.count <= 8, gaps.allSatisfy({ ($0 ?? -1) >= 0 }) else {
+            throw SnapshotProblem("message.retry: attempt ≥ 2 and at most 8 gaps of 0 ms or more")
+        }
+        let mark = RetryMark(of: try f.optionalString("of"), attempt: Int(attempt), gapsMillis: gaps.compactMap { $0 })
+        try f.finish()
+        return mark
     }
 
     // MARK: - Content

@@ -96,6 +96,17 @@ extension ControlJSON {
         let content = message.content
         let title = content.notification?.title
         let data = content.data.isEmpty ? nil : content.data.map { "\($0.0)=\($0.1)" }.joined(separator: ", ")
-        return [("title", title.map { .string(cut($0)) }), ("dataSummary", data.map { .string(cut($0)) })]
+        return [("title", title.map { .string(cut($0)) }), ("dataSummary", data.map { .string(cut($0)) })] + retry(message)
+    }
+
+    /// A send that repeats an earlier one (docs/simulation.md, "Retries made visible"): `retryOf`
+    /// (the earlier accepted message, absent when every earlier attempt was refused), `attempt`,
+    /// and `retryGapsMillis` between consecutive attempts, oldest first.
+    static func retry(_ message: Message) -> [(String, JSONValue?)] {
+        guard let retry = message.retry else { return [] }
+        return [
+            ("retryOf", retry.of.map(JSONValue.string)), ("attempt", .int(retry.attempt)),
+            ("retryGapsMillis", .array(retry.gapsMillis.map { .int($0) })),
+        ]
     }
 }

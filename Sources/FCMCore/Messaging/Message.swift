@@ -38,6 +38,11 @@ package struct SendRequest: Sendable {
     /// Whether the target's key may name one of the sender's device groups, looked up in the
     /// send's own world call so no group comes or goes in between.
     package var groupLookup: GroupLookup
+    /// The front's fingerprint of the request this send came in (`SendFingerprint`): a
+    /// send that repeats an earlier one is marked (`Message.retry`). Nil: not tracked.
+    package var fingerprint: UInt64?
+    /// Set by the world when this send repeats an earlier one.
+    var retry: RetryMark?
 
     /// How a key that may name a device group is read.
     package enum GroupLookup: Sendable {
@@ -72,9 +77,12 @@ package final class Message: Sendable {
     package let content: MessageContent
     package let api: SourceAPI
     package let acceptedAt: Instant
+    /// The earlier attempt this send repeats, when it repeats one (`RetryLedger`).
+    package let retry: RetryMark?
 
     init(
-        id: String, projectId: String, senderId: String, target: MessageTarget, content: MessageContent, api: SourceAPI, acceptedAt: Instant
+        id: String, projectId: String, senderId: String, target: MessageTarget, content: MessageContent, api: SourceAPI, acceptedAt: Instant,
+        retry: RetryMark? = nil
     ) {
         self.id = id
         self.projectId = projectId
@@ -83,6 +91,7 @@ package final class Message: Sendable {
         self.content = content
         self.api = api
         self.acceptedAt = acceptedAt
+        self.retry = retry
     }
 
     /// `from` as the app sees it: `/topics/<name>` for topic messages, the sender id otherwise.

@@ -305,9 +305,11 @@ extension Message {
     /// A message as a snapshot recorded it.
     package static func restored(
         id: String, projectId: String, senderId: String, target: MessageTarget, content: MessageContent, api: SourceAPI,
-        acceptedAt: Instant
+        acceptedAt: Instant, retry: RetryMark? = nil
     ) -> Message {
-        Message(id: id, projectId: projectId, senderId: senderId, target: target, content: content, api: api, acceptedAt: acceptedAt)
+        Message(
+            id: id, projectId: projectId, senderId: senderId, target: target, content: content, api: api, acceptedAt: acceptedAt,
+            retry: retry)
     }
 }
 

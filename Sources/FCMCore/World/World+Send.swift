@@ -4,6 +4,18 @@ extension World {
     /// Accepts a message for `projectIndex` and routes it (docs/simulation.md: the acceptance checks'
     /// rows, then "Targets"). Throws before changing anything but the quota's count when a check fails.
     mutating func send(_ request: SendRequest, projectIndex: Int32) throws(FCMError) -> SendOutcome {
+        // Every attempt that reaches the world counts, refused or accepted (RetryLedger).
+        var request = request
+        let retryKey = request.fingerprint.map { RetryLedger.key(fingerprint: $0, target: request.target.description) }
+        if let retryKey, !request.validateOnly {
+            request.retry = retries.attempt(retryKey, at: now, windowMillis: settings.retryWindowSeconds * 1000)
+        }
+        let outcome = try send(checked: request, projectIndex: projectIndex)
+        if let retryKey, let message = outcome.message { retries.accepted(retryKey, messageId: message.id) }
+        return outcome
+    }
+
+    private mutating func send(checked request: SendRequest, projectIndex: Int32) throws(FCMError) -> SendOutcome {
         let state = try projectState(projectIndex)
         let project = state.project
         let toTopic: Bool
@@ -190,7 +202,7 @@ extension World {
         let appHash = IdentifierFactory.hash8(project.id, appId)
         let message = Message(
             id: ids.tokenMessageId(at: now, appHash: appHash), projectId: project.id, senderId: project.number,
-            target: request.target, content: request.content, api: request.api, acceptedAt: now
+            target: request.target, content: request.content, api: request.api, acceptedAt: now, retry: request.retry
         )
         log(.accepted, device: id, message: message, detail: request.api.rawValue)
         dispatch(message, to: id)
@@ -229,7 +241,7 @@ extension World {
         let recipients = recipients.filter { id in devices[Int(id)].map { !isExpired($0) } ?? false }
         let message = Message(
             id: ids.topicMessageId(), projectId: project.id, senderId: project.number,
-            target: request.target, content: request.content, api: request.api, acceptedAt: now
+            target: request.target, content: request.content, api: request.api, acceptedAt: now, retry: request.retry
         )
         log(.accepted, message: message, detail: request.api.rawValue)
         let restricted = request.content.android?.restrictedPackageName ?? request.content.restrictedPackageName
@@ -276,7 +288,7 @@ extension World {
         let message = Message(
             id: ids.tokenMessageId(at: now, appHash: IdentifierFactory.hash8(project.id, group.notificationKey)),
             projectId: project.id, senderId: project.number, target: request.target, content: request.content,
-            api: request.api, acceptedAt: now
+            api: request.api, acceptedAt: now, retry: request.retry
         )
         log(.accepted, message: message, detail: request.api.rawValue)
         var success = 0

@@ -40,6 +40,8 @@ struct World: Sendable {
     /// FCM's per-project quota windows (`quotas=fcm`), by project index; transient (World+Quotas).
     var quotas: [Int32: ProjectQuotas] = [:]
     var faults = FaultInjector()
+    /// Recent sends by what they would repeat (`retryWindow`); transient, not in snapshots.
+    var retries = RetryLedger()
     var ccs = CCSOutbox()
     /// Real receivers: check-ins, registrations, installations and their MCS outboxes.
     var receivers = ReceiverRegistry()

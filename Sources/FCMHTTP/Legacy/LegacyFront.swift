@@ -50,8 +50,12 @@ struct LegacyFront: Sendable {
             case .success(let senderId): return badBody(form: form, json: json, sender: senderId)
             }
         }
+        // A repeat of these bytes by the same sender is marked as a retry (docs/simulation.md).
+        let fingerprint = SendFingerprint.of(project: request.header("Authorization") ?? "", body: request.body)
         func make(_ target: MessageTarget, _ lookup: SendRequest.GroupLookup) -> SendRequest {
-            SendRequest(target: target, content: parsed.content, validateOnly: parsed.dryRun, api: .legacy, groupLookup: lookup)
+            var send = SendRequest(target: target, content: parsed.content, validateOnly: parsed.dryRun, api: .legacy, groupLookup: lookup)
+            send.fingerprint = fingerprint
+            return send
         }
         if plainText {
             // Plain text: only the first result is answered.

@@ -27,11 +27,13 @@ struct V1Front: Sendable {
         var target: String?
         var json: JSONValue?
         do throws(V1Error) {
-            let send: SendRequest
+            var send: SendRequest
             do throws(V1Error) {
                 let parsed = try V1MessageDecoder.parse(request.body)
                 json = parsed
                 send = try V1MessageDecoder.decode(parsed)
+                // A repeat of these bytes to this project is marked as a retry (docs/simulation.md).
+                send.fingerprint = SendFingerprint.of(project: project, body: request.body)
             } catch {
                 if let failure = auth.authenticateV1(request, project: project) { return failure.v1.response }
                 throw error
@@ -60,10 +62,12 @@ struct V1Front: Sendable {
         }
     }
 
-    /// The token, topic or condition of a message that did not decode, read leniently.
+    /// The token, topic or condition of a message that did not decode, read leniently, as
+    /// `MessageTarget.description` writes it.
     static func namedTarget(_ body: JSONValue) -> String? {
         guard let message = body["message"] else { return nil }
         if let token = message["token"]?.stringValue { return token }
+        if let fid = message["fid"]?.stringValue { return "fid:" + fid }
         if let topic = message["topic"]?.stringValue { return "/topics/" + topic }
         return message["condition"]?.stringValue
     }

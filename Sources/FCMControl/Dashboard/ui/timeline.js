@@ -19,6 +19,14 @@ export function since(millis) {
   return '+' + [d && `${d}d`, (d || hrs) && `${hrs}h`, `${m}m`, `${s % 60}s`].filter(Boolean).join(' ');
 }
 
+/** An accepted send that repeats an earlier one: which attempt, what it repeats, the gaps between attempts. */
+function retryNote(e) {
+  const gaps = (e.retryGapsMillis ?? []).map((g) => since(g).slice(1)).join(', ');
+  const what = e.retryOf ? `repeats ${short(e.retryOf, 24)}` : 'after refused attempts';
+  return h('span', { class: 'retry', title: e.retryOf ?? '', dataset: { testid: 'timeline-retry' } },
+    ` retry: attempt ${e.attempt}, ${what}` + (gaps ? `, gaps ${gaps}` : '') + ' ');
+}
+
 /**
  * @param {object} o {el, head, label(deviceId, project) → Node, copy(text, done), project() → id}
  */
@@ -49,6 +57,7 @@ export function createTimeline(o) {
       e.device ? o.label(e.device, current.project) : null,
       e.kind === 'collapsed' && e.relatedMessageId ? ` replaced by ${e.relatedMessageId === current.id ? 'this one' : short(e.relatedMessageId, 24)}` : null,
       e.relatedMessageId && e.kind === 'collapsed' && e.relatedMessageId === current.id && e.messageId !== current.id ? ` (it replaced ${short(e.messageId, 24)})` : null,
+      e.kind === 'accepted' && e.attempt ? retryNote(e) : null,
       e.detail ? h('span', { class: 'sub' }, ` ${e.detail}`) : null)))
       : h('li', { class: 'empty' }, 'The event log holds nothing for this message (it may have been trimmed).'));
   }

@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: Apache-2.0
+
+/// What an accepted send repeats (docs/simulation.md, "Retries made visible"): the same project,
+/// target and request body as an earlier attempt within `retryWindow`. SDKs retry with the same
+/// bytes (firebase-admin's urllib3 `Retry`, google-api-go-client's `gax` backoff), so a repeat is
+/// either the SDK's retry or the app's blind one; a test tells which from `attempt` and the gaps.
+package struct RetryMark: Sendable, Equatable {
+    /// The id of the latest earlier identical send FCM accepted; nil when every earlier attempt
+    /// was refused (a retry after 503 or 429).
+    package let of: String?
+    /// Which attempt this is: 2 for the first repeat.
+    package let attempt: Int
+    /// Milliseconds on the emulator's clock between consecutive attempts, oldest first: the newest
+    /// `RetryLedger.maxGaps`.
+    package let gapsMillis: [Int64]
+
+    package init(of: String?, attempt: Int, gapsMillis: [Int64]) {
+        self.of = of
+        self.attempt = attempt
+        self.gapsMillis = gapsMillis
+    }
+}
+
+/// The attempts of recent sends by what they would repeat: every send that reaches the world
+/// (refused by a fault, a quota or a check, or accepted), keyed by its front's fingerprint of the
+/// request and its target. Entries older than the window are swept as the map doubles, and at most
+/// `maxEntries` are kept (the oldest go first), so a flood of distinct sends costs a bounded map.
+struct RetryLedger: Sendable {
+    static let maxGaps = 8
+    static let maxEntries = 65_536
+    private static let firstSweep = 1_024
+
+    private struct Entry: Sendable {
+        var lastAt: Instant
+        var attempts: Int
+        var gaps: [Int64]
+        var accepted: String?
+    }
+
+    private var entries: [UInt64: Entry] = [:]
+    private var sweepAt = RetryLedger.firstSweep
+
+    var count: Int { entries.count }
+
+    /// Notes an attempt at `now`: its mark when it repeats one within `windowMillis`.
+    mutating func attempt(_ key: UInt64, at now: Instant, windowMillis: Int64) -> RetryMark? {
+        guard windowMillis > 0 else { return nil }
+        if var entry = entries[key], now.millis - entry.lastAt.millis <= windowMillis {
+            entry.attempts += 1
+            entry.gaps.append(now.millis - entry.lastAt.millis)
+            if entry.gaps.count > Self.maxGaps { entry.gaps.removeFirst(entry.gaps.count - Self.maxGaps) }
+            entry.lastAt = now
+            entries[key] = entry
+            return RetryMark(of: entry.accepted, attempt: entry.attempts, gapsMillis: entry.gaps)
+        }
+        if entries.count >= sweepAt { sweep(now: now, windowMillis: windowMillis) }
+        entries[key] = Entry(lastAt: now, attempts: 1, gaps: [], accepted: nil)
+        return nil
+    }
+
+    /// The attempt under `key` was accepted as message `id`: a later repeat names it.
+    mutating func accepted(_ key: UInt64, messageId: String) {
+        entries[key]?.accepted = messageId
+    }
+
+    private mutating func sweep(now: Instant, windowMillis: Int64) {
+        entries = entries.filter { now.millis - $0.value.lastAt.millis <= windowMillis }
+        if entries.count >= Self.maxEntries {
+            let newest = entries.sorted { $0.value.lastAt.millis > $1.value.lastAt.millis }.prefix(Self.maxEntries / 2)
+            entries = Dictionary(uniqueKeysWithValues: newest.map { ($0.key, $0.value) })
+        }
+        sweepAt = max(Self.firstSweep, min(entries.count * 2, Self.maxEntries))
+    }
+
+    /// A send's key: its front's fingerprint of the request with its target, which tells apart the
+    /// sends of one legacy request to several tokens (FNV-1a, 64 bits: stable across runs).
+    static func key(fingerprint: UInt64, target: String) -> UInt64 {
+        var hash = fingerprint
+        for byte in target.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        return hash
+    }
+
+}
+
+/// A front's fingerprint of a send request (`SendRequest.fingerprint`): the project or sender it
+/// named and the request body's bytes, FNV-1a over 64 bits, stable across runs.
+package enum SendFingerprint {
+    package static func of(project: String, body: some Sequence<UInt8>) -> UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in project.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        hash = (hash ^ 0) &* 0x100_0000_01b3
+        for byte in body { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        return hash
+    }
+}
