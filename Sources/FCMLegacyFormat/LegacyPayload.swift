@@ -22,32 +22,48 @@ package enum LegacyPayload {
     ]
 
     /// The `notification` keys the reference types as strings (tables 2a–2c). `badge` is left out:
-    /// senders write it as a number too, and it reaches `aps` as one.
+    /// senders write it as a number too, and it reaches `aps` as one. `sound` is left out too: on
+    /// Apple platforms it is a string "or dictionary", the dictionary being an iOS critical alert's
+    /// sound (XMPP reference, table 2a, as its Japanese edition words it; docs/legacy.md).
     private static let stringKeys = [
-        "title", "body", "android_channel_id", "icon", "sound", "tag", "color", "click_action", "body_loc_key",
+        "title", "body", "android_channel_id", "icon", "tag", "color", "click_action", "body_loc_key",
         "title_loc_key", "subtitle", "image", "ticker",
     ]
 
     /// Refuses what the reference lists as "Invalid Parameters" (400, table 9: "Check that the
     /// provided parameters have the right name and type"): a notification key of the wrong type,
-    /// which would otherwise be dropped, and a web URL that is not HTTPS ("For all URL values,
-    /// HTTPS is required", table 2c; https://firebase.google.com/docs/cloud-messaging/http-server-ref).
+    /// which would otherwise be dropped (https://firebase.google.com/docs/cloud-messaging/http-server-ref).
+    /// Web URLs are checked per recipient (`webURLRefusal`): the same keys name an Android intent
+    /// action or an iOS category, which may hold a colon (`reply:now`) and have no scheme to check.
     package static func check(notification json: [(String, JSONValue)]) throws(LegacyBadRequest) {
         for (key, value) in json where stringKeys.contains(key) && value != .null && value.stringValue == nil {
             throw LegacyBadRequest(text: "InvalidParameters: \"notification.\(key)\" must be a JSON string: \(value.encoded())")
         }
-        for (key, value) in json where WebNotificationURL.legacyKeys.contains(key) {
+        for (key, value) in json where key == "sound" && value != .null && value.stringValue == nil && value.objectValue == nil {
+            throw LegacyBadRequest(text: "InvalidParameters: \"notification.sound\" must be a JSON string or object: \(value.encoded())")
+        }
+    }
+
+    /// The refusal of a message whose web notification names a URL that is not HTTPS: "For all
+    /// URL values, HTTPS is required" is a row of the web table only (table 2c), so a front asks
+    /// it of a send that reaches a web app, never of one to Android or iOS.
+    package static func webURLRefusal(_ content: MessageContent) -> LegacyBadRequest? {
+        for (key, value) in content.webpush?.notification ?? [] where WebNotificationURL.legacyKeys.contains(key) {
             if let url = value.stringValue, !WebNotificationURL.isAllowed(url) {
-                throw LegacyBadRequest(text: "InvalidParameters: \"notification.\(key)\" must be an HTTPS URL")
+                return LegacyBadRequest(text: "InvalidParameters: \"notification.\(key)\" must be an HTTPS URL")
             }
         }
+        return nil
     }
 
     package static func apply(notification json: [(String, JSONValue)], to content: inout MessageContent) {
         let notification = json.payloadPairs
         func text(_ key: String) -> String? { notification.first { $0.0 == key }?.1.stringValue }
         content.notification = NotificationContent(title: text("title"), body: text("body"), image: text("image"))
-        let android = notification.compactMap { key, value in androidNames[key].map { ($0, value) } }
+        // Android's sound is a resource name (table 2b): a dictionary, an iOS critical alert's, is not one.
+        let android = notification.compactMap { key, value in
+            key == "sound" && value.stringValue == nil ? nil : androidNames[key].map { ($0, value) }
+        }
         if !android.isEmpty { content.android = AndroidOptions(notification: android) }
 
         var alert: [(String, PayloadValue)] = []
@@ -59,8 +75,17 @@ package enum LegacyPayload {
         }
         var aps: [(String, PayloadValue)] = []
         if !alert.isEmpty { aps.append(("alert", .object(alert))) }
-        if let badge = text("badge") { aps.append(("badge", Int64(badge).map(PayloadValue.int) ?? .string(badge))) }
-        if let sound = text("sound") { aps.append(("sound", .string(sound))) }
+        if let badge = notification.first(where: { $0.0 == "badge" })?.1 {
+            // A string of digits reaches `aps` as the number APNs reads; a number as it was sent.
+            switch badge {
+            case .string(let text): aps.append(("badge", Int64(text).map(PayloadValue.int) ?? .string(text)))
+            case .number: aps.append(("badge", badge))
+            default: break
+            }
+        }
+        if let sound = notification.first(where: { $0.0 == "sound" })?.1, sound.stringValue != nil || sound.objectValue != nil {
+            aps.append(("sound", sound))
+        }
         if let category = text("click_action") { aps.append(("category", .string(category))) }
         if !aps.isEmpty { content.apns = APNsOptions(payload: [("aps", .object(aps))]) }
 

@@ -24,6 +24,15 @@ package struct LegacyRequest: Sendable {
         self.content = content
         self.dryRun = dryRun
     }
+
+    /// The refusal of this request for its web recipients, when one of its tokens is a web app's
+    /// and the web notification names a URL that is not HTTPS (`LegacyPayload.webURLRefusal`).
+    /// Topic, condition and group sends are answered before their recipients are known: they
+    /// are not checked (docs/legacy.md).
+    package func webRefusal(isWeb: (String) -> Bool) -> LegacyBadRequest? {
+        guard case .tokens(let tokens, _) = recipients, let refusal = LegacyPayload.webURLRefusal(content) else { return nil }
+        return tokens.contains(where: isWeb) ? refusal : nil
+    }
 }
 
 /// A request the legacy service refuses as a whole: HTTP 400 with a plain-text line.

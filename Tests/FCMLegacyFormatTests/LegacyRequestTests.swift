@@ -81,6 +81,19 @@ struct LegacyRequestTests {
         #expect(aps?["sound"] == .string("ping"))
     }
 
+    /// Tables 2a and 2c: a critical alert's sound dictionary and a numeric badge reach `aps`; a
+    /// category with a colon is read, and only a web recipient would refuse it as a URL.
+    @Test func appleRowsAreKeptAndWebURLsAreLeftToTheRecipient() throws {
+        let request = try read(#"{"to":"t","notification":{"sound":{"critical":1,"name":"a.caf"},"badge":7,"click_action":"reply:now"}}"#)
+        let aps = request.content.apns?.payload.first { $0.0 == "aps" }?.1
+        #expect(aps?["sound"]?["name"] == .string("a.caf"))
+        #expect(aps?["badge"] == .number("7"))
+        #expect(aps?["category"] == .string("reply:now"))
+        #expect(request.content.android?.notification.map(\.0) == ["clickAction"])
+        #expect(request.webRefusal(isWeb: { _ in false }) == nil)
+        #expect(request.webRefusal(isWeb: { _ in true })?.text == "InvalidParameters: \"notification.click_action\" must be an HTTPS URL")
+    }
+
     /// Issue 12, item 14: the notification is counted once, as sent, although the neutral
     /// form repeats it for Android, iOS and the web.
     @Test func thePayloadIsMeasuredOnceAsSent() throws {

@@ -118,17 +118,19 @@ struct XMPPSessionTests {
         #expect(client.written[mark...].contains("<data:gcm xmlns:data=\"google:mobile:data\">"))
     }
 
-    /// Issue 22, item 7: an empty `to` is a missing registration token (INVALID_JSON, as legacy
-    /// HTTP answers MissingRegistration), not a malformed one; refusals name CCS's own fields, and
-    /// a web URL that is not HTTPS is refused as legacy refuses it.
+    /// An empty `to` is a missing registration token (INVALID_JSON, as legacy HTTP answers
+    /// MissingRegistration), not a malformed one; refusals name CCS's own fields, and a web URL
+    /// that is not HTTPS, in a message to a web app (XMPP reference, table 2c), is refused as
+    /// legacy refuses it.
     @Test func missingRecipientsAndBadParametersAreInvalidJson() throws {
         let (emulator, _, key) = try setUp()
+        let browser = try emulator.createDevice(DeviceSpec(platform: .web, appId: "https://example.com"), projectId: "ccs-app")
         var client = Client(emulator)
         client.login(authcid: "4242", key: key)
         let mark = client.written.endIndex
         for payload in [
             #"{"to":"","message_id":"m-1"}"#, #"{"message_id":"m-2","data":{"a":"b"}}"#,
-            #"{"to":"x","message_id":"m-3","notification":{"icon":"http://example.com/i.png"}}"#,
+            #"{"to":"\#(browser.token)","message_id":"m-3","notification":{"icon":"http://example.com/i.png"}}"#,
         ] {
             client.send(#"<message><gcm xmlns="google:mobile:data">\#(payload)</gcm></message>"#)
         }

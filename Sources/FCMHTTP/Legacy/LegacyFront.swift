@@ -50,6 +50,10 @@ struct LegacyFront: Sendable {
             case .success(let senderId): return badBody(form: form, json: json, sender: senderId)
             }
         }
+        // The web table's HTTPS rule, for a send that reaches a web app (LegacyPayload.webURLRefusal).
+        if let refusal = parsed.webRefusal(isWeb: { emulator.device(token: $0)?.platform == .web }) {
+            return HTTPResponse(status: 400, contentType: "text/plain; charset=UTF-8", body: refusal.text + "\n")
+        }
         // A repeat of these bytes by the same sender is marked as a retry (docs/simulation.md).
         let fingerprint = SendFingerprint.of(project: request.header("Authorization") ?? "", body: request.body)
         func make(_ target: MessageTarget, _ lookup: SendRequest.GroupLookup) -> SendRequest {

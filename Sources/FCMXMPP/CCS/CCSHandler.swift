@@ -88,6 +88,9 @@ struct CCSHandler: Sendable {
         } catch {
             return [nack(messageId: messageId, from: to, error: "INVALID_JSON", description: error.text)]
         }
+        if let refusal = request.webRefusal(isWeb: { emulator.device(token: $0)?.platform == .web }) {
+            return [nack(messageId: messageId, from: to, error: "INVALID_JSON", description: refusal.text)]
+        }
         var content = request.content
         content.clientMessageId = messageId
         let target: MessageTarget
