@@ -48,12 +48,10 @@ extension Delivery {
             notification.removeAll { $0.0 == key }
             notification.append((key, value))
         }
-        // A data key named `collapse_key` is allowed, but "the payload value will be overridden
-        // by the FCM value" (https://firebase.google.com/docs/cloud-messaging/http-server-ref,
-        // table 9): the intent's bundle holds FCM's key, which RemoteMessage.getData() leaves out
+        // The intent's bundle holds FCM's collapse key, which RemoteMessage.getData() leaves out
         // and getCollapseKey() returns (firebase-android-sdk, firebase-messaging/src/main/java/
         // com/google/firebase/messaging/RemoteMessage.java).
-        let data = (content.android?.data ?? content.data).filter { $0.0 != "collapse_key" }
+        let data = Self.withoutFCMKeys(content.android?.data ?? content.data)
         return .object(omittingNils: [
             ("from", .string(message.from)),
             ("messageId", .string(message.id)),
@@ -84,12 +82,27 @@ extension Delivery {
         var userInfo: [(String, PayloadValue)] = []
         if !aps.isEmpty { userInfo.append(("aps", .object(aps))) }
         for (key, value) in content.apns?.payload ?? [] where key != "aps" { userInfo.append((key, value)) }
-        for (key, value) in content.data where !userInfo.contains(where: { $0.0 == key }) { userInfo.append((key, .string(value))) }
+        for (key, value) in content.data where !userInfo.contains(where: { $0.0 == key }) {
+            // userInfo is one dictionary: FCM's key takes the data key's place, or its place is empty.
+            if key == "collapse_key" {
+                if let collapseKey { userInfo.append((key, .string(collapseKey))) }
+            } else {
+                userInfo.append((key, .string(value)))
+            }
+        }
         if let image { userInfo.append(("fcm_options", .object([("image", .string(image))]))) }
         userInfo.append(("gcm.message_id", .string(message.id)))
         userInfo.append(("google.c.sender.id", .string(message.senderId)))
         if let topic = message.topic { userInfo.append(("from", .string("/topics/" + topic))) }
         return .object(userInfo)
+    }
+
+    /// A data key named like a parameter FCM sets on the delivered message is allowed, "in this
+    /// case, the payload value will be overridden by the FCM value" (legacy HTTP reference, table 9,
+    /// "Invalid Data Key"; XMPP reference, table 4): on every platform the app reads FCM's
+    /// collapse key, never the sender's `collapse_key` data value (docs/legacy.md).
+    static func withoutFCMKeys(_ data: StringPairs) -> StringPairs {
+        data.filter { $0.0 != "collapse_key" }
     }
 
     /// The JSON a real web receiver decrypts from FCM (docs/receivers.md, "What a real receiver
@@ -99,7 +112,7 @@ extension Delivery {
     /// `notification`, `fcmOptions`.
     package func receiverPayload(_ message: Message) -> PayloadValue {
         let content = message.content
-        let data = content.webpush?.data ?? content.data
+        let data = Self.withoutFCMKeys(content.webpush?.data ?? content.data)
         return .object(omittingNils: [
             ("data", data.isEmpty ? nil : .object(data.map { ($0.0, .string($0.1)) })),
             ("from", .string(message.from)),
@@ -127,7 +140,7 @@ extension Delivery {
     private func webPayload(_ message: Message) -> PayloadValue {
         let content = message.content
         let notification = webNotification(content) ?? []
-        let data = content.webpush?.data ?? content.data
+        let data = Self.withoutFCMKeys(content.webpush?.data ?? content.data)
         return .object(omittingNils: [
             ("from", .string(message.from)),
             ("messageId", .string(message.id)),

@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import FCMCore
+import FCMCoreJSON
+import FCMJSON
+import FCMTesting
+import FCMTransport
+import Testing
+
+/// Legacy parameters by name: a data key named like one of FCM's
+/// (https://firebase.google.com/docs/cloud-messaging/http-server-ref, tables 1 and 9; docs/legacy.md).
+@Suite("Legacy parameter names")
+struct LegacyParameterTests {
+    private func bytes(_ value: PayloadValue?) -> String? { LegacyClient.bytes(value) }
+
+    /// Table 9, "Invalid Data Key": "some words (such as collapse_key) are also used by FCM but are
+    /// allowed in the payload, in which case the payload value will be overridden by the FCM
+    /// value". Every platform's app reads FCM's collapse key, never the data value.
+    @Test func aDataKeyNamedCollapseKeyGivesWayToFCMsOnEveryPlatform() throws {
+        let client = LegacyClient()
+        let devices = try [Platform.android, .ios, .web].map { try client.device($0, state: .foreground) }
+        let tokens = devices.map { "\"\($0.token)\"" }.joined(separator: ",")
+        let answer = try JSONParser.parse(
+            client.send(#"{"registration_ids":[\#(tokens)],"collapse_key":"scores","data":{"collapse_key":"mine","n":"2"}}"#).body)
+        #expect(answer["success"] == .int(3), "\(answer)")
+        let payloads = try devices.map { try #require(try client.lastPayload($0)) }
+        let (android, ios, web) = (payloads[0], payloads[1], payloads[2])
+        #expect(bytes(android["data"]) == #"{"n":"2"}"# && android["collapseKey"] == .string("scores"))
+        #expect(ios["collapse_key"] == .string("scores") && ios["n"] == .string("2"))
+        #expect(bytes(web["data"]) == #"{"n":"2"}"# && web["collapseKey"] == .string("scores"))
+        // Without a collapse key of FCM's, an iOS app finds none: the sender's value is gone.
+        _ = client.send(#"{"to":"\#(devices[1].token)","data":{"collapse_key":"mine","n":"3"}}"#)
+        let plain = try #require(try client.lastPayload(devices[1]))
+        #expect(plain["collapse_key"] == nil && plain["n"] == .string("3"))
+    }
+}
