@@ -18,12 +18,18 @@ package struct LegacyRequest: Sendable {
     package var recipients: Recipients
     package var content: MessageContent
     package var dryRun: Bool
+    /// Keys the reader did not know and ignored, as the legacy service did (`notification.` before
+    /// a notification key); `notice` words them for the `accepted` event.
+    package var ignoredKeys: [String] = []
 
     package init(recipients: Recipients, content: MessageContent, dryRun: Bool) {
         self.recipients = recipients
         self.content = content
         self.dryRun = dryRun
     }
+
+    /// What the `accepted` event adds about the ignored keys (docs/legacy.md, "Unknown parameters").
+    package var notice: String? { LegacyParameters.notice(ignored: ignoredKeys) }
 
     /// The refusal of this request for its web recipients, when one of its tokens is a web app's
     /// and the web notification names a URL that is not HTTPS (`LegacyPayload.webURLRefusal`).
@@ -43,7 +49,7 @@ package struct LegacyBadRequest: Error, Sendable {
 }
 
 /// Reads legacy JSON bodies (the legacy reference's downstream JSON): types are checked per field with the service's wording;
-/// unknown fields are ignored, as the legacy service did.
+/// unknown fields are ignored, as the legacy service did, and named in `ignoredKeys`.
 package enum LegacyJSONReader {
     static let maxRegistrationIds = 1000
 
@@ -107,7 +113,12 @@ package enum LegacyJSONReader {
         let notificationSize = try f.object("notification").map { PayloadValue(.object($0)).measuredSize } ?? 0
         content.measuredPayloadSize = content.data.reduce(notificationSize) { $0 + $1.0.utf8.count + $1.1.utf8.count }
         let dryRun = try f.bool("dry_run") ?? false
-        return LegacyRequest(recipients: try recipients(f, allowMulticast: allowMulticast), content: content, dryRun: dryRun)
+        var request = LegacyRequest(recipients: try recipients(f, allowMulticast: allowMulticast), content: content, dryRun: dryRun)
+        request.ignoredKeys =
+            LegacyParameters.unknown(in: f.pairs.map(\.0), known: LegacyParameters.topLevel)
+            + LegacyParameters.unknown(
+                in: (try f.object("notification") ?? []).map(\.0), known: LegacyParameters.notification, prefix: "notification.")
+        return request
     }
 
     private static func recipients(_ f: LegacyFields, allowMulticast: Bool) throws(LegacyBadRequest) -> LegacyRequest.Recipients {

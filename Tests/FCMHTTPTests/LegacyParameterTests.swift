@@ -7,7 +7,7 @@ import FCMTesting
 import FCMTransport
 import Testing
 
-/// Legacy parameters by name: a data key named like one of FCM's
+/// Legacy parameters by name: a data key named like one of FCM's, and a name FCM does not know
 /// (https://firebase.google.com/docs/cloud-messaging/http-server-ref, tables 1 and 9; docs/legacy.md).
 @Suite("Legacy parameter names")
 struct LegacyParameterTests {
@@ -32,5 +32,28 @@ struct LegacyParameterTests {
         _ = client.send(#"{"to":"\#(devices[1].token)","data":{"collapse_key":"mine","n":"3"}}"#)
         let plain = try #require(try client.lastPayload(devices[1]))
         #expect(plain["collapse_key"] == nil && plain["n"] == .string("3"))
+    }
+
+    /// A name the legacy service does not know is ignored, and the request accepted as if it were
+    /// absent (docs/legacy.md, "Unknown parameters"): the answer is the same bytes, the message
+    /// keeps FCM's default lifetime, and the `accepted` event names the key and the nearest known one.
+    @Test func aMisspeltParameterIsAcceptedAndNamedInTheAcceptedEvent() throws {
+        let client = LegacyClient()
+        let d = try client.device(.android, state: .foreground)
+        let answer = try JSONParser.parse(client.send(#"{"to":"\#(d.token)","time_to_lve":60,"data":{"k":"v"}}"#).body)
+        #expect(answer.objectValue?.map(\.0) == ["multicast_id", "success", "failure", "canonical_ids", "results"])
+        #expect(answer["success"] == .int(1) && answer["failure"] == .int(0))
+        let delivery = try #require(try client.inbox(d).last)
+        #expect(delivery.ttlSeconds == EmulatorSettings.maxTTLSeconds)
+        _ = client.send(#"{"to":"\#(d.token)","content-available":true,"ttl":5,"notification":{"tittle":"T"}}"#)
+        _ = client.send(#"{"to":"\#(d.token)","time_to_live":60}"#)
+        let details = try client.api.emulator.events(EventQuery(kinds: [.accepted])).map(\.detail)
+        #expect(
+            details == [
+                #"legacy: ignored unknown parameter "time_to_lve" (did you mean "time_to_live"?)"#,
+                #"legacy: ignored unknown parameter "content-available" (did you mean "content_available"?), "#
+                    + #"ignored unknown parameter "ttl", ignored unknown parameter "notification.tittle" (did you mean "notification.title"?)"#,
+                "legacy",
+            ])
     }
 }

@@ -94,6 +94,20 @@ struct LegacyRequestTests {
         #expect(request.webRefusal(isWeb: { _ in true })?.text == "InvalidParameters: \"notification.click_action\" must be an HTTPS URL")
     }
 
+    /// Unknown names are kept aside, each with the known name nearest to it when it is a slip.
+    @Test(arguments: [
+        (#"{"to":"t","time_to_lve":1}"#, #"ignored unknown parameter "time_to_lve" (did you mean "time_to_live"?)"#),
+        (#"{"to":"t","Priority":"high"}"#, #"ignored unknown parameter "Priority" (did you mean "priority"?)"#),
+        (#"{"to":"t","dryrun":true}"#, #"ignored unknown parameter "dryrun" (did you mean "dry_run"?)"#),
+        (#"{"to":"t","colapse_key":"k"}"#, #"ignored unknown parameter "colapse_key" (did you mean "collapse_key"?)"#),
+        (#"{"to":"t","notification":{"bodi":"b"}}"#, #"ignored unknown parameter "notification.bodi" (did you mean "notification.body"?)"#),
+        (#"{"to":"t","apns":{}}"#, #"ignored unknown parameter "apns""#),
+        (#"{"to":"t","time_to_live":1,"notification":{"title":"T"}}"#, nil),
+    ])
+    func unknownNamesAreNamedWithTheNearestKnownOne(body: String, notice: String?) throws {
+        #expect(try read(body).notice == notice)
+    }
+
     /// Issue 12, item 14: the notification is counted once, as sent, although the neutral
     /// form repeats it for Android, iOS and the web.
     @Test func thePayloadIsMeasuredOnceAsSent() throws {

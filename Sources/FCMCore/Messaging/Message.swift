@@ -43,6 +43,13 @@ package struct SendRequest: Sendable {
     package var fingerprint: UInt64?
     /// Set by the world when this send repeats an earlier one.
     var retry: RetryMark?
+    /// What the front noticed of a request it accepts as the service does, such as a misspelt
+    /// legacy parameter it ignored (docs/legacy.md, "Unknown parameters"): the `accepted` event's
+    /// detail names it after the API, and the answer on the wire is unchanged.
+    package var notice: String?
+
+    /// The `accepted` event's detail: the API, then the front's notice.
+    var acceptedDetail: String { notice.map { "\(api.rawValue): \($0)" } ?? api.rawValue }
 
     /// How a key that may name a device group is read.
     package enum GroupLookup: Sendable {

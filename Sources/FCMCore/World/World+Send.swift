@@ -204,7 +204,7 @@ extension World {
             id: ids.tokenMessageId(at: now, appHash: appHash), projectId: project.id, senderId: project.number,
             target: request.target, content: request.content, api: request.api, acceptedAt: now, retry: request.retry
         )
-        log(.accepted, device: id, message: message, detail: request.api.rawValue)
+        log(.accepted, device: id, message: message, detail: request.acceptedDetail)
         dispatch(message, to: id)
         return SendOutcome(message: message, messageId: message.id, canonicalToken: canonical, groupSuccess: 1, groupFailedTokens: [])
     }
@@ -243,7 +243,7 @@ extension World {
             id: ids.topicMessageId(), projectId: project.id, senderId: project.number,
             target: request.target, content: request.content, api: request.api, acceptedAt: now, retry: request.retry
         )
-        log(.accepted, message: message, detail: request.api.rawValue)
+        log(.accepted, message: message, detail: request.acceptedDetail)
         let restricted = request.content.android?.restrictedPackageName ?? request.content.restrictedPackageName
         // The first chunk now; the rest as the emulator continues the fan-out (FanOut.swift).
         fanOuts.append(FanOut(message: message, recipients: recipients, restricted: restricted))
@@ -290,7 +290,7 @@ extension World {
             projectId: project.id, senderId: project.number, target: request.target, content: request.content,
             api: request.api, acceptedAt: now, retry: request.retry
         )
-        log(.accepted, message: message, detail: request.api.rawValue)
+        log(.accepted, message: message, detail: request.acceptedDetail)
         var success = 0
         for (id, token) in resolved {
             let wasUninstalled = devices[Int(id)]?.state == .uninstalled

@@ -59,6 +59,7 @@ struct LegacyFront: Sendable {
         func make(_ target: MessageTarget, _ lookup: SendRequest.GroupLookup) -> SendRequest {
             var send = SendRequest(target: target, content: parsed.content, validateOnly: parsed.dryRun, api: .legacy, groupLookup: lookup)
             send.fingerprint = fingerprint
+            send.notice = parsed.notice
             return send
         }
         if plainText {

@@ -113,8 +113,9 @@ struct CCSHandler: Sendable {
         case .notificationKey(let key): target = .notificationKey(key)
         }
         do {
-            let outcome = try emulator.send(
-                SendRequest(target: target, content: content, validateOnly: request.dryRun, api: .xmpp, groupLookup: lookup), from: sender)
+            var send = SendRequest(target: target, content: content, validateOnly: request.dryRun, api: .xmpp, groupLookup: lookup)
+            send.notice = request.notice
+            let outcome = try emulator.send(send, from: sender)
             return [.ccs(CCSPayloads.ack(messageId: messageId, from: to, canonicalToken: outcome.canonicalToken), prefixed: false)]
         } catch {
             return [nack(messageId: messageId, from: to, error: Self.nackCode(error), description: error.message)]
