@@ -34,6 +34,21 @@ struct LegacyParameterTests {
         #expect(plain["collapse_key"] == nil && plain["n"] == .string("3"))
     }
 
+    /// Table 1, `content_available` and `mutable_content`: "On Apple platforms, use this field to
+    /// represent content-available (mutable-content) in the APNs payload"; mutable_content "will
+    /// be ignored for Android and web", and content_available is not supported on Chrome.
+    @Test func contentAvailableAndMutableContentReachApsOnly() throws {
+        let client = LegacyClient()
+        let devices = try [Platform.ios, .android, .web].map { try client.device($0, state: .background) }
+        let tokens = devices.map { "\"\($0.token)\"" }.joined(separator: ",")
+        let body = #"{"registration_ids":[\#(tokens)],"content_available":true,"mutable_content":true,"notification":{"title":"T"}}"#
+        #expect(try JSONParser.parse(client.send(body).body)["success"] == .int(3))
+        let payloads = try devices.map { try #require(try client.lastPayload($0)) }
+        #expect(bytes(payloads[0]["aps"]) == #"{"alert":{"title":"T"},"content-available":1,"mutable-content":1}"#)
+        #expect(bytes(payloads[1]["notification"]) == #"{"title":"T"}"# && bytes(payloads[2]["notification"]) == #"{"title":"T"}"#)
+        #expect(payloads[1]["aps"] == nil && payloads[2]["aps"] == nil)
+    }
+
     /// A name the legacy service does not know is ignored, and the request accepted as if it were
     /// absent (docs/legacy.md, "Unknown parameters"): the answer is the same bytes, the message
     /// keeps FCM's default lifetime, and the `accepted` event names the key and the nearest known one.
