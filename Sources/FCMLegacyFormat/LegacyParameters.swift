@@ -11,12 +11,17 @@ import FCMCore
 package enum LegacyParameters {
     /// Table 1 of the legacy HTTP reference and of the XMPP reference (targets, options, payload),
     /// read by one reader for both (https://firebase.google.com/docs/cloud-messaging/http-server-ref,
-    /// https://firebase.google.com/docs/cloud-messaging/xmpp-server-ref).
+    /// https://firebase.google.com/docs/cloud-messaging/xmpp-server-ref), with what only one of
+    /// them reads: `registration_ids` over HTTP, `message_id` on CCS, one recipient per stanza.
     static let topLevel = [
-        "to", "registration_ids", "condition", "notification_key", "collapse_key", "priority", "content_available",
-        "mutable_content", "time_to_live", "restricted_package_name", "dry_run", "data", "notification",
-        "message_id", "delivery_receipt_requested",
+        "to", "condition", "notification_key", "collapse_key", "priority", "content_available", "mutable_content",
+        "time_to_live", "restricted_package_name", "dry_run", "data", "notification", "delivery_receipt_requested",
     ]
+    static let httpOnly = "registration_ids"
+    static let ccsOnly = "message_id"
+
+    /// The top-level names `/fcm/send` (`multicast`) or CCS reads.
+    static func topLevel(multicast: Bool) -> [String] { topLevel + [multicast ? httpOnly : ccsOnly] }
 
     /// Tables 2a–2c (iOS, Android, web), with the `image` and `ticker` keys the emulator also
     /// passes to Android (`LegacyPayload`).
@@ -37,7 +42,8 @@ package enum LegacyParameters {
         // A flood of unknown keys is named in part: the event log keeps short details.
         let shown = ignored.prefix(5).map { key in
             let (prefix, name) = split(key)
-            let known = prefix.isEmpty ? topLevel : notification
+            // Suggestions come from both protocols' names: `registration_ids` on CCS has none.
+            let known = prefix.isEmpty ? topLevel + [httpOnly, ccsOnly] : notification
             let hint = NearestName.suggestion(for: name, among: known).map { " (did you mean \"\(prefix)\($0)\"?)" } ?? ""
             return "ignored unknown parameter \"\(shownName(key))\"\(hint)"
         }

@@ -115,7 +115,7 @@ package enum LegacyJSONReader {
         let dryRun = try f.bool("dry_run") ?? false
         var request = LegacyRequest(recipients: try recipients(f, allowMulticast: allowMulticast), content: content, dryRun: dryRun)
         request.ignoredKeys =
-            LegacyParameters.unknown(in: f.pairs.map(\.0), known: LegacyParameters.topLevel)
+            LegacyParameters.unknown(in: f.pairs.map(\.0), known: LegacyParameters.topLevel(multicast: allowMulticast))
             + LegacyParameters.unknown(
                 in: (try f.object("notification") ?? []).map(\.0), known: LegacyParameters.notification, prefix: "notification.")
         return request

@@ -108,6 +108,14 @@ struct LegacyRequestTests {
         #expect(try read(body).notice == notice)
     }
 
+    /// Each protocol's own names: `message_id` is CCS's (XMPP reference, table 1), and CCS sends
+    /// to one recipient per stanza, so `registration_ids` there is ignored.
+    @Test func eachProtocolKnowsItsOwnNames() throws {
+        #expect(try read(#"{"to":"t","message_id":"m"}"#, multicast: false).notice == nil)
+        #expect(try read(#"{"to":"t","message_id":"m"}"#).notice == #"ignored unknown parameter "message_id""#)
+        #expect(try read(#"{"to":"t","registration_ids":["a"]}"#, multicast: false).notice == #"ignored unknown parameter "registration_ids""#)
+    }
+
     /// Issue 12, item 14: the notification is counted once, as sent, although the neutral
     /// form repeats it for Android, iOS and the web.
     @Test func thePayloadIsMeasuredOnceAsSent() throws {
