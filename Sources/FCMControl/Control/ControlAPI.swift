@@ -54,6 +54,7 @@ public struct ControlAPI: Sendable {
         router.add("POST", "\(p):export", handle { request, _ throws(FCMError) in try snapshots.export(request) })
         router.add("POST", "\(p):import", handle { request, _ throws(FCMError) in try snapshots.import(request) })
         registerClock(into: &router)
+        registerMetrics(into: &router)
         registerFaults(into: &router)
         registerProjects(into: &router)
         registerDevices(into: &router)

@@ -17,6 +17,8 @@ struct EventLog: Sendable {
     /// `approximateBytes` of each kept event, in the same order.
     private var sizes: Deque<Int32> = []
     private(set) var bytes = 0
+    /// Events dropped to keep within the caps since this log began.
+    private(set) var evicted = 0
     /// Sequences by kind, for queries that filter on kinds.
     private(set) var index = EventIndex()
     /// The sequence number the next event gets.
@@ -73,6 +75,7 @@ struct EventLog: Sendable {
         while ring.count > 1, ring.count > capacity || bytes > maxBytes {
             index.remove(ring.removeFirst())
             bytes -= Int(sizes.removeFirst())
+            evicted += 1
         }
     }
 

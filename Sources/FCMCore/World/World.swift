@@ -18,6 +18,8 @@ struct World: Sendable {
     var timers = TimerQueue()
     var ids: IdentifierFactory
     var events: EventLog
+    /// Totals of what was logged, which the log's eviction does not take away (`/emulator/v1/metrics`).
+    var counters = EventCounters()
 
     var projects: [ProjectState?] = []
     var projectIndexById: [String: Int32] = [:]
@@ -92,6 +94,7 @@ struct World: Sendable {
         call: EventCall? = nil
     ) {
         events.append(time: now, kind: kind, device: device, message: message, related: related, detail: detail, call: call)
+        counters.count(kind, message: message, call: call)
     }
 
     mutating func nextSequence() -> UInt64 {
