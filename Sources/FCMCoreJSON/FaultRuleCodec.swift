@@ -13,7 +13,8 @@ import FCMJSON
 /// (XMPP: CONNECTION_DRAINING), `{"deliverThenFail": true, "status": 503}` (or `"reset": true`:
 /// the message is delivered, then the answer fails), `{"goaway": "graceful"}` or
 /// `{"goaway": "ENHANCE_YOUR_CALM", "debugData": "too_many_pings"}` (an HTTP/2 GOAWAY),
-/// `{"slowHandshake": "2s"}` (a new TLS connection's handshake waits).
+/// `{"slowHandshake": "2s"}` (a new TLS connection's handshake waits), `{"rstStream": "REFUSED_STREAM"}`
+/// (an HTTP/2 RST_STREAM on the call's stream alone), `{"hold": true}` (never answered).
 package enum FaultRuleCodec {
     /// Error names users write, from every API's vocabulary, to the core's codes.
     static let errorNames: [String: FCMError.Code] = [
@@ -71,7 +72,7 @@ package enum FaultRuleCodec {
         guard let a = json["action"] else { throw FCMError(.invalidArgument, "A fault rule needs an action", field: "action") }
         try only(
             a, ["error", "status", "retryAfter", "latency", "reset", "html502", "drain", "deliverThenFail", "goaway", "debugData",
-                "slowHandshake"],
+                "slowHandshake", "rstStream", "hold"],
             at: "action")
         let retryAfter = try seconds(a, "retryAfter")
         let action: FaultRule.Action
@@ -114,10 +115,20 @@ package enum FaultRuleCodec {
                     .invalidArgument, "action.slowHandshake must be a duration up to 10m, such as \"2s\"", field: "action.slowHandshake")
             }
             action = .slowHandshake(millis: millis)
+        } else if let name = try string(a, "rstStream", at: "action") {
+            guard let code = FaultRule.http2ErrorCodes.first(where: { $0.name == name })?.code else {
+                throw FCMError(
+                    .invalidArgument, "action.rstStream must be an HTTP/2 error code (RFC 9113 §7) such as REFUSED_STREAM, CANCEL, INTERNAL_ERROR",
+                    field: "action.rstStream")
+            }
+            action = .rstStream(errorCode: code)
+        } else if a["hold"]?.boolValue == true {
+            action = .hold
         } else {
             throw FCMError(
                 .invalidArgument,
-                "action must give one of: error, status, latency, reset, html502, drain, deliverThenFail, goaway, slowHandshake",
+                "action must give one of: error, status, latency, reset, html502, drain, deliverThenFail, goaway, slowHandshake, rstStream,"
+                    + " hold",
                 field: "action")
         }
         if a["debugData"] != nil, a["goaway"] == nil {
@@ -144,6 +155,8 @@ package enum FaultRuleCodec {
             throw FCMError(.invalidArgument, "deliverThenFail applies to HTTP calls, not XMPP", field: "match.api")
         case .goAway where match.api == .xmpp:
             throw FCMError(.invalidArgument, "goaway applies to HTTP calls, not XMPP", field: "match.api")
+        case .rstStream where match.api == .xmpp, .hold where match.api == .xmpp:
+            throw FCMError(.invalidArgument, "rstStream and hold apply to HTTP calls, not XMPP", field: "match.api")
         case .slowHandshake:
             // The handshake comes before any request, so only the fields that count connections apply.
             let named: [(String, Bool)] = [
@@ -185,6 +198,8 @@ package enum FaultRuleCodec {
         case .goAway(let code, let debug):
             action = .object(omittingNils: [("goaway", .string(FaultRule.goAwayName(code))), ("debugData", debug.map(JSONValue.string))])
         case .slowHandshake(let millis): action = .object([("slowHandshake", .string("\(millis)ms"))])
+        case .rstStream(let code): action = .object([("rstStream", .string(FaultRule.http2ErrorName(code)))])
+        case .hold: action = .object([("hold", .bool(true))])
         case .deliverThenFail(let status, let retry):
             action = .object(omittingNils: [
                 ("deliverThenFail", .bool(true)), ("status", status.map(JSONValue.int)), ("reset", status == nil ? .bool(true) : nil),

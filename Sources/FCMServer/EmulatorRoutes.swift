@@ -30,6 +30,9 @@ public struct FrontConfiguration: Sendable {
     /// What the control API's event streams share, when the caller wants to see it (tests count
     /// its encodings); nil: the routes make their own.
     public var events: EventFeed?
+    /// The requests kept open (event streams, waits, calls a `hold` fault keeps), when the caller
+    /// bounds or counts them (tests); nil: the routes make their own.
+    public var live: LiveRequests?
     /// Host, Origin and control-token checks for network callers (`EmulatorServer` sets them);
     /// nil for in-process callers (tests, scenarios), which no web page can reach.
     public var access: AccessPolicy?
@@ -51,7 +54,7 @@ public enum EmulatorRoutes {
         var router = Router(unmounted: GoogleFrontEnd.dialect)
         var snapshots = fronts.snapshots
         if snapshots.root == nil { snapshots.root = fronts.stateDirectory.map { $0 + "/snapshots" } }
-        let live = LiveRequests()
+        let live = fronts.live ?? LiveRequests()
         let control = ControlAPI(
             emulator: emulator, credentials: credentials, live: live, feed: fronts.events ?? EventFeed(), info: info,
             snapshots: snapshots)
@@ -65,7 +68,7 @@ public enum EmulatorRoutes {
         router.add("GET", "/") { request, _ in metadataRoot(request) ?? ControlAPI.fallback(request, allowed: []) }
         Fronts.registerBatch(into: &router)
         // Transport faults sit between the transport and the fronts (Sources/README.md, docs/faults.md).
-        let faults = TransportFaults(emulator: emulator)
+        let faults = TransportFaults(emulator: emulator, live: live)
         let recorder = RefusalRecorder(emulator: emulator)
         let routes = router
         let access = fronts.access

@@ -6,9 +6,12 @@ import FCMJSON
 import FCMTransport
 
 /// Applies transport fault rules in front of the router: an HTTP status with `Retry-After` in
-/// the called API's dialect, Google's HTML 502, a dropped connection, a GOAWAY, or latency.
+/// the called API's dialect, Google's HTML 502, a dropped connection, a GOAWAY, a reset stream, a
+/// call held unanswered, or latency.
 struct TransportFaults: Sendable {
     let emulator: Emulator
+    /// The server's open requests, which bound the calls held at once (`LiveRequests.maxHolds`).
+    let live: LiveRequests
 
     /// `api` and `dialect`: the request's, from the router's mounts.
     func respond(_ request: HTTPRequest, api: API, dialect: Dialect, next: (HTTPRequest) -> HTTPResponse) -> HTTPResponse {
@@ -60,6 +63,19 @@ struct TransportFaults: Sendable {
             var response = goAway.isGraceful ? next(request) : Self.dropped
             if goAway.isGraceful { response.closeConnection = true }
             response.goAway = goAway
+            return response
+        case .rstStream(let code):
+            var response = Self.dropped
+            response.resetStream = code
+            return response
+        case .hold:
+            // Past the bound the call is refused as an overloaded FCM refuses it, in its dialect:
+            // a client that keeps every held call open must not grow the server's memory.
+            guard let slot = live.admit(.hold) else { return injected(503) }
+            // No socket's client sees the status; an in-process caller (a scenario) reads 504, what
+            // a gateway that gave up on the call would say.
+            var response = HTTPResponse(status: 504)
+            response.held = slot
             return response
         case .error, .drain, .slowHandshake:
             // The core applies errors in the API's dialect; drains are XMPP's; handshakes come

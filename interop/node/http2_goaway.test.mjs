@@ -1,6 +1,7 @@
 // Node's own http2 client (the one firebase-admin-node sends with) against the emulator's HTTPS
-// port: the stream limit FCM advertises, the GOAWAY FCM sends past it, the goaway fault, and a
-// cancelled request.
+// port: the stream limit FCM advertises, the GOAWAY FCM sends past it, the goaway fault, a
+// cancelled request, and the faults on one stream (rstStream, hold) that leave the session's other
+// streams alone.
 // Run by interop/test_node_http2.py, which starts the emulator and sets FCM_EMU_HTTPS,
 // FCM_EMU_CONTROL and FCM_EMU_CA. Standard library only.
 import { test } from 'node:test';
@@ -12,7 +13,7 @@ const origin = process.env.FCM_EMU_HTTPS;
 const control = process.env.FCM_EMU_CONTROL;
 const ca = fs.readFileSync(process.env.FCM_EMU_CA);
 const path = '/v1/projects/demo-fcm-emu/messages:send';
-const body = JSON.stringify({ message: { topic: 'news', data: { n: '1' } } });
+const body = (topic = 'news') => JSON.stringify({ message: { topic, data: { n: '1' } } });
 
 function connect(options = {}) {
   const session = http2.connect(origin, { ca, ...options });
@@ -30,7 +31,7 @@ function headers() {
 }
 
 // Resolves with the status, or with the error that ended the stream.
-function send(session, { end = true } = {}) {
+function send(session, { end = true, topic = 'news', timeout = 0 } = {}) {
   return new Promise((resolve) => {
     const stream = session.request(headers(), { endStream: false });
     stream.on('response', (h) => {
@@ -39,7 +40,9 @@ function send(session, { end = true } = {}) {
     });
     stream.on('error', (error) => resolve({ error }));
     stream.on('close', () => resolve({ closed: true, rstCode: stream.rstCode }));
-    if (end) stream.end(body);
+    // A client that gives up: Node cancels the stream (RST_STREAM CANCEL).
+    if (timeout) stream.setTimeout(timeout, () => stream.close(http2.constants.NGHTTP2_CANCEL));
+    if (end) stream.end(body(topic));
     else stream.write('{');
   });
 }
@@ -119,4 +122,41 @@ test('a request the client cancels mid-body leaves the emulator serving', async 
   const fresh = connect();
   assert.equal((await send(fresh.session)).status, 200);
   fresh.session.close();
+});
+
+test('an rstStream fault fails that call alone; the session and its other streams go on', async () => {
+  await addFault({ id: 'refused', match: { target: 'refused' }, action: { rstStream: 'REFUSED_STREAM' } });
+  try {
+    const { session } = connect();
+    const [before, refused, after] = await Promise.all([
+      send(session), send(session, { topic: 'refused' }), send(session),
+    ]);
+    assert.equal(before.status, 200);
+    assert.equal(after.status, 200);
+    assert.equal(refused.status, undefined);
+    assert.equal(refused.error?.code, 'ERR_HTTP2_STREAM_ERROR', JSON.stringify(refused));
+    assert.match(refused.error.message, /NGHTTP2_REFUSED_STREAM/);
+    assert.equal(session.closed || session.destroyed, false);
+    assert.equal((await send(session)).status, 200);
+    session.close();
+  } finally {
+    await removeFaults();
+  }
+});
+
+test('a hold fault leaves that call unanswered until the client gives up; the others are answered', async () => {
+  await addFault({ id: 'stuck', match: { target: 'stuck' }, action: { hold: true } });
+  try {
+    const { session } = connect();
+    const held = send(session, { topic: 'stuck', timeout: 500 });
+    const others = await Promise.all([send(session), send(session)]);
+    assert.deepEqual(others.map((r) => r.status), [200, 200]);
+    const gaveUp = await held;
+    assert.equal(gaveUp.status, undefined);
+    assert.equal(gaveUp.rstCode, http2.constants.NGHTTP2_CANCEL, JSON.stringify(gaveUp));
+    assert.equal((await send(session)).status, 200);
+    session.close();
+  } finally {
+    await removeFaults();
+  }
 });

@@ -114,6 +114,15 @@ public struct FaultRule: Sendable, Equatable {
         /// A new TLS connection's handshake waits this long before the emulator reads the
         /// ClientHello (emulator time, as latency is). It matches connections, not calls.
         case slowHandshake(millis: Int64)
+        /// HTTP/2: the call's stream is reset with RST_STREAM and this code (RFC 9113 §6.4, §7)
+        /// instead of an answer, and the connection's other streams go on: the shape of the
+        /// stream errors firebase-admin-node reports (`ERR_HTTP2_STREAM_ERROR`). The call is not
+        /// served. HTTP/1.1 has no stream to reset: the connection is dropped, as `reset` drops it.
+        case rstStream(errorCode: UInt32)
+        /// The call is never answered: its stream (its HTTP/1.1 connection) stays open until the
+        /// client gives up (RST_STREAM, or the connection closes) or the connection's idle timeout,
+        /// while the connection's other streams are served. The call is not served.
+        case hold
 
         /// The action in words, for rules made in code (`error unavailable, retryAfter 10s`).
         package var summary: String {
@@ -124,6 +133,7 @@ public struct FaultRule: Sendable, Equatable {
             case .latency(let millis): return "latency \(millis)ms"
             case .goAway(let code, _): return "goaway \(FaultRule.goAwayName(code))"
             case .slowHandshake(let millis): return "slowHandshake \(millis)ms"
+            case .rstStream(let code): return "rstStream \(FaultRule.http2ErrorName(code))"
             default:
                 // The other actions carry no more than their name (or a few words the codec knows).
                 let text = String(describing: self)
@@ -146,7 +156,8 @@ public struct FaultRule: Sendable, Equatable {
 }
 
 extension FaultRule {
-    /// HTTP/2's error codes by name (RFC 9113 §7), for `goaway` actions; `graceful` is NO_ERROR.
+    /// HTTP/2's error codes by name (RFC 9113 §7), for `goaway` and `rstStream` actions; a
+    /// `goaway` says `graceful` for NO_ERROR.
     package static let http2ErrorCodes: [(name: String, code: UInt32)] = [
         ("NO_ERROR", 0x0), ("PROTOCOL_ERROR", 0x1), ("INTERNAL_ERROR", 0x2), ("FLOW_CONTROL_ERROR", 0x3),
         ("SETTINGS_TIMEOUT", 0x4), ("STREAM_CLOSED", 0x5), ("FRAME_SIZE_ERROR", 0x6), ("REFUSED_STREAM", 0x7),
@@ -156,7 +167,12 @@ extension FaultRule {
 
     /// `graceful` for NO_ERROR, else the code's name (or its number when it has none).
     package static func goAwayName(_ code: UInt32) -> String {
-        code == 0 ? "graceful" : http2ErrorCodes.first { $0.code == code }?.name ?? String(code)
+        code == 0 ? "graceful" : http2ErrorName(code)
+    }
+
+    /// The code's name (RFC 9113 §7), or its number when it has none.
+    package static func http2ErrorName(_ code: UInt32) -> String {
+        http2ErrorCodes.first { $0.code == code }?.name ?? String(code)
     }
 }
 

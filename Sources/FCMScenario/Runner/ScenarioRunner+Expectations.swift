@@ -12,13 +12,13 @@ extension ScenarioRunner {
         let body = (try? JSONParser.parse(response.body)) ?? .string(response.bodyText)
         var out: [String] = []
         let expect = step.expect.map(substitute)
-        // A transport fault's fate of the connection: `kept`, `reset`, `goaway graceful`, `goaway ENHANCE_YOUR_CALM`.
-        let connection =
-            response.goAway.map { "goaway \(FaultRule.goAwayName($0.errorCode))" } ?? (response.resetConnection ? "reset" : "kept")
+        // A transport fault's fate of the connection: `kept`, `reset`, `goaway graceful`, `goaway ENHANCE_YOUR_CALM`,
+        // `rstStream REFUSED_STREAM` (the call's HTTP/2 stream), `held` (never answered).
+        let connection = Self.connection(response)
         if let expected = expect?["connection"]?.stringValue, expected != connection {
             out.append("connection: expected \(expected), got \(connection)")
         }
-        if response.resetConnection, expect?["connection"] != nil, expect?["status"] == nil {
+        if response.resetConnection || response.held != nil, expect?["connection"] != nil, expect?["status"] == nil {
             // No answer was written, so there is no status to hold to the 2xx default.
         } else if let status = expect?["status"] {
             if status.int64Value != Int64(response.status) {
@@ -44,6 +44,13 @@ extension ScenarioRunner {
         }
         out += save(step.save, from: body)
         return out
+    }
+
+    static func connection(_ response: HTTPResponse) -> String {
+        if let goAway = response.goAway { return "goaway \(FaultRule.goAwayName(goAway.errorCode))" }
+        if let code = response.resetStream { return "rstStream \(FaultRule.http2ErrorName(code))" }
+        if response.held != nil { return "held" }
+        return response.resetConnection ? "reset" : "kept"
     }
 
     /// Keeps fields of an answer as variables for later steps.

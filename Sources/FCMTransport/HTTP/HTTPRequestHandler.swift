@@ -46,6 +46,9 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
     var http2: (connection: HTTP2Connection, stream: HTTP2StreamID)?
     /// On an HTTP/2 stream: the request's `:authority` (`HTTP2AuthorityReader`).
     var authority: String?
+    /// A call a `hold` fault leaves unanswered: its place among the server's held calls, given
+    /// back when the stream or connection ends (HTTPRequestHandler+StreamFaults.swift).
+    var holding: LiveSlot?
     static let initialBodyCapacity = 16 * 1024
     /// The longest an injected latency may hold an answer, in wall time, however slow the clock.
     static let maxWallDelayMillis: Int64 = 10 * 60 * 1000
@@ -127,6 +130,7 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     func channelInactive(context: ChannelHandlerContext) {
         endLive()
+        holding = nil
         context.fireChannelInactive()
     }
 
@@ -142,6 +146,14 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
             // Graceful: this answer, then the GOAWAY; an error: the GOAWAY instead of an answer.
             if goAway.isGraceful { write(response, head: head, context: context) }
             http2.connection.sendGoAway(goAway, from: http2.stream, on: connection)
+            return
+        }
+        if let code = response.resetStream, http2 != nil {
+            resetStream(code, context: context)
+            return
+        }
+        if let slot = response.held {
+            hold(slot, context: context)
             return
         }
         if response.resetConnection {

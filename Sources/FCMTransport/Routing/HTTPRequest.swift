@@ -103,6 +103,14 @@ public struct HTTPResponse: Sendable {
     /// instead of it otherwise (the answer then also has `resetConnection`, which is what HTTP/1.1
     /// and in-process callers see).
     public var goAway: GoAway?
+    /// Reset the request's HTTP/2 stream with RST_STREAM and this error code (RFC 9113 §6.4, §7)
+    /// instead of answering (an injected rstStream); the answer then also has `resetConnection`,
+    /// which is what HTTP/1.1 and in-process callers see.
+    public var resetStream: UInt32?
+    /// Never answer (an injected hold): the request stays open, keeping this place among the
+    /// server's `LiveRequests`, until the client gives up, the connection closes, or the server
+    /// stops. In-process callers see the status, which no client of a socket does.
+    public var held: LiveSlot?
     /// The rest of the answer comes later: a wait or an event stream (transports only).
     public var live: LiveAnswer?
     /// What an FCM front refused in this answer, as the client sees it (`RefusalRecorder` records

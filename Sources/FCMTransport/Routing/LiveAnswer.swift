@@ -82,28 +82,36 @@ public struct StreamingBody: Sendable {
     }
 }
 
-/// The requests kept open (streams and waits): bounded in number, and ended together when the
-/// server stops.
+/// The requests kept open (streams, waits, and calls a `hold` fault leaves unanswered): bounded in
+/// number, and ended together when the server stops.
 public final class LiveRequests: Sendable {
-    public enum Kind: Sendable { case stream, wait }
+    public enum Kind: Sendable { case stream, wait, hold }
 
     public let maxStreams: Int
     public let maxWaits: Int
+    /// Calls held unanswered at once, over every connection (docs/faults.md, docs/limits.md). Over
+    /// HTTP/2 one connection holds at most its 100 concurrent streams; the rest is this bound.
+    public let maxHolds: Int
     /// Bytes handed to stream connections: a test hook, to see that a subscriber that does not
     /// read is sent a bounded amount.
     let streamedBytes = Atomic<Int>(0)
     /// Wake-ups of a stream whose connection could take nothing more (a test hook).
     let streamStalls = Atomic<Int>(0)
-    private let state = Mutex<(next: Int, streams: Int, waits: Int, enders: [Int: @Sendable () -> Void])>((0, 0, 0, [:]))
+    /// Told of each admission and release with how many of its kind are open then: tests await
+    /// a held call's place and its release instead of sleeping. The server sets none.
+    private let changeHook = Mutex<(@Sendable (Kind, Int) -> Void)?>(nil)
+    private typealias State = (next: Int, streams: Int, waits: Int, holds: Int, enders: [Int: @Sendable () -> Void])
+    private let state = Mutex<State>((0, 0, 0, 0, [:]))
 
-    public init(maxStreams: Int = 1000, maxWaits: Int = 10_000) {
+    public init(maxStreams: Int = 1000, maxWaits: Int = 10_000, maxHolds: Int = 1000) {
         self.maxStreams = maxStreams
         self.maxWaits = maxWaits
+        self.maxHolds = maxHolds
     }
 
     /// A slot, or nil when that kind is at its limit.
     public func admit(_ kind: Kind) -> LiveSlot? {
-        let id: Int? = state.withLock { s in
+        let admitted: (id: Int, open: Int)? = state.withLock { s in
             switch kind {
             case .stream:
                 guard s.streams < maxStreams else { return nil }
@@ -111,15 +119,29 @@ public final class LiveRequests: Sendable {
             case .wait:
                 guard s.waits < maxWaits else { return nil }
                 s.waits += 1
+            case .hold:
+                guard s.holds < maxHolds else { return nil }
+                s.holds += 1
             }
             s.next += 1
-            return s.next
+            return (s.next, Self.open(kind, in: s))
         }
-        return id.map { LiveSlot(id: $0, kind: kind, owner: self) }
+        guard let admitted else { return nil }
+        changeHook.withLock { $0 }?(kind, admitted.open)
+        return LiveSlot(id: admitted.id, kind: kind, owner: self)
+    }
+
+    private static func open(_ kind: Kind, in s: State) -> Int {
+        switch kind {
+        case .stream: s.streams
+        case .wait: s.waits
+        case .hold: s.holds
+        }
     }
 
     public var openStreams: Int { state.withLock { $0.streams } }
     public var openWaits: Int { state.withLock { $0.waits } }
+    public var openHolds: Int { state.withLock { $0.holds } }
 
     /// Asks every open request to end now (streams send their farewell).
     public func endAll() {
@@ -130,14 +152,21 @@ public final class LiveRequests: Sendable {
         state.withLock { $0.enders[id] = end }
     }
 
+    package func onChange(_ hook: @escaping @Sendable (Kind, Int) -> Void) {
+        changeHook.withLock { $0 = hook }
+    }
+
     fileprivate func release(_ id: Int, _ kind: Kind) {
-        state.withLock { s in
+        let remaining = state.withLock { s in
             s.enders[id] = nil
             switch kind {
             case .stream: s.streams -= 1
             case .wait: s.waits -= 1
+            case .hold: s.holds -= 1
             }
+            return Self.open(kind, in: s)
         }
+        changeHook.withLock { $0 }?(kind, remaining)
     }
 }
 
