@@ -76,7 +76,7 @@ struct HTTP2StreamFaultTests {
 
     /// `{"hold": true}`: the matching call is never answered while the others on its connection
     /// are; past `maxHolds` a matching call is answered 503; the client's RST_STREAM CANCEL gives
-    /// the held call's place back, and so does closing the connection.
+    /// the held call's place back, and so do the server's stop and the connection's close.
     @Test func aHeldStreamWaitsAloneUntilTheClientGivesUp() async throws {
         let live = LiveRequests(maxHolds: 1)
         let (holds, counted) = AsyncStream.makeStream(of: Int.self)
@@ -106,7 +106,46 @@ struct HTTP2StreamFaultTests {
             let second = try #require(await Self.until([9], &events), "the connection was closed")
             #expect(second.answers[7] == nil && second.resets[7] == nil && second.answers[9]?.first == 0x88)
             #expect(await open.next() == 1)
+            // The server stops (`EmulatorServer.shutdown` ends every open request): the held stream
+            // is reset with CANCEL.
+            live.endAll()
+            let stopped = try #require(await Self.until([7], &events), "the connection was closed")
+            #expect(stopped.resets[7] == 0x8)
+            #expect(await open.next() == 0)
+            // Held again, then the connection closes under it.
+            try await client.send(Self.call(11, topic: "held") + Self.call(13))
+            _ = try #require(await Self.until([13], &events), "the connection was closed")
+            #expect(await open.next() == 1)
             try await client.channel.close()
+            #expect(await open.next() == 0)
+        }
+    }
+
+    /// A held call is no progress: its connection, with nothing else going on, is closed at the
+    /// idle timeout (GOAWAY NO_ERROR naming the held stream as the last one received), and the
+    /// call's place is given back.
+    @Test func aHeldCallDoesNotKeepItsConnectionPastTheIdleTimeout() async throws {
+        let live = LiveRequests()
+        let (holds, counted) = AsyncStream.makeStream(of: Int.self)
+        live.onChange { kind, open in if kind == .hold { counted.yield(open) } }
+        var router = Router(
+            unmounted: Dialect(
+                notFound: { _, _ in HTTPResponse(status: 404) }, tooLarge: { _ in HTTPResponse(status: 413) },
+                refused: { HTTPResponse(status: $0.status) }))
+        router.add("GET", "/hold") { _, _ in
+            var response = HTTPResponse(status: 504)
+            response.held = live.admit(.hold)
+            return response
+        }
+        let responder = HTTPResponder(router: router, maxBodyBytes: 1024, live: live) { _ in HTTPResponse(status: 413) }
+        // HTTPSIdleTests' timeout: short, yet longer than a starved client's TLS handshake.
+        try await withHTTPSServer(idle: .seconds(2), responder: responder) { port, _ in
+            let client = try await RawHTTP2Client.connect(port: port, then: RawHTTP2Client.get(stream: 1, path: "/hold"))
+            var open = holds.makeAsyncIterator()
+            #expect(await open.next() == 1)
+            let (goAway, closed) = await client.goAwayAndEnd()
+            #expect(goAway == .init(lastStreamID: 1, errorCode: 0, debugData: ""))
+            #expect(closed)
             #expect(await open.next() == 0)
         }
     }
