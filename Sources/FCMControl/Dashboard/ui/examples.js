@@ -104,6 +104,22 @@ export const faultTemplates = [
       action: { error: 'QUOTA_EXCEEDED', retryAfter: 30 },
     }),
   },
+  {
+    id: 'rst-stream',
+    label: 'HTTP/2: reset the next send\'s stream alone (REFUSED_STREAM)',
+    rule: ({ project }) => ({
+      match: { api: 'v1', route: 'messages:send', project, count: 1 },
+      action: { rstStream: 'REFUSED_STREAM' },
+    }),
+  },
+  {
+    id: 'hold',
+    label: 'Never answer sends to the selected device (until the client gives up)',
+    rule: ({ device }) => ({
+      match: { device: device ?? 'DEVICE_ID' },
+      action: { hold: true },
+    }),
+  },
 ];
 
 export const eventKinds = [
