@@ -1,5 +1,5 @@
 """Node's http2 client against the emulator: the 100-stream limit, FCM's GOAWAY past it, the
-goaway fault (issue 22, item 10), and the faults on one stream (rstStream, hold). The cases are in
+goaway fault, and the faults on one stream (rstStream, hold). The cases are in
 node/http2_goaway.test.mjs (node:test, standard library only); this starts an emulator for them
 and fails with their report."""
 import os
