@@ -61,7 +61,8 @@ def start_emulator(*settings):
     emu.https = info["https"]["url"]
     emu.ca = info["caCertificate"]
     emu.xmpp_port = info["xmpp"]["ports"][0]
-    emu.proxy = info["proxy"]["url"]
+    emu.proxy = info.get("proxy", {}).get("url")
+    emu.ready = ready
     emu.call("POST", "/projects", {"id": PROJECT, "number": "424242424242"})
     return emu, process
 

@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from conftest import BINARY
+from conftest import BINARY, start_emulator
 
 SCRIPT = """
 import json, os, urllib.request
@@ -113,3 +113,33 @@ print(json.dumps({"key": os.environ["FCM_EMU_SERVER_KEY"], "sender": os.environ[
     answer = exec_python("--project", "exec-keys-app", script=probe)
     assert answer["key"] == answer["project"]["serverKeys"][0] and answer["sender"] == answer["project"]["senderId"]
     assert answer["mode"] == "0o600" and answer["dir"] == "0o700"
+
+
+def test_exec_attach_sends_into_the_world_of_a_running_serve():
+    """`exec --attach READY_FILE` gives the command the same environment for a serve that runs on its
+    own: the unmodified SDK sends there, and that serve's control API (and dashboard) shows it."""
+    emu, process = start_emulator()
+    try:
+        check(exec_python("--attach", emu.ready, "--project", "attach-app"), "attach-app")
+        devices = emu.call("GET", "/projects/attach-app/devices")["devices"]
+        vias = [d["payload"]["data"]["via"] for device in devices for d in emu.inbox(device, project="attach-app")]
+        assert len(devices) == 2 and sorted(vias) == ["multicast", "multicast", "send", "send_each", "send_each"]
+        assert len(emu.events(project="attach-app", kind="accepted")) == 5
+        # Through that serve's proxy, as HTTPS_PROXY said.
+        assert emu.events(project=None, kind="proxyConnect")
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+def test_exec_attach_and_env_refuse_a_serve_without_its_proxy():
+    emu, process = start_emulator("proxyPort=off")
+    try:
+        done = subprocess.run([BINARY, "exec", "--attach", emu.base, "--", sys.executable, "-c", "print('ran')"],
+                              env=clean_env(), capture_output=True, text=True, timeout=60)
+        assert done.returncode == 1 and "ran" not in done.stdout and "--set proxyPort=9094" in done.stderr
+        done = subprocess.run([BINARY, "env", "--emulator", emu.ready], env=clean_env(), capture_output=True, text=True, timeout=60)
+        assert done.returncode == 1 and done.stdout == "" and "--no-proxy" in done.stderr
+    finally:
+        process.terminate()
+        process.wait(timeout=10)

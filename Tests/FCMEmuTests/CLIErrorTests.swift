@@ -145,6 +145,8 @@ final class ServedEmulator: @unchecked Sendable {
     let process = Process()
     let info: JSONValue
     let url: String
+    /// The `--ready-file` it wrote.
+    let readyFile: String
     private let errors = Pipe()
     private let directory: String
     private var log: String?
@@ -152,6 +154,7 @@ final class ServedEmulator: @unchecked Sendable {
     init(_ arguments: [String]) throws {
         directory = try ExecTestSupport.temporaryDirectory()
         let ready = directory + "/ready.json"
+        readyFile = ready
         process.executableURL = URL(fileURLWithPath: ExecTestSupport.binary)
         process.arguments = ["serve", "--set", "stateDir=none", "--ready-file", ready] + arguments
         process.environment = ExecTestSupport.cleanEnvironment()

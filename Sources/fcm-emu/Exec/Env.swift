@@ -13,14 +13,21 @@ extension FCMEmu {
                 For IDE run configurations, compose files and shells. The key file (mode 0600), the CA bundle and, when \
                 a JDK is installed, a Java trust store (the JDK's cacerts copied, never written) are written to --dir \
                 (made 0700 when missing), each as a new file renamed into place. FCM_EMU_SENDER_ID and FCM_EMU_SERVER_KEY \
-                are --project's. Start the emulator with --set proxyPort=… for HTTPS_PROXY and HTTP_PROXY to be part of it.
+                are --project's.
+
+                The emulator must have its HTTPS proxy on (`serve --set proxyPort=9094`; off by default, since it \
+                stands in for Google's hosts and refuses others): without HTTPS_PROXY an SDK would send to the real \
+                Google, so env stops with exit code 1 and says so. --no-proxy prints the rest all the same, for \
+                clients routed by name (--name-route, the DNS route of docs/unmodified-apps.md).
 
                 --name-route adds exec's Python name route: sitecustomize.py in --dir/python, PYTHONPATH naming that \
                 directory first (then the PYTHONPATH env runs with), and FCM_EMU_NAME_ROUTES, Google's names on the \
                 emulator's TLS and XMPP ports (docs/unmodified-apps.md).
 
                 Examples:
+                  fcm-emu serve --set proxyPort=9094 &      # then, in the shell that runs your app:
                   eval "$(fcm-emu env)"
+                  eval "$(fcm-emu env --emulator /tmp/fcm.json)"     # the serve that wrote --ready-file /tmp/fcm.json
                   fcm-emu env --format dotenv > .env
                   fcm-emu env --format json --credentials metadata
                   eval "$(fcm-emu env --name-route)"
@@ -31,8 +38,8 @@ extension FCMEmu {
             case shell, dotenv, json
         }
 
-        @Option(help: "The emulator's HTTP address.")
-        var emulator = "http://127.0.0.1:9092"
+        @Option(help: ArgumentHelp("The emulator's HTTP address, or the ready file its `serve --ready-file` wrote.", valueName: "url|ready-file"))
+        var emulator = AttachedEmulator.defaultAddress
 
         @Option(help: "The project the SDK acts for (default: the demo project).")
         var project = DemoProject.id
@@ -49,38 +56,19 @@ extension FCMEmu {
         @Flag(help: "Add the Python name route (PYTHONPATH and FCM_EMU_NAME_ROUTES), as exec sets it.")
         var nameRoute = false
 
+        @Flag(help: "Leave the proxy variables out, for clients routed otherwise (the name or DNS route); without it, no proxy is an error.")
+        var noProxy = false
+
         func run() async throws {
-            let info = try await fetch("/emulator/v1/info")
+            let attached = try await AttachedEmulator.connect(emulator)
+            var info = attached.info
+            if info["proxy"] == nil, !noProxy { throw attached.noProxy("fcm-emu env", otherwise: "or pass --no-proxy to leave the proxy variables out") }
+            if noProxy { info = .object((info.objectValue ?? []).filter { $0.0 != "proxy" }) }
             let directory = dir ?? ServeOptions.defaultStateDirectory + "/env"
             try FileManager.default.createDirectory(
                 atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-            let bundle = directory + "/ca-bundle.pem"
-            if let ca = info["caCertificate"]?.stringValue { try EnvironmentPlan.writeBundle(ca: ca, to: bundle) }
-            var keyFile: String?
-            if credentials == .keyFile {
-                let account = try await fetch("/emulator/v1/projects/\(project)/serviceAccount")
-                // A new file (0600) renamed into place: a link planted at the name is replaced, not followed.
-                keyFile = directory + "/\(project)-service-account.json"
-                try PrivateFiles.write(Array(account.encoded(.pretty).utf8), to: directory + "/\(project)-service-account.json", mode: 0o600)
-            }
-            if info["proxy"] == nil {
-                Self.say("fcm-emu env: the emulator has no proxy (--set proxyPort=…); HTTPS_PROXY and HTTP_PROXY are left out")
-            }
-            var plan = EnvironmentPlan(info: info, project: project, credentials: credentials, keyFile: keyFile, bundle: bundle)
-            // Only a 404 means the project is missing; any other failure is said, not taken for that.
-            if let made = try await fetch("/emulator/v1/projects/\(project)", missingIsNil: true) {
-                plan.senderId = made["senderId"]?.stringValue
-                plan.serverKey = made["serverKeys"]?.arrayValue?.first?.stringValue
-            } else {
-                Self.say("fcm-emu env: no project \(project) on the emulator; FCM_EMU_SENDER_ID and FCM_EMU_SERVER_KEY are left out")
-            }
-            if let ca = info["caCertificate"]?.stringValue {
-                switch JavaTrustStore.write(ca: ca, to: directory + "/truststore.p12") {
-                case .made: plan.javaTrustStore = directory + "/truststore.p12"
-                case .noJDK: break
-                case .failed(let reason):
-                    Self.say("fcm-emu env: WARNING: no Java trust store (\(reason)); JAVA_TOOL_OPTIONS names none, so Java clients will not trust the emulator")
-                }
+            let plan = try await attached.plan(project: project, credentials: credentials, in: directory, info: info) {
+                Self.say("fcm-emu env: " + $0)
             }
             var variables = plan.variables
             if nameRoute {
@@ -114,19 +102,5 @@ extension FCMEmu {
 
         /// Single-quoted for the shell (and for dotenv readers, which take the same form).
         static func quoted(_ value: String) -> String { "'" + value.replacingOccurrences(of: "'", with: #"'\''"#) + "'" }
-
-        private func fetch(_ path: String) async throws -> JSONValue {
-            guard let json = try await fetch(path, missingIsNil: false) else { throw RuntimeFailure("\(emulator)\(path) answered 404") }
-            return json
-        }
-
-        private func fetch(_ path: String, missingIsNil: Bool) async throws -> JSONValue? {
-            let answer = try await ControlClient(base: emulator).get(path)
-            if missingIsNil, answer.status == 404 { return nil }
-            guard answer.status == 200, let json = try? JSONParser.parse(answer.body) else {
-                throw RuntimeFailure("\(emulator)\(path) answered \(answer.status): \(answer.text)")
-            }
-            return json
-        }
     }
 }

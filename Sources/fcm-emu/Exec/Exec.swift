@@ -51,15 +51,29 @@ extension FCMEmu {
                 The key file (mode 0600), the bundles and the Java trust store (the JDK's cacerts copied, never written) \
                 are kept in a new private directory ($TMPDIR/fcm-emu-exec-XXXXXX, mode 0700), removed when the command ends.
 
+                --attach runs the command against a `serve` that is running instead, so its dashboard and control API \
+                show what the command sent: give the ready file that serve wrote (--ready-file) or its address. That \
+                serve needs its HTTPS proxy (`--set proxyPort=9094`, or 0 for a free port), or exec --attach stops with \
+                exit code 1 before running anything: without it the SDK would reach the real Google. Its settings stay \
+                its own (the proxy tunnels other hosts only with its proxyTunnel setting), so --set, --import and \
+                --export-on-exit do not apply; --project is created on it when missing.
+
                 Examples:
                   fcm-emu exec -- pytest tests/
                   fcm-emu exec --project my-app -- python send.py
                   fcm-emu exec --credentials metadata -- go test ./...
+                  fcm-emu exec --attach /tmp/fcm.json -- python send.py    # after fcm-emu serve --set proxyPort=9094 --ready-file /tmp/fcm.json
                 """
         )
 
         @Option(help: "The project the SDK acts for; created when it does not exist (default: the demo project).")
         var project = DemoProject.id
+
+        @Option(
+            help: ArgumentHelp(
+                "Run against this running serve, not a fresh emulator: the ready file it wrote or its http:// address (its proxy on).",
+                valueName: "ready-file|url"))
+        var attach: String?
 
         @Option(help: "key-file (GOOGLE_APPLICATION_CREDENTIALS) or metadata (the GCE metadata server, no key file).")
         var credentials = EnvironmentPlan.Credentials.keyFile
@@ -84,9 +98,13 @@ extension FCMEmu {
 
         func validate() throws {
             guard !command.isEmpty else { throw ValidationError("give the command after --, e.g. fcm-emu exec -- pytest") }
+            if attach != nil, !assignments.isEmpty || importDirectory != nil || exportOnExit != nil {
+                throw ValidationError("--set, --import and --export-on-exit are for an emulator exec starts; --attach uses the running one as it is")
+            }
         }
 
         func run() async throws {
+            if let attach { return try await runAttached(to: attach) }
             let snapshots = (importDirectory.map { ["--import", $0] } ?? []) + (exportOnExit.map { ["--export-on-exit", $0] } ?? [])
             var serve = try Serve.parse(["--port", "0", "--log-level", logLevel] + snapshots + assignments.flatMap { ["--set", $0] })
             serve.readyFile = nil
@@ -118,19 +136,49 @@ extension FCMEmu {
             throw ExitCode(command.code.load(ordering: .acquiring))
         }
 
-        /// Prepares the project, the files and the environment, runs the command, and returns its status.
+        /// The same environment for a running `serve`, so its dashboard and control API show what
+        /// the command sent; its proxy is required, since without it the SDK reaches the real Google.
+        private func runAttached(to target: String) async throws {
+            let attached = try await AttachedEmulator.connect(target)
+            guard attached.info["proxy"] != nil else {
+                throw attached.noProxy("fcm-emu exec --attach", otherwise: "or run `fcm-emu exec -- …` for an emulator of its own")
+            }
+            try await attached.ensureProject(project, number: Self.projectNumber(project))
+            let command = CommandService {
+                await runCommand(info: attached.info, ca: attached.info["caCertificate"]?.stringValue) { work in
+                    try await attached.plan(project: project, credentials: credentials, in: work, info: attached.info) {
+                        Self.say("fcm-emu exec: " + $0)
+                    }
+                }
+            }
+            // Only the command, in a group for its signals: SIGINT and SIGTERM go on to it.
+            try await EmulatorServices.run([command], logger: Logger(label: "fcm-emu") { _ in SwiftLogNoOpLogHandler() })
+            throw ExitCode(command.code.load(ordering: .acquiring))
+        }
+
+        /// A number derived from the id (FNV-1a), so the same project gets the same sender id every run.
+        static func projectNumber(_ project: String) -> String {
+            let hash = project.utf8.reduce(UInt64(14_695_981_039_346_656_037)) { ($0 ^ UInt64($1)) &* 1_099_511_628_211 }
+            return String(100_000_000_000 + hash % 899_999_999_999)
+        }
+
+        /// Prepares the project, then runs the command in the emulator's environment and returns its status.
         private func runCommand(with running: RunningEmulator) async -> Int32 {
             let emulator = running.server.emulator
             if (try? emulator.project(project)) == nil {
-                // A number derived from the id (FNV-1a), so the same project gets the same sender id every run.
-                let hash = project.utf8.reduce(UInt64(14_695_981_039_346_656_037)) { ($0 ^ UInt64($1)) &* 1_099_511_628_211 }
                 do {
-                    _ = try emulator.createProject(id: project, number: String(100_000_000_000 + hash % 899_999_999_999))
+                    _ = try emulator.createProject(id: project, number: Self.projectNumber(project))
                 } catch {
                     Self.say("fcm-emu exec: cannot create project '\(project)': \(error.message)")
                     return 2
                 }
             }
+            return await runCommand(info: running.server.info, ca: running.server.caCertificatePath) { work in prepare(running, in: work) }
+        }
+
+        /// Makes the private directory, has `prepare` write the files into it, and runs the command with
+        /// the environment; returns its status.
+        private func runCommand(info: JSONValue, ca: String?, prepare: (String) async throws -> EnvironmentPlan) async -> Int32 {
             // A directory nobody else can have made or entered: a random name, mode 0700.
             let work: String
             do {
@@ -142,8 +190,14 @@ extension FCMEmu {
             defer { try? FileManager.default.removeItem(atPath: work) }
             let preset = ProcessInfo.processInfo.environment
             var environment = preset
-            let plan = prepare(running, in: work)
-            let route = noNameRoute ? [] : nameRoute(running.server.info, in: work)
+            let plan: EnvironmentPlan
+            do {
+                plan = try await prepare(work)
+            } catch {
+                Self.say("fcm-emu exec: \(error)")
+                return 125
+            }
+            let route = noNameRoute ? [] : nameRoute(info, in: work)
             let variables = plan.variables + route
             // Set where not set already, and said where a preset value keeps the command from the emulator;
             // the CA bundles the caller names are merged instead, and PYTHONPATH gets ours in front.
@@ -154,7 +208,7 @@ extension FCMEmu {
             for line in PresetEnvironment.conflicts(preset: preset, plan: variables, credentials: credentials) {
                 Self.say(line)
             }
-            if let ca = running.server.caCertificatePath, let pem = try? String(contentsOfFile: ca, encoding: .utf8) {
+            if let ca, let pem = try? String(contentsOfFile: ca, encoding: .utf8) {
                 let merge = PresetEnvironment.mergeBundles(preset: preset, caPEM: pem, directory: work)
                 for (name, value) in merge.values { environment[name] = value }
                 for name in PresetEnvironment.caVariables where environment[name]?.isEmpty == true {

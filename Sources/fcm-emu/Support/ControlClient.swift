@@ -17,7 +17,8 @@ import NIOPosix
     import Darwin
 #endif
 
-/// The few GETs the CLI makes to a running emulator (`health`, `env`, `credentials`), over plain
+/// The few requests the CLI makes to a running emulator (`health`, `env`, `credentials`, `exec
+/// --attach`), over plain
 /// HTTP/1.1 with SwiftNIO. Not URLSession: FoundationNetworking would bring libcurl into a binary
 /// that must run on its own.
 struct ControlClient: Sendable {
@@ -73,6 +74,12 @@ struct ControlClient: Sendable {
 
     /// One GET on a fresh connection; a refused connection or a timeout throws.
     func get(_ path: String, timeout: TimeAmount = .seconds(10)) async throws -> Answer {
+        try await send("GET", path, timeout: timeout)
+    }
+
+    /// One request on a fresh connection, with `json` as an `application/json` body (the only
+    /// kind the control API reads: docs/security.md); a refused connection or a timeout throws.
+    func send(_ method: String, _ path: String, json: [UInt8]? = nil, timeout: TimeAmount = .seconds(10)) async throws -> Answer {
         let channel: NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>
         do {
             channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
@@ -96,13 +103,18 @@ struct ControlClient: Sendable {
         var headers: HTTPHeaders = ["Host": hostHeader, "Accept": "application/json", "Connection": "close", "User-Agent": "fcm-emu-cli"]
         // An emulator listening beyond loopback asks for its control token (docs/security.md).
         if let token = controlToken { headers.add(name: "Authorization", value: "Bearer \(token)") }
-        let head = HTTPRequestHead(version: .http1_1, method: .GET, uri: prefix + path, headers: headers)
+        if let json {
+            headers.add(name: "Content-Type", value: "application/json")
+            headers.add(name: "Content-Length", value: String(json.count))
+        }
+        let head = HTTPRequestHead(version: .http1_1, method: HTTPMethod(rawValue: method), uri: prefix + path, headers: headers)
         let deadline = channel.channel.eventLoop.scheduleTask(in: timeout) { channel.channel.close(promise: nil) }
         defer { deadline.cancel() }
         return try await channel.executeThenClose { inbound, outbound in
             // One write: a GET is complete with its head, so the emulator may answer and close
             // before a separate `.end` was written, which then failed ("I/O on closed channel").
-            try await outbound.write(contentsOf: [.head(head), .end(nil)])
+            let payload = json.map { [HTTPClientRequestPart.body(.byteBuffer(ByteBuffer(bytes: $0)))] } ?? []
+            try await outbound.write(contentsOf: [.head(head)] + payload + [.end(nil)])
             var status = 0
             var body: [UInt8] = []
             for try await part in inbound {

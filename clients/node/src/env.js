@@ -129,6 +129,9 @@ export async function childEnv(emulator, { project, credentials, dir, nodeRoute 
   const args = ['env', '--emulator', emulator.httpUrl, '--format', 'json', '--dir', directory,
     '--project', project ?? emulator.demoProjectId];
   if (credentials) args.push('--credentials', credentials);
+  // Node children reach the emulator through the route NODE_OPTIONS imports, with or without the
+  // proxy; with neither, `fcm-emu env` refuses, since the SDK would reach the real Google.
+  if (nodeRoute && !emulator.proxyUrl) args.push('--no-proxy');
   const runEnv = { ...process.env };
   if (emulator.client.token) runEnv.FCM_EMU_CONTROL_TOKEN = emulator.client.token;
   const { stdout } = await run(executable, args, { env: runEnv, maxBuffer: 4 << 20 });
