@@ -25,9 +25,9 @@ extension FCMEmu {
                 emulator's TLS and XMPP ports (docs/unmodified-apps.md).
 
                 Examples:
-                  fcm-emu serve --set proxyPort=9094 &      # then, in the shell that runs your app:
+                  fcm-emu serve --set proxyPort=9094 &
                   eval "$(fcm-emu env)"
-                  eval "$(fcm-emu env --emulator /tmp/fcm.json)"     # the serve that wrote --ready-file /tmp/fcm.json
+                  eval "$(fcm-emu env --emulator /tmp/fcm.json)"   # by serve's --ready-file
                   fcm-emu env --format dotenv > .env
                   fcm-emu env --format json --credentials metadata
                   eval "$(fcm-emu env --name-route)"

@@ -62,7 +62,8 @@ extension FCMEmu {
                   fcm-emu exec -- pytest tests/
                   fcm-emu exec --project my-app -- python send.py
                   fcm-emu exec --credentials metadata -- go test ./...
-                  fcm-emu exec --attach /tmp/fcm.json -- python send.py    # after fcm-emu serve --set proxyPort=9094 --ready-file /tmp/fcm.json
+                  fcm-emu serve --set proxyPort=9094 --ready-file /tmp/fcm.json &
+                  fcm-emu exec --attach /tmp/fcm.json -- python send.py
                 """
         )
 
