@@ -67,3 +67,16 @@ test("env()'s files go with the emulator's stop()", async () => {
   await other.stop();
   assert.equal(fs.existsSync(env.GOOGLE_APPLICATION_CREDENTIALS), false);
 });
+
+test('env() for an emulator with no proxy: the Node route alone, and without it fcm-emu env refuses', async () => {
+  const plain = await Emulator.start({ settings: { proxyPort: 'off' } });
+  try {
+    const env = await plain.env();
+    assert.equal(env.HTTPS_PROXY, undefined);
+    assert.equal(env.FCM_EMU_HTTPS_URL, plain.httpsUrl);
+    assert.ok(env.NODE_OPTIONS.includes(`--import="${REGISTER_URL}"`));
+    await assert.rejects(plain.env({ nodeRoute: false }), (error) => /proxyPort=9094/.test(String(error.stderr ?? error.message)));
+  } finally {
+    await plain.stop();
+  }
+});
