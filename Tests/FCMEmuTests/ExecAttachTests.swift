@@ -55,6 +55,10 @@ struct ExecAttachTests {
         #expect(project.status == 0, "\(project.stderr)")
         let made = try await control(served, "/projects/attach-app")
         #expect(made["senderId"]?.stringValue == T.lines(project.stdout)["SENDER"] && made["senderId"]?.stringValue == FCMEmu.Exec.projectNumber("attach-app"))
+        #expect(!project.stderr.contains("metadataProject"))
+        // ADC from that serve's metadata server gets tokens for its metadataProject only: said, with the fix.
+        let adc = try fcmEmu(["exec", "--attach", served.url, "--project", "attach-app", "--credentials", "metadata", "--", "true"])
+        #expect(adc.status == 0 && adc.stderr.contains("--set metadataProject=attach-app"), "\(adc.stderr)")
     }
 
     @Test(.enabled(if: ExecEndToEndTests.binaryBuilt)) func aServeWithoutAProxyIsRefusedWithTheFix() async throws {

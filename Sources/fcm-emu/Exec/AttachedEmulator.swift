@@ -92,6 +92,17 @@ struct AttachedEmulator {
                 + "(or FCM_EMU_PROXY_PORT=9094; proxyPort=0 picks a free port, named in the ready file), \(otherwise)")
     }
 
+    /// With `--credentials metadata`, the SDK takes its token from the serve's metadata server, which
+    /// hands out tokens for one project, its `metadataProject` setting (MetadataServer.swift); a
+    /// strict project refuses a token for another, so a different `project` is said, with the fix.
+    func metadataMismatch(project: String) async -> String? {
+        let answer = try? await client.send("GET", "/computeMetadata/v1/project/project-id", headers: [("Metadata-Flavor", "Google")])
+        guard let answer, answer.status == 200, answer.text != project else { return nil }
+        return "WARNING: the metadata server of \(address) hands out tokens for \(answer.text) (its metadataProject setting), "
+            + "not \(project), which refuses them unless it is lax (demo-…, auth=lax): start that serve with "
+            + "--set metadataProject=\(project), or use --credentials key-file"
+    }
+
     /// Makes `project` through the control API when the emulator has none, with the number `exec`
     /// gives it in an emulator of its own.
     func ensureProject(_ project: String, number: String) async throws {

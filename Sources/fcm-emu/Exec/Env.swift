@@ -64,6 +64,9 @@ extension FCMEmu {
             var info = attached.info
             if info["proxy"] == nil, !noProxy { throw attached.noProxy("fcm-emu env", otherwise: "or pass --no-proxy to leave the proxy variables out") }
             if noProxy { info = .object((info.objectValue ?? []).filter { $0.0 != "proxy" }) }
+            if credentials == .metadata, let mismatch = await attached.metadataMismatch(project: project) {
+                Self.say("fcm-emu env: " + mismatch)
+            }
             let directory = dir ?? ServeOptions.defaultStateDirectory + "/env"
             try FileManager.default.createDirectory(
                 atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])

@@ -56,7 +56,8 @@ extension FCMEmu {
                 serve needs its HTTPS proxy (`--set proxyPort=9094`, or 0 for a free port), or exec --attach stops with \
                 exit code 1 before running anything: without it the SDK would reach the real Google. Its settings stay \
                 its own (the proxy tunnels other hosts only with its proxyTunnel setting), so --set, --import and \
-                --export-on-exit do not apply; --project is created on it when missing.
+                --export-on-exit do not apply; --project is created on it when missing (with --credentials metadata, \
+                its metadataProject setting must be --project: said on stderr when not).
 
                 Examples:
                   fcm-emu exec -- pytest tests/
@@ -145,6 +146,9 @@ extension FCMEmu {
                 throw attached.noProxy("fcm-emu exec --attach", otherwise: "or run `fcm-emu exec -- …` for an emulator of its own")
             }
             try await attached.ensureProject(project, number: Self.projectNumber(project))
+            if credentials == .metadata, let mismatch = await attached.metadataMismatch(project: project) {
+                Self.say("fcm-emu exec: " + mismatch)
+            }
             let command = CommandService {
                 await runCommand(info: attached.info, ca: attached.info["caCertificate"]?.stringValue) { work in
                     try await attached.plan(project: project, credentials: credentials, in: work, info: attached.info) {

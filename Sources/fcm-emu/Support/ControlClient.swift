@@ -79,7 +79,9 @@ struct ControlClient: Sendable {
 
     /// One request on a fresh connection, with `json` as an `application/json` body (the only
     /// kind the control API reads: docs/security.md); a refused connection or a timeout throws.
-    func send(_ method: String, _ path: String, json: [UInt8]? = nil, timeout: TimeAmount = .seconds(10)) async throws -> Answer {
+    func send(
+        _ method: String, _ path: String, json: [UInt8]? = nil, headers extra: [(String, String)] = [], timeout: TimeAmount = .seconds(10)
+    ) async throws -> Answer {
         let channel: NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>
         do {
             channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
@@ -103,6 +105,7 @@ struct ControlClient: Sendable {
         var headers: HTTPHeaders = ["Host": hostHeader, "Accept": "application/json", "Connection": "close", "User-Agent": "fcm-emu-cli"]
         // An emulator listening beyond loopback asks for its control token (docs/security.md).
         if let token = controlToken { headers.add(name: "Authorization", value: "Bearer \(token)") }
+        for (name, value) in extra { headers.add(name: name, value: value) }
         if let json {
             headers.add(name: "Content-Type", value: "application/json")
             headers.add(name: "Content-Length", value: String(json.count))
