@@ -99,6 +99,7 @@ enum MessageCodec {
                         ("ttlSeconds", a.ttlSeconds.map(JSONValue.int)),
                         ("restrictedPackageName", a.restrictedPackageName.map(JSONValue.string)), ("data", a.data.map(pairsJSON)),
                         ("notification", a.notification.isEmpty ? nil : JSONValue(.object(a.notification))),
+                        ("v2", a.v2.map(androidV2)),
                     ])
                 }
             ),
@@ -144,7 +145,7 @@ enum MessageCodec {
             c.android = AndroidOptions(
                 collapseKey: try g.optionalString("collapseKey"), priority: try priority(&g), ttlSeconds: try g.optionalInt("ttlSeconds"),
                 restrictedPackageName: try g.optionalString("restrictedPackageName"), data: try g.pairs("data"),
-                notification: try object(&g, "notification") ?? [])
+                notification: try object(&g, "notification") ?? [], v2: try g.optional("v2").map(androidV2))
             try g.finish()
         }
         if let a = f.optional("apns") {
@@ -178,6 +179,35 @@ enum MessageCodec {
         c.measuredPayloadSize = try f.optionalInt("measuredPayloadSize").map { Int($0) }
         try f.finish()
         return c
+    }
+
+    /// An `android_v2` message's type: `{"type": "remoteNotification", "mutableContent": …,
+    /// "useAsV1DataMessage": …}` or `{"type": "backgroundSync"}`.
+    private static func androidV2(_ type: AndroidV2Type) -> JSONValue {
+        switch type {
+        case .remoteNotification(let mutableContent, let useAsV1DataMessage):
+            return .object(omittingNils: [
+                ("type", .string("remoteNotification")), ("mutableContent", mutableContent ? .bool(true) : nil),
+                ("useAsV1DataMessage", useAsV1DataMessage ? .bool(true) : nil),
+            ])
+        case .backgroundSync:
+            return .object([("type", .string("backgroundSync"))])
+        }
+    }
+
+    private static func androidV2(_ json: JSONValue) throws(SnapshotProblem) -> AndroidV2Type {
+        var f = try JSONFields(json, "message.content.android.v2")
+        let type: AndroidV2Type
+        switch try f.string("type") {
+        case "remoteNotification":
+            type = .remoteNotification(mutableContent: try f.bool("mutableContent"), useAsV1DataMessage: try f.bool("useAsV1DataMessage"))
+        case "backgroundSync":
+            type = .backgroundSync
+        case let other:
+            throw SnapshotProblem("message.content.android.v2.type \"\(other)\" is neither remoteNotification nor backgroundSync")
+        }
+        try f.finish()
+        return type
     }
 
     private static func priority(_ f: inout JSONFields) throws(SnapshotProblem) -> Priority? {

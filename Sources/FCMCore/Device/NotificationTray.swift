@@ -53,8 +53,20 @@ enum NotificationTray {
         case refused
     }
 
+    /// An `android_v2` notification's integer `id`, which "is used in conjunction with tag to form
+    /// a unique identifier (tag, id)": a notification with the same pair replaces the shown one
+    /// (`AndroidNotificationV2.id` in the fcm v1 discovery document; Android's
+    /// `NotificationManager.notify(String, int, Notification)`). Nil elsewhere.
+    static func notificationId(of entry: TrayEntry, platform: Platform) -> Int64? {
+        guard platform == .android, let android = entry.delivery.message?.content.android, android.v2 != nil else { return nil }
+        return android.notification.first { $0.0 == "id" }?.1.int64Value
+    }
+
     static func post(_ entry: TrayEntry, into tray: inout [TrayEntry], platform: Platform) -> PostResult {
-        if let tag = entry.tag, let index = tray.firstIndex(where: { $0.tag == tag }) {
+        let id = notificationId(of: entry, platform: platform)
+        if entry.tag != nil || id != nil,
+            let index = tray.firstIndex(where: { $0.tag == entry.tag && notificationId(of: $0, platform: platform) == id })
+        {
             let replaced = tray.remove(at: index)
             tray.append(entry)
             return .replaced(replaced)

@@ -8,7 +8,13 @@ extension Delivery {
         if kind == .deletedMessages { return platform == .android ? "onDeletedMessages" : "deletedMessages" }
         switch (platform, handling) {
         case (_, .tray): return "notificationTray"
-        case (.android, _): return "onMessageReceived"
+        case (.android, _):
+            // The v2 client callbacks (https://firebase.google.com/docs/cloud-messaging/send/v2-api).
+            switch message?.content.android?.v2 {
+            case .remoteNotification: return "onNotificationReceived"
+            case .backgroundSync: return "onBackgroundSyncReceived"
+            case nil: return "onMessageReceived"
+            }
         case (.ios, .silent): return "application(_:didReceiveRemoteNotification:fetchCompletionHandler:)"
         case (.ios, _):
             return message.map { DeliveryProfile($0.content, platform: .ios, appId: "", now: time).isNotification } == true
@@ -40,7 +46,8 @@ extension Delivery {
     private func androidPayload(_ message: Message) -> PayloadValue {
         let content = message.content
         var notification: [(String, PayloadValue)] = []
-        if let n = content.notification {
+        // A background sync is a data message: nothing of a notification reaches the app.
+        if let n = content.notification, content.android?.v2 != .backgroundSync {
             notification.append(
                 contentsOf: [("title", n.title), ("body", n.body), ("imageUrl", n.image)].compactMap { k, v in v.map { (k, .string($0)) } })
         }

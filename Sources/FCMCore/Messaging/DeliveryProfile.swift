@@ -20,9 +20,20 @@ struct DeliveryProfile: Sendable {
         switch platform {
         case .android:
             let android = content.android
-            isNotification = content.notification != nil || !(android?.notification.isEmpty ?? true)
+            switch android?.v2 {
+            case .remoteNotification:
+                // "urgent ... delivered without delay", and shown by the FCM SDK (the v2 guide).
+                isNotification = true
+                originalPriority = .high
+            case .backgroundSync:
+                // "Non-urgent data messages ... Delivery can be batched or delayed" (the v2 guide).
+                isNotification = false
+                originalPriority = .normal
+            case nil:
+                isNotification = content.notification != nil || !(android?.notification.isEmpty ?? true)
+                originalPriority = android?.priority ?? content.priority ?? (isNotification ? .high : .normal)
+            }
             contentAvailable = false
-            originalPriority = android?.priority ?? content.priority ?? (isNotification ? .high : .normal)
             ttlSeconds = android?.ttlSeconds ?? ttlDefault
             collapseKey = android?.collapseKey ?? content.collapseKey
         case .ios:
@@ -68,7 +79,8 @@ struct DeliveryProfile: Sendable {
         // Notification messages are always collapsible; without a key they share one per app
         // (docs/simulation.md, "Collapse keys";
         // https://firebase.google.com/docs/cloud-messaging/customize-messages/collapsible-message-types).
-        if collapseKey == nil, isNotification { collapseKey = "\u{1}app:" + appId }
+        // An `android_v2` message of either type is "non-collapsible by default" (the v2 guide).
+        if collapseKey == nil, isNotification, platform != .android || content.android?.v2 == nil { collapseKey = "\u{1}app:" + appId }
         ttlSeconds = min(max(ttlSeconds, 0), EmulatorSettings.maxTTLSeconds)
     }
 

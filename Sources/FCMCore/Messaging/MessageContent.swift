@@ -27,11 +27,13 @@ package struct AndroidOptions: Sendable {
     /// Notification fields as the app's `RemoteMessage.Notification` exposes them
     /// (`title`, `body`, `icon`, `channelId`, `clickAction`, …), in request order.
     package var notification: [(String, PayloadValue)]
+    /// The message type of a v1 `android_v2` send; nil for `android` and the legacy protocols.
+    package var v2: AndroidV2Type?
 
     package init(
         collapseKey: String? = nil, priority: Priority? = nil, ttlSeconds: Int64? = nil,
         restrictedPackageName: String? = nil, data: StringPairs? = nil,
-        notification: [(String, PayloadValue)] = []
+        notification: [(String, PayloadValue)] = [], v2: AndroidV2Type? = nil
     ) {
         self.collapseKey = collapseKey
         self.priority = priority
@@ -39,7 +41,21 @@ package struct AndroidOptions: Sendable {
         self.restrictedPackageName = restrictedPackageName
         self.data = data
         self.notification = notification
+        self.v2 = v2
     }
+}
+
+/// `AndroidConfigV2`'s two message types, whose type implies the priority
+/// (https://firebase.google.com/docs/cloud-messaging/send/v2-api, "What's new in AndroidConfigV2").
+package enum AndroidV2Type: Sendable, Equatable {
+    /// `remote_notification`: an urgent notification the FCM SDK posts itself, delivered without
+    /// delay past battery saving; the app's callback is `onNotificationReceived`.
+    /// `mutableContent`: the app may update what is shown; `useAsV1DataMessage`: clients of the
+    /// older SDKs get it as a data message, without its notification.
+    case remoteNotification(mutableContent: Bool, useAsV1DataMessage: Bool)
+    /// `background_sync`: a non-urgent data message that may be batched or delayed; the app's
+    /// callback is `onBackgroundSyncReceived`.
+    case backgroundSync
 }
 
 /// APNs options (v1 `apns`): headers and the payload whose `aps` dictionary iOS receives.

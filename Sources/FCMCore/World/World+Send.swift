@@ -221,7 +221,7 @@ extension World {
         {
             throw FCMError(
                 .invalidPackageName, "restricted_package_name '\(restricted)' does not match the app",
-                field: "message.android.restricted_package_name")
+                field: request.content.android?.v2 == nil ? "message.android.restricted_package_name" : "message.android_v2.restricted_package_name")
         }
         return device.appId
     }
