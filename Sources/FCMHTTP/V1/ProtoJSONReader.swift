@@ -15,7 +15,8 @@ enum ProtoJSONReader {
         }
         var out: [(String, JSONValue)] = []
         out.reserveCapacity(pairs.count)
-        var oneofSet: String?
+        // The oneofs already set, by index in `schema.oneofs` (a message has one or two).
+        var oneofsSet: [Int] = []
         for (key, item) in pairs {
             guard let field = schema.field(jsonName: key) else {
                 let at = path.isEmpty ? "" : " at '\(path)'"
@@ -29,14 +30,13 @@ enum ProtoJSONReader {
             if out.contains(where: { $0.0 == field.name }) {
                 throw V1Error.transcoder(field: fieldPath(), message: "Invalid JSON payload received. Duplicate field \"\(key)\".")
             }
-            if field.inOneof, let oneof = schema.oneof {
-                if oneofSet != nil {
+            if let oneof = field.oneof {
+                if oneofsSet.contains(oneof) {
+                    let name = schema.oneofs[oneof].name
                     throw V1Error.transcoder(
-                        field: path,
-                        message: "Invalid value at '\(path)' (oneof), oneof field '\(oneof.name)' is already set. Cannot set '\(key)'"
-                    )
+                        field: path, message: "Invalid value at '\(path)' (oneof), oneof field '\(name)' is already set. Cannot set '\(key)'")
                 }
-                oneofSet = field.name
+                oneofsSet.append(oneof)
             }
             out.append((field.name, try read(item, as: field.type, path: fieldPath())))
         }

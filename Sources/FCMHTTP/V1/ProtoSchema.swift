@@ -24,28 +24,28 @@ indirect enum ProtoType: Sendable {
 struct ProtoMessage: Sendable {
     let typeName: String
     let fields: [(name: String, type: ProtoType)]
-    /// Fields of which at most one may be set, with the oneof's name.
-    let oneof: (name: String, fields: Set<String>)?
+    /// Groups of fields of which at most one may be set, each with its oneof's name.
+    let oneofs: [(name: String, fields: Set<String>)]
     /// Field index by proto name and by JSON (lowerCamelCase) name, built once.
     private let index: [String: Int]
-    /// Whether each field belongs to the oneof, by index: asked for every field read.
-    private let inOneof: [Bool]
+    /// The oneof each field belongs to, by index: asked for every field read.
+    private let oneofOf: [Int?]
 
-    init(typeName: String, fields: [(name: String, type: ProtoType)], oneof: (name: String, fields: Set<String>)? = nil) {
+    init(typeName: String, fields: [(name: String, type: ProtoType)], oneofs: [(name: String, fields: Set<String>)] = []) {
         self.typeName = typeName
         self.fields = fields
-        self.oneof = oneof
+        self.oneofs = oneofs
         var index: [String: Int] = [:]
         for (i, field) in fields.enumerated() {
             index[field.name] = i
             index[ProtoNames.camel(field.name)] = i
         }
         self.index = index
-        inOneof = fields.map { oneof?.fields.contains($0.name) ?? false }
+        oneofOf = fields.map { field in oneofs.firstIndex { $0.fields.contains(field.name) } }
     }
 
-    func field(jsonName: String) -> (name: String, type: ProtoType, inOneof: Bool)? {
-        index[jsonName].map { (fields[$0].name, fields[$0].type, inOneof[$0]) }
+    func field(jsonName: String) -> (name: String, type: ProtoType, oneof: Int?)? {
+        index[jsonName].map { (fields[$0].name, fields[$0].type, oneofOf[$0]) }
     }
 }
 
@@ -68,7 +68,7 @@ enum ProtoNames {
 
 /// The FCM v1 schema, from the discovery document and the SDK encoders (firebase.google.com/docs/reference/fcm/rest/v1/projects.messages).
 enum FCMSchema {
-    private static let fcm = "google.firebase.fcm.v1."
+    static let fcm = "google.firebase.fcm.v1."
 
     static let sendRequest = ProtoMessage(
         typeName: fcm + "SendMessageRequest",
@@ -81,8 +81,9 @@ enum FCMSchema {
             ("name", .string), ("token", .string), ("topic", .string), ("condition", .string), ("fid", .string),
             ("data", .stringMap), ("notification", .message(notification)), ("android", .message(android)),
             ("webpush", .message(webpush)), ("apns", .message(apns)), ("fcm_options", .message(fcmOptions)),
+            ("android_v2", .message(androidV2)),
         ],
-        oneof: ("target", ["token", "topic", "condition", "fid"])
+        oneofs: [("target", ["token", "topic", "condition", "fid"]), androidConfigOneof]
     )
 
     static let notification = ProtoMessage(

@@ -36,6 +36,7 @@ enum V1MessageDecoder {
             content.notification = NotificationContent(title: n.string("title"), body: n.string("body"), image: n.string("image"))
         }
         if let a = m.object("android").map(Fields.init) { content.android = try android(a) }
+        if let a = m.object("android_v2").map(Fields.init) { content.android = try androidV2(a) }
         if let a = m.object("apns").map(Fields.init) {
             if let payload = a.object("payload") { try APSRules.check(payload) }
             let options = a.object("fcm_options").map(Fields.init)
@@ -84,36 +85,45 @@ enum V1MessageDecoder {
     }
 
     private static func android(_ a: Fields) throws(V1Error) -> AndroidOptions {
+        var options = try androidCommon(a, field: "message.android")
+        if let priority = a.string("priority") { options.priority = priority == "HIGH" ? .high : .normal }
+        if let n = a.object("notification") { options.notification = try androidNotification(n, field: "message.android.notification") }
+        return options
+    }
+
+    /// What `android` and `android_v2` share: collapse key, TTL, package, data and analytics label,
+    /// checked under `field`.
+    static func androidCommon(_ a: Fields, field: String) throws(V1Error) -> AndroidOptions {
         var options = AndroidOptions(
             collapseKey: a.string("collapse_key"), restrictedPackageName: a.string("restricted_package_name"), data: a.stringMap("data"))
         if let key = options.collapseKey, key.utf8.count > EmulatorSettings.maxCollapseKeyBytes {
-            throw V1Error.invalidArgument(field: "message.android.collapse_key")
+            throw V1Error.invalidArgument(field: field + ".collapse_key")
         }
-        if let priority = a.string("priority") { options.priority = priority == "HIGH" ? .high : .normal }
         if let ttl = a.string("ttl") {
             // "The ttl will be rounded down to the nearest second" (discovery document).
             guard let millis = DurationParser.millis(ttl), millis >= 0, millis / 1000 <= EmulatorSettings.maxTTLSeconds else {
-                throw V1Error.invalidArgument(field: "message.android.ttl")
+                throw V1Error.invalidArgument(field: field + ".ttl")
             }
             options.ttlSeconds = millis / 1000
         }
-        if let n = a.object("notification") {
-            let fields = Fields(n)
-            if let color = fields.string("color"), !isHexColor(color, alpha: false) {
-                throw V1Error.invalidArgument(field: "message.android.notification.color")
-            }
-            if fields.value("body_loc_args") != nil, fields.string("body_loc_key") == nil {
-                throw V1Error.invalidArgument(field: "message.android.notification.body_loc_key")
-            }
-            if fields.value("title_loc_args") != nil, fields.string("title_loc_key") == nil {
-                throw V1Error.invalidArgument(field: "message.android.notification.title_loc_key")
-            }
-            // The app reads these through RemoteMessage.Notification's getters.
-            options.notification = n.map { key, value in (key == "image" ? "imageUrl" : ProtoNames.camel(key), PayloadValue(value)) }
-        }
-        try checkLabel(
-            a.object("fcm_options").map(Fields.init)?.string("analytics_label"), field: "message.android.fcm_options.analytics_label")
+        try checkLabel(a.object("fcm_options").map(Fields.init)?.string("analytics_label"), field: field + ".fcm_options.analytics_label")
         return options
+    }
+
+    /// An Android notification's fields as the app reads them through `RemoteMessage.Notification`'s
+    /// getters, once the checks FCM makes of them pass.
+    static func androidNotification(_ n: [(String, JSONValue)], field: String) throws(V1Error) -> [(String, PayloadValue)] {
+        let fields = Fields(n)
+        if let color = fields.string("color"), !isHexColor(color, alpha: false) {
+            throw V1Error.invalidArgument(field: field + ".color")
+        }
+        if fields.value("body_loc_args") != nil, fields.string("body_loc_key") == nil {
+            throw V1Error.invalidArgument(field: field + ".body_loc_key")
+        }
+        if fields.value("title_loc_args") != nil, fields.string("title_loc_key") == nil {
+            throw V1Error.invalidArgument(field: field + ".title_loc_key")
+        }
+        return n.map { key, value in (key == "image" ? "imageUrl" : ProtoNames.camel(key), PayloadValue(value)) }
     }
 
     private static func isHexColor(_ text: String, alpha: Bool) -> Bool {
@@ -122,7 +132,7 @@ enum V1MessageDecoder {
     }
 
     /// Analytics labels match `^[a-zA-Z0-9-_.~%]{1,50}$`.
-    private static func checkLabel(_ label: String?, field: String) throws(V1Error) {
+    static func checkLabel(_ label: String?, field: String) throws(V1Error) {
         guard let label else { return }
         guard label.utf8.count <= 50, IdentifierShape.isValidTopicName(label) else { throw V1Error.invalidArgument(field: field) }
     }
