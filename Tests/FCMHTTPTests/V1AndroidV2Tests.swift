@@ -103,6 +103,16 @@ struct V1AndroidV2Tests {
         // "non-collapsible by default" (the v2 guide), unlike a v1 notification message.
         #expect(delivery.collapseKey == nil)
         #expect(delivery.payload(on: .android)["collapseKey"] == .string("do_not_collapse"))
+        // The discovery document's camelCase names, flags included.
+        let camel = #"""
+            {"message": {"token": "\#(d.token)", "androidV2": {"collapseKey": "score", "remoteNotification": \#
+            {"mutableContent": true, "useAsV1DataMessage": true, "notification": {"title": "Goal", "channelId": "goals"}}}}}
+            """#
+        #expect(api.call("POST", send, camel).status == 200)
+        let flagged = try #require(try inbox(api, d).last)
+        #expect(flagged.message?.content.android?.v2 == .remoteNotification(mutableContent: true, useAsV1DataMessage: true))
+        #expect(flagged.collapseKey == "score")
+        #expect(flagged.payload(on: .android)["notification"]?["channelId"] == .string("goals"))
     }
 
     @Test func theSameTagAndIdReplaceTheShownNotification() throws {
