@@ -36,6 +36,9 @@ public struct FrontConfiguration: Sendable {
     /// Host, Origin and control-token checks for network callers (`EmulatorServer` sets them);
     /// nil for in-process callers (tests, scenarios), which no web page can reach.
     public var access: AccessPolicy?
+    /// Who holds connections to the HTTP ports (`GET /emulator/v1/connections`); the server sets
+    /// it, and in process there are none.
+    package var clients: ClientConnections?
 
     public init(authMode: AuthMode = .strict, stateDirectory: String? = nil) {
         self.authMode = authMode
@@ -57,7 +60,7 @@ public enum EmulatorRoutes {
         let live = fronts.live ?? LiveRequests()
         let control = ControlAPI(
             emulator: emulator, credentials: credentials, live: live, feed: fronts.events ?? EventFeed(), info: info,
-            snapshots: snapshots)
+            snapshots: snapshots, clients: fronts.clients)
         control.register(into: &router)
         Dashboard().register(into: &router)
         let metadataRoot = Fronts.register(

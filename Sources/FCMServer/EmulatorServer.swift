@@ -128,6 +128,8 @@ public final class EmulatorServer: Sendable {
         // Every network listener (HTTP, TLS, the proxy's routes) checks Host, Origin and the token.
         let token = configuration.controlToken.resolve(host: configuration.host)
         var fronts = fronts
+        let clients = fronts.clients ?? ClientConnections()
+        fronts.clients = clients
         fronts.access = AccessPolicy(
             listenHost: configuration.host, allowedHosts: configuration.allowedHosts, controlToken: token, logger: logger)
         if configuration.controlToken == .off, !HostRules.isLoopback(configuration.host.lowercased()) {
@@ -145,7 +147,7 @@ public final class EmulatorServer: Sendable {
         let http = try await ListenFailure.naming("HTTP", host: configuration.host, port: configuration.httpPort) {
             try await HTTPServer.start(
                 host: configuration.host, port: configuration.httpPort, responder: responder, group: group,
-                idleTimeout: .seconds(configuration.idleTimeoutSeconds), logger: logger
+                idleTimeout: .seconds(configuration.idleTimeoutSeconds), clients: clients, logger: logger
             )
         }
         var https: HTTPServer?
@@ -157,7 +159,7 @@ public final class EmulatorServer: Sendable {
                 https = try await ListenFailure.naming("TLS", host: configuration.host, port: tlsPort) {
                     try await HTTPServer.start(
                         host: configuration.host, port: tlsPort, responder: responder, group: group,
-                        idleTimeout: .seconds(configuration.idleTimeoutSeconds), tls: tls, logger: logger
+                        idleTimeout: .seconds(configuration.idleTimeoutSeconds), tls: tls, clients: clients, logger: logger
                     )
                 }
                 caPath = path

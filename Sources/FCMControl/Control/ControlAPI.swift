@@ -22,11 +22,14 @@ public struct ControlAPI: Sendable {
     /// The running server's addresses and credentials, for `GET /info` (the ready-file JSON).
     let info: @Sendable () -> JSONValue
     let snapshots: SnapshotRoutes
+    /// Who holds connections to the HTTP ports; nil in process.
+    let clients: ClientConnections?
 
     package init(
         emulator: Emulator, credentials: FrontCredentials, live: LiveRequests, feed: EventFeed,
-        info: @escaping @Sendable () -> JSONValue, snapshots: SnapshotConfiguration
+        info: @escaping @Sendable () -> JSONValue, snapshots: SnapshotConfiguration, clients: ClientConnections? = nil
     ) {
+        self.clients = clients
         self.emulator = emulator
         self.accounts = credentials.accounts
         self.grants = credentials.grants
@@ -55,6 +58,7 @@ public struct ControlAPI: Sendable {
         router.add("POST", "\(p):import", handle { request, _ throws(FCMError) in try snapshots.import(request) })
         registerClock(into: &router)
         registerMetrics(into: &router)
+        registerConnections(into: &router)
         registerFaults(into: &router)
         registerProjects(into: &router)
         registerDevices(into: &router)

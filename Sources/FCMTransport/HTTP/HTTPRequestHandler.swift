@@ -49,6 +49,10 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// A call a `hold` fault leaves unanswered: its place among the server's held calls, given
     /// back when the stream or connection ends (HTTPRequestHandler+StreamFaults.swift).
     var holding: LiveSlot?
+    /// Who holds connections (docs/control-api.md, "Connections"); nil where nobody counts.
+    var clients: ClientConnections?
+    /// This stream's request was counted: its end is counted too.
+    private var countedStream = false
     static let initialBodyCapacity = 16 * 1024
     /// The longest an injected latency may hold an answer, in wall time, however slow the clock.
     static let maxWallDelayMillis: Int64 = 10 * 60 * 1000
@@ -62,6 +66,13 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
         switch unwrapInboundIn(data) {
         case .head(let head):
             started = .now()
+            if let clients {
+                // A stream's connection is its parent (a socket's parent is its listener); the first
+                // request's User-Agent names the client.
+                let connection = http2 == nil ? context.channel : context.channel.parent ?? context.channel
+                clients.request(on: connection, userAgent: head.headers.first(name: "user-agent"), stream: http2 != nil)
+                countedStream = http2 != nil
+            }
             let declared = head.headers.first(name: "content-length").flatMap { Int($0) } ?? 0
             if declared > responder.maxBodyBytes {
                 refuseTooLarge(context: context, head: head)
@@ -129,6 +140,10 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
+        if countedStream, let connection = context.channel.parent {
+            countedStream = false
+            clients?.streamClosed(on: connection)
+        }
         endLive()
         holding = nil
         context.fireChannelInactive()

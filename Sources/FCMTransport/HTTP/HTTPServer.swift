@@ -20,17 +20,19 @@ public final class HTTPServer: Sendable {
     /// Binds and starts serving; returns once the socket listens.
     public static func start(
         host: String, port: Int, responder: HTTPResponder, group: any EventLoopGroup,
-        idleTimeout: TimeAmount = .seconds(120), tls: NIOSSLContext? = nil, logger: Logger
+        idleTimeout: TimeAmount = .seconds(120), tls: NIOSSLContext? = nil, clients: ClientConnections? = nil, logger: Logger
     ) async throws -> HTTPServer {
         let floor = ConnectionFloor(idle: .bothWays(idleTimeout), tls: tls, handshakeFaults: responder, logger: logger)
         let listener = try await Listener.bind(host: host, port: port, group: group, floor: floor) { channel in
+            clients?.opened(channel, listener: tls == nil ? "http" : "https")
             guard tls != nil else {
                 return channel.eventLoop.makeCompletedFuture {
-                    try addHTTP1(channel.pipeline.syncOperations, responder: responder, logger: logger)
+                    try addHTTP1(channel.pipeline.syncOperations, responder: responder, logger: logger, clients: clients)
                 }
             }
             return configureHTTPS(
-                channel, connection: HTTP2Connection(idleTimeout: idleTimeout, logger: logger), responder: responder, logger: logger)
+                channel, connection: HTTP2Connection(idleTimeout: idleTimeout, logger: logger), responder: responder, logger: logger,
+                clients: clients)
         }
         logger.info(tls == nil ? "HTTP listening" : "HTTPS (h2, http/1.1) listening", metadata: ["address": "\(host):\(listener.port)"])
         return HTTPServer(listener: listener)
@@ -40,7 +42,7 @@ public final class HTTPServer: Sendable {
     /// GOAWAY `connection` keeps (HTTP2Connection.swift), or HTTP/1.1. Tests lay it on listeners
     /// of their own, with a connection they watch.
     static func configureHTTPS(
-        _ channel: any Channel, connection: HTTP2Connection, responder: HTTPResponder, logger: Logger
+        _ channel: any Channel, connection: HTTP2Connection, responder: HTTPResponder, logger: Logger, clients: ClientConnections? = nil
     ) -> EventLoopFuture<Void> {
         let http2 = NIOLoopBound(connection, eventLoop: channel.eventLoop)
         // Until ALPN chooses, the idle timeout is acted on here (NegotiationIdleHandler.swift).
@@ -56,7 +58,7 @@ public final class HTTPServer: Sendable {
                 connection.pipeline.syncOperations.removeHandler(chosen.value, promise: nil)
                 return connection.configureHTTP2Pipeline(mode: .server, targetWindowSize: 65535) { stream in
                     stream.eventLoop.makeCompletedFuture {
-                        try configureStream(stream, connection: http2.value, responder: responder, logger: logger)
+                        try configureStream(stream, connection: http2.value, responder: responder, logger: logger, clients: clients)
                     }
                 }.flatMapThrowing { _ in
                     let sync = connection.pipeline.syncOperations
@@ -70,7 +72,7 @@ public final class HTTPServer: Sendable {
             http1ChannelConfigurator: { connection in
                 connection.eventLoop.makeCompletedFuture {
                     connection.pipeline.syncOperations.removeHandler(chosen.value, promise: nil)
-                    try addHTTP1(connection.pipeline.syncOperations, responder: responder, logger: logger)
+                    try addHTTP1(connection.pipeline.syncOperations, responder: responder, logger: logger, clients: clients)
                 }
             }
         )
@@ -79,7 +81,7 @@ public final class HTTPServer: Sendable {
     /// An HTTP/2 stream: NIO's frames-to-HTTP/1 codec and the emulator's handler, which knows its
     /// stream id for a `goaway` fault; a stream above a GOAWAY's last one is refused instead.
     private static func configureStream(
-        _ stream: any Channel, connection: HTTP2Connection, responder: HTTPResponder, logger: Logger
+        _ stream: any Channel, connection: HTTP2Connection, responder: HTTPResponder, logger: Logger, clients: ClientConnections?
     ) throws {
         let sync = stream.pipeline.syncOperations
         // Beneath the codec: the stream's DATA counts toward what the connection holds.
@@ -94,6 +96,7 @@ public final class HTTPServer: Sendable {
             return
         }
         let handler = HTTPRequestHandler(responder: responder, logger: logger)
+        handler.clients = clients
         if let id { handler.http2 = (connection, id) }
         // In front of the codec, which keeps `:authority` only when there is no `host`.
         try sync.addHandler(HTTP2AuthorityReader(handler: handler), position: .first)
@@ -122,14 +125,17 @@ public final class HTTPServer: Sendable {
     /// HTTP/1.1 itself, on the plain and proxy ports and over TLS: the one pipeline of requests
     /// and answers. The proxy's decoder hands what follows a CONNECT on to the tunnel.
     static func addHTTP1(
-        _ sync: ChannelPipeline.SynchronousOperations, responder: HTTPResponder, logger: Logger, proxy: ProxyRequestHandler? = nil
+        _ sync: ChannelPipeline.SynchronousOperations, responder: HTTPResponder, logger: Logger, proxy: ProxyRequestHandler? = nil,
+        clients: ClientConnections? = nil
     ) throws {
         typealias Names = ProxyRequestHandler.Names
         let leftOver: RemoveAfterUpgradeStrategy = proxy == nil ? .dropBytes : .forwardBytes
         try sync.addHandler(ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: leftOver)), name: Names.decoder)
         try sync.addHandler(HTTP1Connection(), name: Names.connection)
         if let proxy { try sync.addHandler(proxy, name: Names.proxy) }
-        try sync.addHandler(HTTPRequestHandler(responder: responder, logger: logger), name: Names.routes)
+        let handler = HTTPRequestHandler(responder: responder, logger: logger)
+        handler.clients = clients
+        try sync.addHandler(handler, name: Names.routes)
     }
 
     /// Stops accepting connections, then lets the open ones finish what they are answering
