@@ -263,6 +263,15 @@ func (c *Client) CACertificate(ctx context.Context) ([]byte, error) {
 	return resp.Body, nil
 }
 
+// Metrics calls metrics: counters and gauges in Prometheus's text format 0.0.4.
+func (c *Client) Metrics(ctx context.Context) (string, error) {
+	resp, err := c.Do(ctx, Request{Method: "GET", Path: "/metrics", Accept: "text/plain"})
+	if err != nil {
+		return "", err
+	}
+	return string(resp.Body), nil
+}
+
 // Reset calls resetAll: deletes every project but the demo project, all devices, events, timers.
 func (c *Client) Reset(ctx context.Context) error {
 	_, err := c.Do(ctx, Request{Method: "POST", Path: "/reset", JSON: struct{}{}})
@@ -524,6 +533,8 @@ type NewProject struct {
 	// Number is the sender id; generated when empty.
 	Number     string   `json:"number,omitempty"`
 	ServerKeys []string `json:"serverKeys,omitempty"`
+	// APIEnabled false creates the project with its v1 API off (403 SERVICE_DISABLED); nil is on.
+	APIEnabled *bool `json:"apiEnabled,omitempty"`
 }
 
 // Project returns a handle on project id (no call is made).
@@ -578,6 +589,20 @@ func (c *Client) GetProject(ctx context.Context, project string) (*ProjectInfo, 
 	return info, err
 }
 
+// ProjectUpdate is the body of UpdateProject; nil fields are left as they are.
+type ProjectUpdate struct {
+	// APIEnabled false makes every v1 call of the project answer 403 SERVICE_DISABLED, as a
+	// project whose Firebase Cloud Messaging API was never enabled.
+	APIEnabled *bool `json:"apiEnabled,omitempty"`
+}
+
+// UpdateProject calls updateProject: changes the project's settings.
+func (c *Client) UpdateProject(ctx context.Context, project string, u ProjectUpdate) (*ProjectInfo, error) {
+	info := &ProjectInfo{}
+	_, err := c.getJSON(ctx, Request{Method: "PATCH", Path: "/projects/" + seg(project), JSON: u}, info)
+	return info, err
+}
+
 // DeleteProject calls deleteProject: the project and everything in it.
 func (c *Client) DeleteProject(ctx context.Context, project string) error {
 	_, err := c.Do(ctx, Request{Method: "DELETE", Path: "/projects/" + seg(project)})
@@ -606,6 +631,13 @@ func (c *Client) CreateAccessToken(ctx context.Context, project string) (*Access
 	t := &AccessToken{}
 	_, err := c.getJSON(ctx, Request{Method: "POST", Path: "/projects/" + seg(project) + "/accessTokens", JSON: struct{}{}}, t)
 	return t, err
+}
+
+// RevokeAccessTokens calls revokeAccessTokens: every bearer the project was issued until now
+// gets 401 on its next v1 call, as after a key rotation; tokens issued later work.
+func (c *Client) RevokeAccessTokens(ctx context.Context, project string) error {
+	_, err := c.Do(ctx, Request{Method: "POST", Path: "/projects/" + seg(project) + "/accessTokens:revoke", JSON: struct{}{}})
+	return err
 }
 
 // Topics calls listTopics: topics with subscriber counts.

@@ -66,10 +66,15 @@ func send(emu *fcmemu.Emulator, project *fcmemu.Project, message map[string]any)
 	if err != nil {
 		return "", err
 	}
+	return sendWith(ctx, emu, project, token.AccessToken, message)
+}
+
+// sendWith is send with a given bearer (one that may have been revoked).
+func sendWith(ctx context.Context, emu *fcmemu.Emulator, project *fcmemu.Project, bearer string, message map[string]any) (string, error) {
 	body, _ := json.Marshal(map[string]any{"message": message})
 	req, _ := http.NewRequestWithContext(ctx, "POST", emu.HTTPURL()+"/v1/projects/"+project.ID()+"/messages:send", bytes.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Authorization", "Bearer "+token.AccessToken)
+	req.Header.Set("Authorization", "Bearer "+bearer)
 	resp, err := (&http.Client{Transport: &http.Transport{}}).Do(req)
 	if err != nil {
 		return "", err

@@ -73,6 +73,8 @@ type ProjectInfo struct {
 	SenderID   string   `json:"senderId"`
 	ServerKeys []string `json:"serverKeys"`
 	CreatedAt  string   `json:"createdAt,omitempty"`
+	// APIEnabled is false while every v1 call of the project answers 403 SERVICE_DISABLED.
+	APIEnabled bool `json:"apiEnabled"`
 }
 
 // Device is a simulated device (one app install), as the API last described it. A Device read

@@ -20,8 +20,9 @@ var operationMethods = map[string]string{
 	"listFaults": "Faults", "addFault": "AddFault", "setFaults": "SetFaults",
 	"clearFaults": "ClearFaults", "getFault": "Fault", "removeFault": "RemoveFault",
 	"listProjects": "ListProjects", "createProject": "CreateProject", "getProject": "GetProject",
-	"deleteProject": "DeleteProject", "resetProject": "ResetProject",
+	"updateProject": "UpdateProject", "deleteProject": "DeleteProject", "resetProject": "ResetProject",
 	"getServiceAccount": "ServiceAccount", "createAccessToken": "CreateAccessToken",
+	"revokeAccessTokens": "RevokeAccessTokens", "metrics": "Metrics",
 	"listXMPPConnections": "XMPPConnections", "sendUpstream": "SendUpstream",
 	"drainXMPP": "DrainXMPP", "listTopics": "Topics", "listGroups": "Groups",
 	"listProjectEvents": "ProjectEvents", "streamProjectEvents": "StreamProjectEvents",
@@ -66,6 +67,51 @@ func TestEveryOperationHasAMethod(t *testing.T) {
 	sort.Strings(missing)
 	if len(missing) > 0 {
 		t.Errorf("operations not covered: %s", strings.Join(missing, ", "))
+	}
+}
+
+func TestAPIOffRevokedBearersAndMetrics(t *testing.T) {
+	emu := sharedEmulator(t)
+	ctx := ctxFor(t)
+	project := emu.NewProject(t)
+	phone, err := project.CreateDevice(ctx, fcmemu.NewDevice{Platform: fcmemu.Android})
+	if err != nil {
+		t.Fatal(err)
+	}
+	message := map[string]any{"token": phone.Token, "data": map[string]string{"a": "1"}}
+
+	off, on := false, true
+	if info, err := project.Update(ctx, fcmemu.ProjectUpdate{APIEnabled: &off}); err != nil || info.APIEnabled {
+		t.Fatalf("API off: %+v, %v", info, err)
+	}
+	if _, err := send(emu, project, message); err == nil || !strings.Contains(err.Error(), "403") || !strings.Contains(err.Error(), "SERVICE_DISABLED") {
+		t.Fatalf("send with the API off: %v, want 403 SERVICE_DISABLED", err)
+	}
+	if info, err := emu.Client().UpdateProject(ctx, project.ID(), fcmemu.ProjectUpdate{APIEnabled: &on}); err != nil || !info.APIEnabled {
+		t.Fatalf("API on: %+v, %v", info, err)
+	}
+
+	token, err := project.CreateAccessToken(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sendWith(ctx, emu, project, token.AccessToken, message); err != nil {
+		t.Fatal(err)
+	}
+	if err := project.RevokeAccessTokens(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sendWith(ctx, emu, project, token.AccessToken, message); err == nil || !strings.Contains(err.Error(), "401") {
+		t.Fatalf("send with a revoked bearer: %v, want 401", err)
+	}
+	sendV1(t, emu, project, message)
+
+	metrics, err := emu.Client().Metrics(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(metrics, "\nfcm_emu_messages_accepted_total") {
+		t.Errorf("metrics have no fcm_emu_messages_accepted_total:\n%s", metrics)
 	}
 }
 

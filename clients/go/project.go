@@ -33,6 +33,11 @@ func (p *Project) Delete(ctx context.Context) error { return p.client.DeleteProj
 // Reset removes the project's devices, topics and groups.
 func (p *Project) Reset(ctx context.Context) error { return p.client.ResetProject(ctx, p.id) }
 
+// Update changes the project's settings (UpdateProject).
+func (p *Project) Update(ctx context.Context, u ProjectUpdate) (*ProjectInfo, error) {
+	return p.client.UpdateProject(ctx, p.id, u)
+}
+
 // ServiceAccount returns a service-account key file (JSON) whose token_uri points at the emulator.
 func (p *Project) ServiceAccount(ctx context.Context) ([]byte, error) {
 	return p.client.ServiceAccount(ctx, p.id)
@@ -41,6 +46,11 @@ func (p *Project) ServiceAccount(ctx context.Context) ([]byte, error) {
 // CreateAccessToken returns an OAuth bearer for the project's v1 API.
 func (p *Project) CreateAccessToken(ctx context.Context) (*AccessToken, error) {
 	return p.client.CreateAccessToken(ctx, p.id)
+}
+
+// RevokeAccessTokens makes every bearer issued until now get 401 (RevokeAccessTokens).
+func (p *Project) RevokeAccessTokens(ctx context.Context) error {
+	return p.client.RevokeAccessTokens(ctx, p.id)
 }
 
 // Topics lists topics with subscriber counts.

@@ -53,6 +53,8 @@ export interface ProjectInfo {
   senderId?: string;
   serverKeys?: string[];
   createdAt?: string;
+  /** Off: every v1 call of the project answers 403 SERVICE_DISABLED. */
+  apiEnabled?: boolean;
   [key: string]: unknown;
 }
 
@@ -243,8 +245,10 @@ export class Project {
   info(): Promise<ProjectInfo>;
   delete(): Promise<void>;
   reset(): Promise<void>;
+  update(changes: { apiEnabled?: boolean }): Promise<ProjectInfo>;
   serviceAccount(): Promise<Record<string, string>>;
   createAccessToken(): Promise<AccessToken>;
+  revokeAccessTokens(): Promise<void>;
   topics(): Promise<Array<{ name: string; subscribers: number }>>;
   groups(): Promise<Array<Record<string, unknown>>>;
   xmppConnections(): Promise<Array<Record<string, unknown>>>;
@@ -275,6 +279,8 @@ export class Client {
   info(): Promise<Record<string, any>>;
   openapi(): Promise<Record<string, any>>;
   caCertificate(): Promise<string>;
+  /** Prometheus text format 0.0.4. */
+  metrics(): Promise<string>;
   reset(): Promise<void>;
 
   exportSnapshot(name: string, options?: { include?: Array<'events' | 'inboxes'> }): Promise<{ name: string; manifest: Record<string, unknown> }>;
@@ -308,12 +314,14 @@ export class Client {
 
   project(id: string): Project;
   listProjects(): Promise<ProjectInfo[]>;
-  createProject(id: string, options?: { number?: string; serverKeys?: string[] }): Promise<ProjectInfo>;
+  createProject(id: string, options?: { number?: string; serverKeys?: string[]; apiEnabled?: boolean }): Promise<ProjectInfo>;
   getProject(project: string): Promise<ProjectInfo>;
+  updateProject(project: string, changes: { apiEnabled?: boolean }): Promise<ProjectInfo>;
   deleteProject(project: string): Promise<void>;
   resetProject(project: string): Promise<void>;
   serviceAccount(project: string): Promise<Record<string, string>>;
   createAccessToken(project: string): Promise<AccessToken>;
+  revokeAccessTokens(project: string): Promise<void>;
   topics(project: string): Promise<Array<{ name: string; subscribers: number }>>;
   groups(project: string): Promise<Array<Record<string, unknown>>>;
   xmppConnections(project: string): Promise<Array<Record<string, unknown>>>;

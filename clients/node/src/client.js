@@ -92,10 +92,14 @@ export class Project {
   delete() { return this.client.deleteProject(this.id); }
   /** `resetProject`: removes the project's devices, topics and groups. */
   reset() { return this.client.resetProject(this.id); }
+  /** `updateProject`: `{apiEnabled}` turns the project's v1 API on or off. */
+  update(changes) { return this.client.updateProject(this.id, changes); }
   /** `getServiceAccount`: a key file (JSON) whose `token_uri` points at the emulator. */
   serviceAccount() { return this.client.serviceAccount(this.id); }
   /** `createAccessToken`: an OAuth bearer for the project's v1 API. */
   createAccessToken() { return this.client.createAccessToken(this.id); }
+  /** `revokeAccessTokens`: every bearer issued until now gets 401. */
+  revokeAccessTokens() { return this.client.revokeAccessTokens(this.id); }
   /** `listTopics`. */
   topics() { return this.client.topics(this.id); }
   /** `listGroups`. */
@@ -267,6 +271,8 @@ export class Client {
   openapi() { return this.json('GET', '/openapi.json'); }
   /** `caCertificate`: the PEM of the CA that signs the emulator's TLS certificates. */
   async caCertificate() { return (await this.request('GET', '/ca.pem', { accept: 'application/x-pem-file' })).body.toString('ascii'); }
+  /** `metrics`: counters and gauges as Prometheus text (format 0.0.4), for assertions on totals. */
+  async metrics() { return (await this.request('GET', '/metrics', { accept: 'text/plain' })).body.toString('utf8'); }
   /** `resetAll`: deletes every project but the demo one, all devices, events, timers. */
   async reset() { await this.request('POST', '/reset', { body: {} }); }
 
@@ -431,14 +437,24 @@ export class Client {
    * `createProject`: `id` is 4–30 lower-case letters, digits or hyphens starting with a letter;
    * ids starting with `demo-` accept any bearer token.
    */
-  createProject(id, { number, serverKeys } = {}) {
+  createProject(id, { number, serverKeys, apiEnabled } = {}) {
     const body = { id };
     if (number !== undefined) body.number = number;
     if (serverKeys !== undefined) body.serverKeys = serverKeys;
+    if (apiEnabled !== undefined) body.apiEnabled = apiEnabled;
     return this.json('POST', '/projects', body);
   }
   /** `getProject` (by id or number). */
   getProject(project) { return this.json('GET', `/projects/${seg(project)}`); }
+  /**
+   * `updateProject`: `apiEnabled: false` makes every v1 call of the project answer 403
+   * SERVICE_DISABLED, as a project whose Firebase Cloud Messaging API was never enabled.
+   */
+  updateProject(project, { apiEnabled } = {}) {
+    const body = {};
+    if (apiEnabled !== undefined) body.apiEnabled = apiEnabled;
+    return this.json('PATCH', `/projects/${seg(project)}`, body);
+  }
   /** `deleteProject`. */
   async deleteProject(project) { await this.request('DELETE', `/projects/${seg(project)}`); }
   /** `resetProject`. */
@@ -447,6 +463,8 @@ export class Client {
   serviceAccount(project) { return this.json('GET', `/projects/${seg(project)}/serviceAccount`); }
   /** `createAccessToken`. */
   createAccessToken(project) { return this.json('POST', `/projects/${seg(project)}/accessTokens`, {}); }
+  /** `revokeAccessTokens`: tokens issued until now get 401 on their next v1 call; later ones work. */
+  async revokeAccessTokens(project) { await this.request('POST', `/projects/${seg(project)}/accessTokens:revoke`, { body: {} }); }
   /** `listTopics`. */
   topics(project) { return this.allPages(`/projects/${seg(project)}/topics`, 'topics'); }
   /** `listGroups`. */

@@ -29,6 +29,7 @@ test('the emulator: health, info, openapi, CA', async () => {
 // operationId (openapi.json) → the Client method that makes the call.
 const OPERATIONS = {
   health: 'health', info: 'info', caCertificate: 'caCertificate', openapi: 'openapi', resetAll: 'reset',
+  metrics: 'metrics',
   exportSnapshot: 'exportSnapshot', importSnapshot: 'importSnapshot',
   getClock: 'clock', advanceClock: 'advanceClock', pauseClock: 'pauseClock', resumeClock: 'resumeClock',
   setClockSpeed: 'setClockSpeed', listTimers: 'timers',
@@ -36,8 +37,9 @@ const OPERATIONS = {
   listFaults: 'faults', addFault: 'addFault', setFaults: 'setFaults', clearFaults: 'clearFaults',
   getFault: 'fault', removeFault: 'removeFault',
   listProjects: 'listProjects', createProject: 'createProject', getProject: 'getProject',
-  deleteProject: 'deleteProject', resetProject: 'resetProject',
+  updateProject: 'updateProject', deleteProject: 'deleteProject', resetProject: 'resetProject',
   getServiceAccount: 'serviceAccount', createAccessToken: 'createAccessToken',
+  revokeAccessTokens: 'revokeAccessTokens',
   listXMPPConnections: 'xmppConnections', sendUpstream: 'sendUpstream', drainXMPP: 'drainXmpp',
   listTopics: 'topics', listGroups: 'groups',
   listProjectEvents: 'projectEvents', streamProjectEvents: 'streamProjectEvents',
@@ -75,6 +77,27 @@ test('projects: create, read, key file, access token, delete', async () => {
   assert.match(token.accessToken, /^ya29\./);
   await project.delete();
   await assert.rejects(project.info(), (error) => error.status === 404);
+});
+
+test('projects: API off answers 403, revoked bearers 401, metrics count accepted sends', async () => {
+  const project = await emulator.createProject({ prefix: 'switches' });
+  const phone = await project.createDevice('android');
+  const send = (token) => fetch(`${emulator.httpUrl}/v1/projects/${project.id}/messages:send`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ message: { token: phone.token, data: { a: '1' } } }),
+  });
+  const token = (await project.createAccessToken()).accessToken;
+  assert.equal((await project.update({ apiEnabled: false })).apiEnabled, false);
+  const disabled = await send(token);
+  assert.equal(disabled.status, 403);
+  assert.match(await disabled.text(), /SERVICE_DISABLED/);
+  assert.equal((await client.updateProject(project.id, { apiEnabled: true })).apiEnabled, true);
+  assert.equal((await send(token)).status, 200);
+  await project.revokeAccessTokens();
+  assert.equal((await send(token)).status, 401);
+  assert.equal((await send((await project.createAccessToken()).accessToken)).status, 200);
+  assert.match(await client.metrics(), /^fcm_emu_messages_accepted_total\b/m);
 });
 
 test('topics: a list past one page (8 MiB) is read to the end through nextOffset', async () => {

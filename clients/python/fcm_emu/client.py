@@ -410,6 +410,11 @@ class Client:
         (for clients that cannot read the emulator's files: a container, another machine)."""
         return self.request("GET", "/ca.pem", accept="application/x-pem-file").body.decode("ascii")
 
+    def metrics(self) -> str:
+        """``metrics``: counters and gauges in Prometheus's text format 0.0.4 (accepted messages by
+        API, refusals by code, deliveries, devices by state), for assertions on totals."""
+        return self.request("GET", "/metrics", accept="text/plain").body.decode("utf-8")
+
     def reset(self) -> None:
         """``resetAll``: deletes every project but the demo project, all devices, events, timers."""
         self.request("POST", "/reset", body={})
@@ -609,20 +614,32 @@ class Client:
         return [ProjectInfo.from_json(p) for p in self._all_pages("/projects", "projects")]
 
     def create_project(self, project_id: str, *, number: Optional[str] = None,
-                       server_keys: Optional[Sequence[str]] = None) -> ProjectInfo:
+                       server_keys: Optional[Sequence[str]] = None,
+                       api_enabled: Optional[bool] = None) -> ProjectInfo:
         """``createProject``: ``project_id`` is 4–30 lower-case letters, digits or hyphens starting
         with a letter; ``number`` (the sender id) is generated when absent. Ids starting with
-        ``demo-`` accept any bearer token, as the Firebase emulators do."""
+        ``demo-`` accept any bearer token, as the Firebase emulators do. ``api_enabled=False``
+        creates it with its v1 API off (see :meth:`update_project`)."""
         body: Dict[str, Any] = {"id": project_id}
         if number is not None:
             body["number"] = number
         if server_keys is not None:
             body["serverKeys"] = list(server_keys)
+        if api_enabled is not None:
+            body["apiEnabled"] = api_enabled
         return ProjectInfo.from_json(self._json("POST", "/projects", body))
 
     def get_project(self, project: str) -> ProjectInfo:
         """``getProject`` (by id or number)."""
         return ProjectInfo.from_json(self._json("GET", f"/projects/{_segment(project)}"))
+
+    def update_project(self, project: str, *, api_enabled: Optional[bool] = None) -> ProjectInfo:
+        """``updateProject``: ``api_enabled=False`` makes every v1 call of the project answer 403
+        SERVICE_DISABLED, as for a project whose Firebase Cloud Messaging API was never enabled."""
+        body: Dict[str, Any] = {}
+        if api_enabled is not None:
+            body["apiEnabled"] = api_enabled
+        return ProjectInfo.from_json(self._json("PATCH", f"/projects/{_segment(project)}", body))
 
     def delete_project(self, project: str) -> None:
         """``deleteProject``: the project and everything in it."""
@@ -639,6 +656,11 @@ class Client:
     def create_access_token(self, project: str) -> AccessToken:
         """``createAccessToken``: an OAuth bearer for the project's v1 API, without the JWT exchange."""
         return AccessToken.from_json(self._json("POST", f"/projects/{_segment(project)}/accessTokens", {}))
+
+    def revoke_access_tokens(self, project: str) -> None:
+        """``revokeAccessTokens``: every bearer the project was issued until now gets 401 on its
+        next v1 call, as after a key rotation; tokens issued later work."""
+        self.request("POST", f"/projects/{_segment(project)}/accessTokens:revoke", body={})
 
     def topics(self, project: str) -> List[Topic]:
         """``listTopics``: topics with subscriber counts."""
@@ -853,6 +875,14 @@ class Project:
     def create_access_token(self) -> AccessToken:
         """An OAuth bearer for the project's v1 API."""
         return self.client.create_access_token(self.id)
+
+    def revoke_access_tokens(self) -> None:
+        """Makes every bearer issued until now get 401 on its next v1 call."""
+        self.client.revoke_access_tokens(self.id)
+
+    def update(self, *, api_enabled: Optional[bool] = None) -> ProjectInfo:
+        """Turns the project's v1 API on or off (off: every v1 call answers 403 SERVICE_DISABLED)."""
+        return self.client.update_project(self.id, api_enabled=api_enabled)
 
     def topics(self) -> List[Topic]:
         """Topics with subscriber counts."""

@@ -47,13 +47,17 @@ def _build(cls: Type[T], data: Mapping[str, Any], **extra: Any) -> T:
 
 @dataclass
 class ProjectInfo:
-    """A project as the emulator keeps it: its id, number (the sender id) and legacy server keys."""
+    """A project as the emulator keeps it: its id, number (the sender id) and legacy server keys.
+
+    ``api_enabled`` is False while every v1 call of the project answers 403 SERVICE_DISABLED.
+    """
 
     id: str
     number: str = ""
     sender_id: str = ""
     server_keys: List[str] = field(default_factory=list)
     created_at: Optional[str] = None
+    api_enabled: bool = True
     raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod

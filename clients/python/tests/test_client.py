@@ -7,6 +7,7 @@ import http.server
 import json
 import re
 import threading
+import urllib.error
 from typing import Any, Dict, List
 
 import pytest
@@ -24,8 +25,9 @@ OPERATIONS = {
     "listFaults": "faults", "addFault": "add_fault", "setFaults": "set_faults", "clearFaults": "clear_faults",
     "removeFault": "remove_fault",
     "listProjects": "list_projects", "createProject": "create_project", "getProject": "get_project",
-    "deleteProject": "delete_project", "resetProject": "reset_project",
+    "updateProject": "update_project", "deleteProject": "delete_project", "resetProject": "reset_project",
     "getServiceAccount": "service_account", "createAccessToken": "create_access_token",
+    "revokeAccessTokens": "revoke_access_tokens", "metrics": "metrics",
     "listXMPPConnections": "xmpp_connections", "sendUpstream": "send_upstream", "drainXMPP": "drain_xmpp",
     "listTopics": "topics", "listGroups": "groups",
     "listProjectEvents": "project_events", "streamProjectEvents": "stream_project_events",
@@ -215,6 +217,25 @@ def test_service_accounts_and_access_tokens(fcm_emulator: Emulator, fcm_project:
     device = fcm_project.create_device("web")
     send(fcm_emulator, fcm_project, {"token": device.token, "data": {"w": "1"}}, bearer=token.access_token)
     assert device.inbox(wait_for=1, timeout=10).satisfied
+
+
+def test_api_off_revoked_bearers_and_metrics(fcm_emulator: Emulator, fcm_project: Project,
+                                             fcm_client: Client) -> None:
+    device = fcm_project.create_device("android")
+    message = {"token": device.token, "data": {"a": "1"}}
+    bearer = fcm_project.create_access_token().access_token
+    assert fcm_project.update(api_enabled=False).api_enabled is False
+    with pytest.raises(urllib.error.HTTPError) as disabled:
+        send(fcm_emulator, fcm_project, message, bearer=bearer)
+    assert disabled.value.code == 403 and "SERVICE_DISABLED" in disabled.value.read().decode()
+    assert fcm_client.update_project(fcm_project.id, api_enabled=True).api_enabled is True
+    send(fcm_emulator, fcm_project, message, bearer=bearer)
+    fcm_project.revoke_access_tokens()
+    with pytest.raises(urllib.error.HTTPError) as revoked:
+        send(fcm_emulator, fcm_project, message, bearer=bearer)
+    assert revoked.value.code == 401
+    send(fcm_emulator, fcm_project, message)
+    assert re.search(r"^fcm_emu_messages_accepted_total\b", fcm_client.metrics(), re.M)
 
 
 def test_project_reset_groups_and_xmpp(fcm_project: Project, fcm_client: Client) -> None:

@@ -254,6 +254,16 @@ public final class Client {
         return request("GET", "/ca.pem", null, null, timeout).body();
     }
 
+    /**
+     * {@code metrics}: counters and gauges (accepted messages by API, refusals by code, deliveries,
+     * devices by state, ...) for a test to assert on totals.
+     *
+     * @return the text, in Prometheus's text format 0.0.4
+     */
+    public String metrics() {
+        return request("GET", "/metrics", null, null, timeout).body();
+    }
+
     /** {@code resetAll}: deletes every project but the demo project, all devices, events, timers. */
     public void reset() {
         json("POST", "/reset", Map.of());
@@ -518,6 +528,20 @@ public final class Client {
     }
 
     /**
+     * {@code createProject} with its Firebase Cloud Messaging API on or off from the start.
+     *
+     * @param projectId 4–30 lower-case letters, digits or hyphens, starting with a letter
+     * @param number the project number (sender id), or null to have one generated
+     * @param apiEnabled false: every v1 call of the project answers 403 SERVICE_DISABLED
+     * @return a handle on the new project
+     */
+    public Project createProject(String projectId, String number, boolean apiEnabled) {
+        ProjectInfo info = ProjectInfo.fromJson(json("POST", "/projects",
+                body("id", projectId, "number", number, "apiEnabled", apiEnabled)));
+        return new Project(this, info.id());
+    }
+
+    /**
      * {@code getProject}.
      *
      * @param project the project's id or number
@@ -525,6 +549,18 @@ public final class Client {
      */
     public ProjectInfo getProject(String project) {
         return ProjectInfo.fromJson(get("/projects/" + segment(project)));
+    }
+
+    /**
+     * {@code updateProject}: turns the project's Firebase Cloud Messaging API on or off; off, every
+     * v1 call answers 403 SERVICE_DISABLED, as for a project where the API was never enabled.
+     *
+     * @param project the project id
+     * @param apiEnabled whether the v1 API answers
+     * @return the project as changed
+     */
+    public ProjectInfo updateProject(String project, boolean apiEnabled) {
+        return ProjectInfo.fromJson(json("PATCH", "/projects/" + segment(project), body("apiEnabled", apiEnabled)));
     }
 
     /**
@@ -566,6 +602,16 @@ public final class Client {
         Map<String, Object> m = json("POST", "/projects/" + segment(project) + "/accessTokens", Map.of());
         return new AccessToken(Json.str(m, "accessToken"), Optional.ofNullable(Json.str(m, "tokenType")).orElse("Bearer"),
                 Json.num(m, "expiresIn", 0));
+    }
+
+    /**
+     * {@code revokeAccessTokens}: every bearer the project was issued until now gets 401 on its
+     * next v1 call, as after a key rotation; tokens issued later work.
+     *
+     * @param project the project id
+     */
+    public void revokeAccessTokens(String project) {
+        json("POST", "/projects/" + segment(project) + "/accessTokens:revoke", Map.of());
     }
 
     /**

@@ -56,6 +56,21 @@ public final class Project {
         return client.createAccessToken(id);
     }
 
+    /** Makes every bearer issued until now get 401 on its next v1 call. */
+    public void revokeAccessTokens() {
+        client.revokeAccessTokens(id);
+    }
+
+    /**
+     * Turns the project's Firebase Cloud Messaging API on or off (off: v1 calls answer 403).
+     *
+     * @param apiEnabled whether the v1 API answers
+     * @return the project as changed
+     */
+    public ProjectInfo update(boolean apiEnabled) {
+        return client.updateProject(id, apiEnabled);
+    }
+
     /** @return topics with subscriber counts */
     public List<Topic> topics() {
         return client.topics(id);

@@ -11,13 +11,14 @@ import java.util.Map;
  * @param number the project number, which is the sender id
  * @param serverKeys the legacy API's server keys
  * @param createdAt when it was created
+ * @param apiEnabled false while every v1 call of the project answers 403 SERVICE_DISABLED
  * @param raw the JSON it was read from
  */
 public record ProjectInfo(String id, String number, List<String> serverKeys, Instant createdAt,
-                          Map<String, Object> raw) {
+                          boolean apiEnabled, Map<String, Object> raw) {
     static ProjectInfo fromJson(Map<String, Object> m) {
         return new ProjectInfo(Json.str(m, "id"), Json.str(m, "number"), Json.strings(m, "serverKeys"),
-                Times.instant(Json.str(m, "createdAt")), Map.copyOf(nonNull(m)));
+                Times.instant(Json.str(m, "createdAt")), Json.bool(m, "apiEnabled", true), Map.copyOf(nonNull(m)));
     }
 
     static Map<String, Object> nonNull(Map<String, Object> m) {

@@ -1,10 +1,12 @@
 package dev.fcmemu;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.fcmemu.junit.FcmEmulatorExtension;
 import java.lang.reflect.Method;
+import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
@@ -31,7 +33,9 @@ class ControlApiTest {
             Map.entry("clearFaults", "clearFaults"), Map.entry("getFault", "fault"),
             Map.entry("removeFault", "removeFault"), Map.entry("listProjects", "listProjects"),
             Map.entry("createProject", "createProject"), Map.entry("getProject", "getProject"),
+            Map.entry("updateProject", "updateProject"), Map.entry("metrics", "metrics"),
             Map.entry("deleteProject", "deleteProject"), Map.entry("resetProject", "resetProject"),
+            Map.entry("revokeAccessTokens", "revokeAccessTokens"),
             Map.entry("getServiceAccount", "serviceAccountJson"),
             Map.entry("createAccessToken", "createAccessToken"),
             Map.entry("listXMPPConnections", "xmppConnections"), Map.entry("sendUpstream", "sendUpstream"),
@@ -66,6 +70,27 @@ class ControlApiTest {
         List<String> absent = OPERATIONS.entrySet().stream().filter(e -> !methods.contains(e.getValue()))
                 .map(e -> e.getKey() + " -> " + e.getValue()).collect(Collectors.toList());
         assertEquals(List.of(), absent, "methods named in the map that Client lacks");
+    }
+
+    @Test
+    void apiOffRevokedBearersAndMetrics(Client client, FcmEmulator emulator, Project project) throws Exception {
+        Device phone = project.createDevice(NewDevice.of(Platform.ANDROID));
+        Map<String, Object> message = Map.of("token", phone.token(), "data", Map.of("a", "1"));
+        String bearer = project.createAccessToken().accessToken();
+
+        assertFalse(project.update(false).apiEnabled());
+        HttpResponse<String> disabled = Sends.v1(emulator, project, bearer, message);
+        assertEquals(403, disabled.statusCode(), disabled.body());
+        assertTrue(disabled.body().contains("SERVICE_DISABLED"), disabled.body());
+        assertTrue(client.updateProject(project.id(), true).apiEnabled());
+        assertEquals(200, Sends.v1(emulator, project, bearer, message).statusCode());
+
+        project.revokeAccessTokens();
+        assertEquals(401, Sends.v1(emulator, project, bearer, message).statusCode());
+        Sends.v1(emulator, project, message);
+
+        String metrics = client.metrics();
+        assertTrue(metrics.contains("\nfcm_emu_messages_accepted_total"), metrics);
     }
 
     @Test

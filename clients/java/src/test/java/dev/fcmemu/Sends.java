@@ -15,15 +15,21 @@ final class Sends {
     private Sends() {}
 
     static String v1(FcmEmulator emulator, Project project, Map<String, Object> message) throws Exception {
-        HttpRequest request = HttpRequest.newBuilder(URI.create(emulator.httpUrl() + "/v1/projects/" + project.id() + "/messages:send"))
-                .header("Authorization", "Bearer " + project.createAccessToken().accessToken())
-                .header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(Json.write(Map.of("message", message))))
-                .build();
-        HttpResponse<String> answer = HTTP.send(request, HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> answer = v1(emulator, project, project.createAccessToken().accessToken(), message);
         if (answer.statusCode() != 200) {
             throw new AssertionError("send: " + answer.statusCode() + " " + answer.body());
         }
         return (String) Json.parseObject(answer.body()).get("name");
+    }
+
+    /** A send with a given bearer (one that may have been revoked), answered as it came. */
+    static HttpResponse<String> v1(FcmEmulator emulator, Project project, String bearer, Map<String, Object> message)
+            throws Exception {
+        HttpRequest request = HttpRequest.newBuilder(URI.create(emulator.httpUrl() + "/v1/projects/" + project.id() + "/messages:send"))
+                .header("Authorization", "Bearer " + bearer)
+                .header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(Json.write(Map.of("message", message))))
+                .build();
+        return HTTP.send(request, HttpResponse.BodyHandlers.ofString());
     }
 }
