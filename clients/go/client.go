@@ -272,6 +272,31 @@ func (c *Client) Metrics(ctx context.Context) (string, error) {
 	return string(resp.Body), nil
 }
 
+// ClientConnection is a client of the HTTP ports: its address, the User-Agent of its first
+// request on a connection, the port, and its connections, requests and HTTP/2 streams.
+type ClientConnection struct {
+	Address       string `json:"address"`
+	UserAgent     string `json:"userAgent"`
+	Listener      string `json:"listener"`
+	Opened        int    `json:"opened"`
+	Open          int    `json:"open"`
+	Requests      int    `json:"requests"`
+	StreamsOpened int    `json:"streamsOpened"`
+	StreamsOpen   int    `json:"streamsOpen"`
+}
+
+// Connections calls listConnections: who holds connections to the HTTP ports, most open first,
+// to catch a client pool that leaks.
+func (c *Client) Connections(ctx context.Context) ([]ClientConnection, error) {
+	var out struct {
+		Clients []ClientConnection `json:"clients"`
+	}
+	if _, err := c.getJSON(ctx, Request{Method: "GET", Path: "/connections"}, &out); err != nil {
+		return nil, err
+	}
+	return out.Clients, nil
+}
+
 // Reset calls resetAll: deletes every project but the demo project, all devices, events, timers.
 func (c *Client) Reset(ctx context.Context) error {
 	_, err := c.Do(ctx, Request{Method: "POST", Path: "/reset", JSON: struct{}{}})

@@ -22,7 +22,7 @@ var operationMethods = map[string]string{
 	"listProjects": "ListProjects", "createProject": "CreateProject", "getProject": "GetProject",
 	"updateProject": "UpdateProject", "deleteProject": "DeleteProject", "resetProject": "ResetProject",
 	"getServiceAccount": "ServiceAccount", "createAccessToken": "CreateAccessToken",
-	"revokeAccessTokens": "RevokeAccessTokens", "metrics": "Metrics",
+	"revokeAccessTokens": "RevokeAccessTokens", "metrics": "Metrics", "listConnections": "Connections",
 	"listXMPPConnections": "XMPPConnections", "sendUpstream": "SendUpstream",
 	"drainXMPP": "DrainXMPP", "listTopics": "Topics", "listGroups": "Groups",
 	"listProjectEvents": "ProjectEvents", "streamProjectEvents": "StreamProjectEvents",

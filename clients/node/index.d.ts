@@ -281,6 +281,8 @@ export class Client {
   caCertificate(): Promise<string>;
   /** Prometheus text format 0.0.4. */
   metrics(): Promise<string>;
+  /** `listConnections`: who holds connections to the HTTP ports, most open first. */
+  connections(): Promise<ClientConnection[]>;
   reset(): Promise<void>;
 
   exportSnapshot(name: string, options?: { include?: Array<'events' | 'inboxes'> }): Promise<{ name: string; manifest: Record<string, unknown> }>;
@@ -487,4 +489,16 @@ export class Emulator implements AsyncDisposable {
   useFirebase(options?: { project?: string | Project; route?: boolean }): Promise<FirebaseEnvironment>;
   /** The environment for a child process (see childEnv). */
   env(options?: ChildEnvOptions): Promise<Record<string, string>>;
+}
+
+/** A client of the HTTP ports (`GET /emulator/v1/connections`). */
+export interface ClientConnection {
+  address: string;
+  userAgent: string;
+  listener: 'http' | 'https';
+  opened: number;
+  open: number;
+  requests: number;
+  streamsOpened: number;
+  streamsOpen: number;
 }

@@ -273,6 +273,8 @@ export class Client {
   async caCertificate() { return (await this.request('GET', '/ca.pem', { accept: 'application/x-pem-file' })).body.toString('ascii'); }
   /** `metrics`: counters and gauges as Prometheus text (format 0.0.4), for assertions on totals. */
   async metrics() { return (await this.request('GET', '/metrics', { accept: 'text/plain' })).body.toString('utf8'); }
+  /** `listConnections`: who holds connections to the HTTP ports, by address and user agent, most open first (a leaking pool). */
+  async connections() { return (await this.json('GET', '/connections')).clients; }
   /** `resetAll`: deletes every project but the demo one, all devices, events, timers. */
   async reset() { await this.request('POST', '/reset', { body: {} }); }
 

@@ -29,7 +29,7 @@ test('the emulator: health, info, openapi, CA', async () => {
 // operationId (openapi.json) → the Client method that makes the call.
 const OPERATIONS = {
   health: 'health', info: 'info', caCertificate: 'caCertificate', openapi: 'openapi', resetAll: 'reset',
-  metrics: 'metrics',
+  metrics: 'metrics', listConnections: 'connections',
   exportSnapshot: 'exportSnapshot', importSnapshot: 'importSnapshot',
   getClock: 'clock', advanceClock: 'advanceClock', pauseClock: 'pauseClock', resumeClock: 'resumeClock',
   setClockSpeed: 'setClockSpeed', listTimers: 'timers',
@@ -288,4 +288,10 @@ test('a control token is sent as a bearer', async () => {
     globalThis.fetch = original;
   }
   assert.equal(seen[0].Authorization, 'Bearer s3cret');
+});
+
+test('connections name this client: its address, port and requests', async () => {
+  await client.health();
+  const clients = await client.connections();
+  assert.ok(clients.some((c) => c.listener === 'http' && c.address === '127.0.0.1' && c.requests >= 1), JSON.stringify(clients));
 });

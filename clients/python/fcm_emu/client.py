@@ -415,6 +415,11 @@ class Client:
         API, refusals by code, deliveries, devices by state), for assertions on totals."""
         return self.request("GET", "/metrics", accept="text/plain").body.decode("utf-8")
 
+    def connections(self) -> List[Dict[str, Any]]:
+        """``listConnections``: who holds connections to the HTTP ports (address, user agent, port,
+        connections and HTTP/2 streams opened and open, requests), most open first: a leaking pool shows."""
+        return self._json("GET", "/connections")["clients"]
+
     def reset(self) -> None:
         """``resetAll``: deletes every project but the demo project, all devices, events, timers."""
         self.request("POST", "/reset", body={})

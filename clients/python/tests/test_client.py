@@ -17,7 +17,7 @@ from fcm_emu import Client, Emulator, FcmEmuError, Project
 
 # operationId (openapi.json) → the Client method that makes the call.
 OPERATIONS = {
-    "health": "health", "info": "info", "caCertificate": "ca_certificate", "openapi": "openapi", "resetAll": "reset",
+    "health": "health", "info": "info", "listConnections": "connections", "caCertificate": "ca_certificate", "openapi": "openapi", "resetAll": "reset",
     "exportSnapshot": "export_snapshot", "importSnapshot": "import_snapshot",
     "getClock": "clock", "advanceClock": "advance_clock", "pauseClock": "pause_clock",
     "resumeClock": "resume_clock", "setClockSpeed": "set_clock_speed",
@@ -390,3 +390,9 @@ def test_the_control_token_is_sent_when_the_emulator_asks_for_one(monkeypatch: p
         assert Client(emulator.control_url).list_projects()
         # An Emulator this package started reads the token from its ready file.
         assert emulator.client.token == token and emulator.client.list_projects()
+
+
+def test_connections_name_this_client(fcm_client: Client) -> None:
+    fcm_client.health()
+    clients = fcm_client.connections()
+    assert any(c["listener"] == "http" and c["requests"] >= 1 and c["address"] == "127.0.0.1" for c in clients), clients

@@ -264,6 +264,18 @@ public final class Client {
         return request("GET", "/metrics", null, null, timeout).body();
     }
 
+    /**
+     * {@code listConnections}: who holds connections to the HTTP ports (address, user agent, port,
+     * connections and HTTP/2 streams opened and open, requests), most open first: a leaking pool shows.
+     *
+     * @return one map per client, as the API answers
+     */
+    @SuppressWarnings("unchecked")
+    public List<Map<String, Object>> connections() {
+        Object clients = request("GET", "/connections", null, null, timeout).json().get("clients");
+        return clients instanceof List ? (List<Map<String, Object>>) clients : List.of();
+    }
+
     /** {@code resetAll}: deletes every project but the demo project, all devices, events, timers. */
     public void reset() {
         json("POST", "/reset", Map.of());

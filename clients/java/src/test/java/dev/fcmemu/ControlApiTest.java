@@ -22,7 +22,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 class ControlApiTest {
     /** Each operationId of the control API's OpenAPI document, and the {@link Client} method for it. */
     static final Map<String, String> OPERATIONS = new TreeMap<>(Map.ofEntries(
-            Map.entry("health", "health"), Map.entry("info", "info"), Map.entry("caCertificate", "caCertificate"),
+            Map.entry("health", "health"), Map.entry("listConnections", "connections"), Map.entry("info", "info"), Map.entry("caCertificate", "caCertificate"),
             Map.entry("openapi", "openapi"), Map.entry("resetAll", "reset"),
             Map.entry("exportSnapshot", "exportSnapshot"), Map.entry("importSnapshot", "importSnapshot"),
             Map.entry("getClock", "clock"), Map.entry("listTimers", "timers"),
