@@ -9,7 +9,7 @@ import PackageDescription
 // The dashboard's files (Sources/FCMControl/Dashboard/ui/), each embedded in the binary; `Dashboard.files`
 // names them for the router, and DashboardAPITests checks that the three lists agree.
 let dashboardFiles = [
-    "activity.js", "api.js", "app.js", "dom.js", "examples.js", "feed.js", "icon.svg", "inbox.js", "index.html", "logview.js",
+    "activity.js", "api.js", "app.js", "connections.js", "dom.js", "examples.js", "feed.js", "icon.svg", "inbox.js", "index.html", "logview.js",
     "refusals.js", "style.css", "timeline.js",
 ]
 

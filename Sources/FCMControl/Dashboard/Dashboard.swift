@@ -55,6 +55,7 @@ package struct Dashboard: Sendable {
     /// The dashboard's files by name, as the build embedded them (Package.swift lists the same names).
     static let files: [String: [UInt8]] = [
         "activity.js": PackageResources.activity_js, "api.js": PackageResources.api_js, "app.js": PackageResources.app_js,
+        "connections.js": PackageResources.connections_js,
         "dom.js": PackageResources.dom_js, "examples.js": PackageResources.examples_js, "feed.js": PackageResources.feed_js,
         "icon.svg": PackageResources.icon_svg, "inbox.js": PackageResources.inbox_js, "index.html": PackageResources.index_html,
         "logview.js": PackageResources.logview_js, "refusals.js": PackageResources.refusals_js, "style.css": PackageResources.style_css,

@@ -9,6 +9,7 @@ import { createLog } from './logview.js';
 import { createTimeline, clockStamp, since } from './timeline.js';
 import { createChart } from './activity.js';
 import { createRefusals } from './refusals.js';
+import { createConnections } from './connections.js';
 
 const state = {
   projects: [],
@@ -826,3 +827,10 @@ async function boot() {
   }
 }
 boot();
+
+// ---------------------------------------------------------------- connections to the HTTP ports
+
+const connections = createConnections({ body: $('#connections'), count: $('#connections-count') });
+connections.refresh();
+$('#connections-refresh').addEventListener('click', () => connections.refresh());
+setInterval(() => { if (!document.hidden) connections.refresh(); }, 5000);

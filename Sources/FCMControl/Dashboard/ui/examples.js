@@ -106,7 +106,7 @@ export const faultTemplates = [
   },
   {
     id: 'rst-stream',
-    label: 'HTTP/2: reset the next send\'s stream alone (REFUSED_STREAM)',
+    label: 'Reset one HTTP/2 stream (REFUSED_STREAM)',
     rule: ({ project }) => ({
       match: { api: 'v1', route: 'messages:send', project, count: 1 },
       action: { rstStream: 'REFUSED_STREAM' },
@@ -114,7 +114,7 @@ export const faultTemplates = [
   },
   {
     id: 'hold',
-    label: 'Never answer sends to the selected device (until the client gives up)',
+    label: 'Hold sends to the selected device',
     rule: ({ device }) => ({
       match: { device: device ?? 'DEVICE_ID' },
       action: { hold: true },
