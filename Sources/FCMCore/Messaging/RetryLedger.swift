@@ -75,21 +75,22 @@ struct RetryLedger: Sendable {
     /// A send's key: its front's fingerprint of the request with its target, which tells apart the
     /// sends of one legacy request to several tokens (FNV-1a, 64 bits: stable across runs).
     static func key(fingerprint: UInt64, target: String) -> UInt64 {
-        var hash = fingerprint
-        for byte in target.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
-        return hash
+        SendFingerprint.mix(fingerprint, target.utf8)
     }
-
 }
 
 /// A front's fingerprint of a send request (`SendRequest.fingerprint`): the project or sender it
 /// named and the request body's bytes, FNV-1a over 64 bits, stable across runs.
 package enum SendFingerprint {
     package static func of(project: String, body: some Sequence<UInt8>) -> UInt64 {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in project.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
-        hash = (hash ^ 0) &* 0x100_0000_01b3
-        for byte in body { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        // A zero byte between the two, so ("ab", "c") and ("a", "bc") differ.
+        mix(mix(mix(0xcbf2_9ce4_8422_2325, project.utf8), CollectionOfOne(0)), body)
+    }
+
+    /// FNV-1a's step over `bytes`, from `hash`.
+    static func mix(_ hash: UInt64, _ bytes: some Sequence<UInt8>) -> UInt64 {
+        var hash = hash
+        for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
         return hash
     }
 }
