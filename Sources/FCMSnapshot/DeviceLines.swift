@@ -30,6 +30,11 @@ enum DeviceLines {
             w.int(d.projectIndex)
             w.key("platform")
             w.string(d.platform.rawValue)
+            // Only a legacy one: the fast reader takes the rest, and older snapshots mean `current`.
+            if d.clientSdk != .current {
+                w.key("clientSdk")
+                w.string(d.clientSdk.rawValue)
+            }
             if let name = d.name {
                 w.key("name")
                 w.string(name)
@@ -170,6 +175,10 @@ enum DeviceLines {
             return .deleted(id: id, project: project)
         }
         let platform = try f.enumValue("platform", as: Platform.self)
+        let clientSdk = try f.optionalString("clientSdk").map { text throws(SnapshotProblem) -> ClientSDK in
+            guard let sdk = ClientSDK(rawValue: text) else { throw SnapshotProblem("device.clientSdk must be current or legacy") }
+            return sdk
+        }
         let name = try f.optionalString("name")
         let appId = try f.string("appId")
         let token = try f.string("token")
@@ -222,6 +231,7 @@ enum DeviceLines {
         record.tray = tray
         record.unshownHighPriority = unshown ?? 0
         record.webPush = webPush
+        record.clientSdk = clientSdk ?? .current
         return .live(record)
     }
 

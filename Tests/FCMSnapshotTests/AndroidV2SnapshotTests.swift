@@ -35,4 +35,24 @@ import Testing
         let last = try #require(try copy.inbox(String(d.id), projectId: DemoProject.id).1.last)
         #expect(last.callback(on: .android) == "onBackgroundSyncReceived")
     }
+
+    /// A legacy client stays one: its messages still reach `onMessageReceived` after an import.
+    @Test func theClientSDKRoundTrips() throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.cleanup() }
+        let original = Emulator(clock: .virtual(start: .virtualEpoch))
+        var spec = DeviceSpec(platform: .android, appId: "com.example.app", state: .background)
+        spec.clientSdk = .legacy
+        let legacy = try original.createDevice(spec, projectId: DemoProject.id)
+        let current = try original.createDevice(DeviceSpec(platform: .android, appId: "com.example.app"), projectId: DemoProject.id)
+        try original.exportSnapshot(to: scratch.sub("a"), options: SnapshotOptions(emulatorVersion: "test"))
+        let copy = Emulator(clock: .virtual(start: Instant(millis: 0)))
+        try copy.importSnapshot(from: scratch.sub("a"), clock: .snapshot)
+        #expect(try copy.device(String(legacy.id), projectId: DemoProject.id).clientSdk == .legacy)
+        #expect(try copy.device(String(current.id), projectId: DemoProject.id).clientSdk == .current)
+        let data = AndroidOptions(v2: .remoteNotification(mutableContent: false, useAsV1DataMessage: true))
+        _ = try copy.send(SendRequest(target: .token(legacy.token), content: MessageContent(android: data), api: .v1), from: DemoProject.id)
+        let delivery = try #require(try copy.inbox(String(legacy.id), projectId: DemoProject.id).1.last)
+        #expect(delivery.handling == .app)
+    }
 }

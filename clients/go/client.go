@@ -714,6 +714,9 @@ type NewDevice struct {
 	Senders  []string `json:"senders,omitempty"`
 	Topics   []string `json:"topics,omitempty"`
 	Count    int      `json:"count,omitempty"` // set by CreateDevices
+	// ClientSDK is "legacy" for an Android app built before the android_v2 callbacks
+	// (every message reaches onMessageReceived); "current" when empty.
+	ClientSDK string `json:"clientSdk,omitempty"`
 }
 
 // DevicePage is one page of a project's devices, and how many the project has in all.

@@ -7,7 +7,7 @@ import FCMTransport
 import FCMXMPP
 
 extension ControlAPI {
-    static let deviceFields: Set<String> = ["platform", "appId", "name", "token", "fid", "state", "senders", "topics", "count", "applicationServerKey"]
+    static let deviceFields: Set<String> = ["platform", "appId", "name", "token", "fid", "state", "senders", "topics", "count", "applicationServerKey", "clientSdk"]
     /// Devices made by one `POST …/devices` with `count`.
     static let maxDevicesPerCall = 10_000
     /// Topic names one device list or creation answer repeats at most: a device may hold 2000
@@ -134,7 +134,7 @@ extension ControlAPI {
                     ControlJSON.response(
                         .object([
                             ("device", ControlJSON.device(inbox.info)),
-                            ("deliveries", .array(inbox.deliveries.map { ControlJSON.delivery($0, platform: inbox.info.platform) })),
+                            ("deliveries", .array(inbox.deliveries.map { ControlJSON.delivery($0, platform: inbox.info.platform, clientSdk: inbox.info.clientSdk) })),
                         ]))
                 }
                 guard let wait = try waitRequest(request, limit: emulator.settings.maxInboxPerDevice) else { return answer(try read()) }
@@ -172,6 +172,7 @@ extension ControlAPI {
             extraSenders: (try body.strings("senders") ?? []).filter { $0 != ownNumber },
             topics: try body.strings("topics") ?? []
         )
+        spec.clientSdk = try body.choice("clientSdk", ClientSDK.self) ?? .current
         if let key = try body.string("applicationServerKey") {
             // The VAPID public key `pushManager.subscribe` binds the subscription to (RFC 8292 §4).
             guard let bytes = Base64URLCodec.decode(key, maxBytes: 256) else {

@@ -41,7 +41,7 @@ extension ControlJSON {
         .object([
             ("device", device(tray.device)),
             ("notifications", .array(tray.entries.map { entry in
-                var fields = delivery(entry.delivery, platform: tray.device.platform).objectValue ?? []
+                var fields = delivery(entry.delivery, platform: tray.device.platform, clientSdk: tray.device.clientSdk).objectValue ?? []
                 if let tag = entry.tag { fields.insert(("tag", .string(tag)), at: 0) }
                 return .object(fields)
             })),

@@ -28,6 +28,7 @@ enum ControlJSON {
             ("name", d.name.map(JSONValue.string)),
             ("projectId", .string(d.projectId)),
             ("platform", .string(d.platform.rawValue)),
+            ("clientSdk", d.platform == .android ? .string(d.clientSdk.rawValue) : nil),
             ("appId", .string(d.appId)),
             ("token", .string(d.token)),
             ("fid", .string(d.fid)),
@@ -79,13 +80,14 @@ enum ControlJSON {
         ])
     }
 
-    static func delivery(_ d: Delivery, platform: Platform) -> JSONValue {
+    /// A delivery as the app got it: on `platform`, built with `clientSdk` (Android).
+    static func delivery(_ d: Delivery, platform: Platform, clientSdk: ClientSDK = .current) -> JSONValue {
         .object(omittingNils: [
             ("kind", .string(d.kind.rawValue)),
             ("messageId", d.message.map { .string($0.id) }),
             ("time", .string(d.time.iso8601)),
             ("handling", .string(d.handling.rawValue)),
-            ("callback", .string(d.callback(on: platform))),
+            ("callback", .string(d.callback(on: platform, clientSdk: clientSdk))),
             ("appState", .string(d.appState.rawValue)),
             ("priority", d.message == nil ? nil : .string(d.priority.rawValue)),
             ("originalPriority", d.message == nil ? nil : .string(d.originalPriority.rawValue)),
@@ -93,7 +95,7 @@ enum ControlJSON {
             ("collapseKey", d.collapseKey.map(JSONValue.string)),
             ("ttl", d.message == nil ? nil : .string("\(d.ttlSeconds)s")),
             ("api", d.message.map { .string($0.api.rawValue) }),
-            ("payload", d.message == nil ? nil : JSONValue(d.payload(on: platform))),
+            ("payload", d.message == nil ? nil : JSONValue(d.payload(on: platform, clientSdk: clientSdk))),
         ])
     }
 

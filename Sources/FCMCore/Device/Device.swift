@@ -15,6 +15,8 @@ struct Device: Sendable {
     let id: DeviceID
     let projectIndex: Int32
     let platform: Platform
+    /// Android only; fits in the padding after `platform`.
+    var clientSdk: ClientSDK = .current
     var name: String?
     let appId: String
     var token: String

@@ -16,6 +16,8 @@ public struct DeviceSpec: Sendable {
     /// The VAPID public key a web device's subscription is bound to (uncompressed P-256 point),
     /// as `pushManager.subscribe({applicationServerKey})` binds it (RFC 8292 §4).
     package var applicationServerKey: [UInt8]?
+    /// Android only: the FCM client SDK the app was built with (what `android_v2` becomes on it).
+    package var clientSdk: ClientSDK = .current
 
     public init(
         platform: Platform, appId: String, name: String? = nil, token: String? = nil, fid: String? = nil,
@@ -47,6 +49,7 @@ public struct DeviceInfo: Sendable, Equatable {
     package let projectId: String
     package let name: String?
     package let platform: Platform
+    package let clientSdk: ClientSDK
     package let appId: String
     package let token: String
     package let fid: String
@@ -85,7 +88,7 @@ extension World {
         let project = projects[Int(device.projectIndex)]?.project
         return DeviceInfo(
             id: device.id, projectId: project?.id ?? "", name: device.name, platform: device.platform,
-            appId: device.appId, token: device.token, fid: device.fid, state: device.state,
+            clientSdk: device.clientSdk, appId: device.appId, token: device.token, fid: device.fid, state: device.state,
             tokenValid: device.tokenValid && !isExpired(device), senders: [project?.number ?? ""] + device.extraSenders,
             topics: topics ? device.topics.keys.sorted() : [], createdAt: device.createdAt,
             lastConnectedAt: device.state.isConnected ? now : device.lastConnectedAt,

@@ -41,3 +41,14 @@ public enum DeviceState: String, Sendable, CaseIterable, Equatable {
 public enum Priority: String, Sendable, Equatable {
     case normal, high
 }
+
+/// Which FCM client SDK an Android app was built with: what `android_v2` becomes on it. FCM
+/// "automatically translates the message for devices running older client SDKs"
+/// (https://firebase.google.com/docs/cloud-messaging/send/v2-api, "Backward compatibility"), the
+/// "legacy V1 clients" that have only `onMessageReceived` (docs/http-v1.md, "android_v2").
+public enum ClientSDK: String, Sendable, CaseIterable, Equatable {
+    /// An SDK with the v2 callbacks, `onNotificationReceived` and `onBackgroundSyncReceived`.
+    case current
+    /// An SDK before them: every message reaches `onMessageReceived` or the tray.
+    case legacy
+}

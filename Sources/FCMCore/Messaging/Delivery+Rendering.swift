@@ -3,13 +3,15 @@
 /// What the app sees, per platform (docs/simulation.md, "Android rendering", "iOS rendering" and
 /// "Web rendering", each with its public page).
 extension Delivery {
-    /// The app-side entry point that got the delivery.
-    package func callback(on platform: Platform) -> String {
+    /// The app-side entry point that got the delivery; an Android app built with `clientSdk`.
+    package func callback(on platform: Platform, clientSdk: ClientSDK = .current) -> String {
         if kind == .deletedMessages { return platform == .android ? "onDeletedMessages" : "deletedMessages" }
         switch (platform, handling) {
         case (_, .tray): return "notificationTray"
         case (.android, _):
-            // The v2 client callbacks (https://firebase.google.com/docs/cloud-messaging/send/v2-api).
+            // The v2 client callbacks (https://firebase.google.com/docs/cloud-messaging/send/v2-api);
+            // a legacy client has only `onMessageReceived`.
+            guard clientSdk == .current else { return "onMessageReceived" }
             switch message?.content.android?.v2 {
             case .remoteNotification: return "onNotificationReceived"
             case .backgroundSync: return "onBackgroundSyncReceived"
@@ -34,24 +36,31 @@ extension Delivery {
 
     /// The payload as the platform hands it to the app: Android `RemoteMessage`, the iOS
     /// `userInfo` dictionary, or the web `MessagePayload`.
-    package func payload(on platform: Platform) -> PayloadValue {
+    package func payload(on platform: Platform, clientSdk: ClientSDK = .current) -> PayloadValue {
         guard let message else { return .object([]) }
         switch platform {
-        case .android: return androidPayload(message)
+        case .android: return androidPayload(message, clientSdk: clientSdk)
         case .ios: return iosPayload(message)
         case .web: return webPayload(message)
         }
     }
 
-    private func androidPayload(_ message: Message) -> PayloadValue {
+    private func androidPayload(_ message: Message, clientSdk: ClientSDK) -> PayloadValue {
         let content = message.content
         var notification: [(String, PayloadValue)] = []
-        // A background sync is a data message: nothing of a notification reaches the app.
-        if let n = content.notification, content.android?.v2 != .backgroundSync {
+        // A background sync is a data message: nothing of a notification reaches the app; nor
+        // does a remote notification's on a legacy client when it asks to be a data message there.
+        let dataOnly: Bool
+        switch content.android?.v2 {
+        case .backgroundSync: dataOnly = true
+        case .remoteNotification(_, let useAsV1DataMessage): dataOnly = useAsV1DataMessage && clientSdk == .legacy
+        case nil: dataOnly = false
+        }
+        if !dataOnly, let n = content.notification {
             notification.append(
                 contentsOf: [("title", n.title), ("body", n.body), ("imageUrl", n.image)].compactMap { k, v in v.map { (k, .string($0)) } })
         }
-        for (key, value) in content.android?.notification ?? [] {
+        for (key, value) in dataOnly ? [] : content.android?.notification ?? [] {
             notification.removeAll { $0.0 == key }
             notification.append((key, value))
         }

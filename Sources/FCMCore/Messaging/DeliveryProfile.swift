@@ -14,16 +14,19 @@ struct DeliveryProfile: Sendable {
 
     var isCollapsible: Bool { collapseKey != nil }
 
-    /// The profile of `content` for an app with id `appId` on `platform` at `now`.
-    init(_ content: MessageContent, platform: Platform, appId: String, now: Instant) {
+    /// The profile of `content` for an app with id `appId` on `platform` at `now`, built with
+    /// `clientSdk` (Android).
+    init(_ content: MessageContent, platform: Platform, appId: String, now: Instant, clientSdk: ClientSDK = .current) {
         let ttlDefault = content.ttlSeconds ?? EmulatorSettings.maxTTLSeconds
         switch platform {
         case .android:
             let android = content.android
             switch android?.v2 {
-            case .remoteNotification:
-                // "urgent ... delivered without delay", and shown by the FCM SDK (the v2 guide).
-                isNotification = true
+            case .remoteNotification(_, let useAsV1DataMessage):
+                // "urgent ... delivered without delay", and shown by the FCM SDK (the v2 guide);
+                // on a legacy client, flagged, a data message "by omitting" the notification
+                // (`AndroidRemoteNotification.useAsV1DataMessage`, the discovery document).
+                isNotification = !(useAsV1DataMessage && clientSdk == .legacy)
                 originalPriority = .high
             case .backgroundSync:
                 // "Non-urgent data messages ... Delivery can be batched or delayed" (the v2 guide).

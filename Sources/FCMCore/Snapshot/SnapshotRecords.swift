@@ -141,6 +141,8 @@ package enum SnapshotRecord {
         package var unshownHighPriority: Int32 = 0
         /// A web device's Web Push subscription, its keys checked when read (docs/receivers.md).
         package var webPush: WebPushSubscription?
+        /// Android: the client SDK the app was built with; `current` in snapshots without it.
+        package var clientSdk: ClientSDK = .current
 
         package init(
             id: DeviceID, projectIndex: Int32, platform: Platform, name: String?, appId: String, token: String, tokenValid: Bool,

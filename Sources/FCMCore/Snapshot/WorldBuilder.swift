@@ -164,6 +164,7 @@ package struct WorldBuilder: Sendable {
             // Snapshots older than the field: last seen when last connected.
             lastSeenAt: r.lastSeenAt ?? r.lastConnectedAt)
         device.extraSenders = r.extraSenders
+        device.clientSdk = r.platform == .android ? r.clientSdk : .current
         device.topics = topics
         device.tokenValid = r.tokenValid
         device.lastInactiveDiscardAt = r.lastInactiveDiscardAt

@@ -42,6 +42,7 @@ public struct WorldImage: Sendable {
         record.tray = d.tray
         record.unshownHighPriority = d.unshownHighPriority
         record.webPush = d.webPush
+        record.clientSdk = d.clientSdk
         return record
     }
 

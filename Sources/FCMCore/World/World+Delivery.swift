@@ -31,9 +31,11 @@ extension World {
         // Copy out the few fields needed, not the device: a live copy would make the inbox
         // append in `record` copy the whole inbox.
         guard
-            let (platform, appId, state, lastConnectedAt) = devices[Int(id)].map({ ($0.platform, $0.appId, $0.state, $0.lastConnectedAt) })
+            let (platform, appId, state, lastConnectedAt, sdk) = devices[Int(id)].map({
+                ($0.platform, $0.appId, $0.state, $0.lastConnectedAt, $0.clientSdk)
+            })
         else { return }
-        var profile = DeliveryProfile(message.content, platform: platform, appId: appId, now: now)
+        var profile = DeliveryProfile(message.content, platform: platform, appId: appId, now: now, clientSdk: sdk)
         if platform == .android, profile.priority == .high, !profile.isNotification, settings.deprioritizeAfter > 0,
             let unshown = devices[Int(id)]?.unshownHighPriority, unshown >= settings.deprioritizeAfter
         {

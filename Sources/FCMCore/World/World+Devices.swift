@@ -72,6 +72,9 @@ extension World {
         if spec.applicationServerKey != nil, spec.platform != .web {
             throw FCMError(.invalidArgument, "applicationServerKey is for web devices", field: "applicationServerKey")
         }
+        if spec.clientSdk != .current, spec.platform != .android {
+            throw FCMError(.invalidArgument, "clientSdk is for Android devices", field: "clientSdk")
+        }
         let webPush = spec.platform == .web ? try WebPushSubscription.make(applicationServerKey: spec.applicationServerKey) : nil
         let id = DeviceID(devices.count)
         var device = Device(
@@ -79,6 +82,7 @@ extension World {
             token: token, fid: fid, state: spec.state, createdAt: now, lastConnectedAt: now, lastSeenAt: now
         )
         device.extraSenders = senders
+        device.clientSdk = spec.clientSdk
         device.webPush = webPush
         devices.append(device)
         deviceProjects.append(projectIndex)

@@ -65,7 +65,7 @@ package enum ScenarioParser {
                 }
             case "devices":
                 for item in try list(value, fail) {
-                    try only(item, ["name", "project", "platform", "appId", "token", "fid", "state", "topics", "senders"], fail)
+                    try only(item, ["name", "project", "platform", "clientSdk", "appId", "token", "fid", "state", "topics", "senders"], fail)
                     var body = YAMLJSON.json(item)
                     guard body["name"]?.stringValue != nil else { throw fail(item, "a device needs a 'name' to be referred to in steps") }
                     let project = body["project"]?.stringValue ?? DemoProject.id

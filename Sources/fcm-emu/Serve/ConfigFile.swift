@@ -112,7 +112,7 @@ struct ConfigFile {
     }
 
     private static func device(_ node: Node, path: String) throws(ConfigError) -> DeviceEntry {
-        let allowed: Set<String> = ["project", "platform", "appId", "name", "token", "fid", "state", "senders", "topics"]
+        let allowed: Set<String> = ["project", "platform", "clientSdk", "appId", "name", "token", "fid", "state", "senders", "topics"]
         let (v, origin) = try fields(node, allowed: allowed, path: path)
         guard let platformText = v["platform"]?.scalar?.string, let platform = Platform(rawValue: platformText) else {
             throw ConfigError("\(origin): a device needs 'platform': android, ios or web")
@@ -124,11 +124,15 @@ struct ConfigFile {
             }
             state = s
         }
-        let spec = DeviceSpec(
+        var spec = DeviceSpec(
             platform: platform, appId: v["appId"]?.scalar?.string ?? DeviceSpec.defaultAppId(for: platform),
             name: v["name"]?.scalar?.string, token: v["token"]?.scalar?.string, fid: v["fid"]?.scalar?.string,
             state: state, extraSenders: try strings(v["senders"], origin), topics: try strings(v["topics"], origin)
         )
+        if let text = v["clientSdk"]?.scalar?.string {
+            guard let sdk = ClientSDK(rawValue: text) else { throw ConfigError("\(origin): clientSdk must be current or legacy") }
+            spec.clientSdk = sdk
+        }
         return DeviceEntry(project: v["project"]?.scalar?.string ?? DemoProject.id, spec: spec, origin: origin)
     }
 

@@ -724,7 +724,7 @@ class Client:
 
     @staticmethod
     def _new_device(platform: str, fields: Mapping[str, Any]) -> Dict[str, Any]:
-        names = {"app_id": "appId"}
+        names = {"app_id": "appId", "client_sdk": "clientSdk"}
         body: Dict[str, Any] = {"platform": platform}
         for key, value in fields.items():
             if value is not None:
@@ -734,11 +734,12 @@ class Client:
     def create_device(self, project: str, platform: str = "android", *, name: Optional[str] = None,
                       token: Optional[str] = None, app_id: Optional[str] = None, fid: Optional[str] = None,
                       state: Optional[State] = None, senders: Optional[Sequence[str]] = None,
-                      topics: Optional[Sequence[str]] = None) -> Device:
+                      topics: Optional[Sequence[str]] = None, client_sdk: Optional[str] = None) -> Device:
         """``createDevice``: a device on ``platform`` (android, ios, web); its token is generated in
-        FCM's format unless given. It starts in ``state`` (foreground by default)."""
+        FCM's format unless given. It starts in ``state`` (foreground by default). ``client_sdk="legacy"``
+        stands for an Android app built before the ``android_v2`` callbacks."""
         body = self._new_device(platform, dict(name=name, token=token, app_id=app_id, fid=fid, state=state,
-                                               senders=senders, topics=topics))
+                                               senders=senders, topics=topics, client_sdk=client_sdk))
         return self._device(self._json("POST", f"/projects/{_segment(project)}/devices", body))
 
     def create_devices(self, project: str, count: int, platform: str = "android", *, app_id: Optional[str] = None,

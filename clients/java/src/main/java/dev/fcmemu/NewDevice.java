@@ -59,6 +59,15 @@ public final class NewDevice {
     }
 
     /**
+     * @param clientSdk {@code "legacy"} for an Android app built before the {@code android_v2}
+     *     callbacks (every message reaches {@code onMessageReceived}), {@code "current"} by default
+     * @return the spec with the client SDK
+     */
+    public NewDevice clientSdk(String clientSdk) {
+        return with("clientSdk", clientSdk);
+    }
+
+    /**
      * @param state the state it starts in
      * @return the spec with the state
      */
