@@ -55,9 +55,9 @@ let package = Package(
             ]
         ),
         .target(name: "FCMCoreJSON", dependencies: ["FCMCore", "FCMJSON"]),
-        // Snapshots: the world as a directory of JSON Lines, and back (issue 14).
+        // Snapshots: the world as a directory of JSON Lines, and back.
         .target(name: "FCMSnapshot", dependencies: ["FCMCore", "FCMJSON", "FCMCoreJSON"]),
-        // The transport floor beneath the fronts (issue 19, item 1): listeners, TLS and the local
+        // The transport floor beneath the fronts: listeners, TLS and the local
         // CA, HTTP/1.1 and HTTP/2 connections, the proxy, the router and the request and response
         // types. It knows the core's error model and events, never a front.
         .target(
@@ -90,7 +90,7 @@ let package = Package(
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]
         ),
-        // The control plane (issue 19, item 1): the control API with its OpenAPI document and
+        // The control plane: the control API with its OpenAPI document and
         // snapshot routes, the event streams and the dashboard.
         .target(
             name: "FCMControl",
@@ -184,7 +184,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
-        // The harnesses every test target would otherwise rebuild (issue 19, item 7): an emulator
+        // The harnesses every test target would otherwise rebuild: an emulator
         // with device and send helpers, its routes in process, a server on free loopback ports,
         // scratch directories. Tests and the Fuzz package only: no target of the binary uses it.
         .target(

@@ -1,10 +1,10 @@
-"""The soak driver behind bench/soak (issue 11, item 6); see bench/soak for usage.
+"""The soak driver behind bench/soak; see bench/soak for usage.
 
     python3 bench/soak.py READY_FILE PID SECONDS [STATE_DIR]
 
 Against one running fcm-emu (its ready file and process id): sets up a canary device and records
 its state and inbox, then for SECONDS runs mixed normal load (v1 over HTTP/1.1 keep-alive, legacy,
-XMPP downstream with acks, topic fan-out) beside a loop that replays the hostile inputs of issue 11,
+XMPP downstream with acks, topic fan-out) beside a loop that replays the hostile inputs of docs/security.md,
 while sampling the server's RSS every second. Then it closes every client, lets the server settle
 and checks: alive and healthy, RSS back within the bound, canary unchanged, no normal request
 failed, every hostile input answered as expected. Prints a summary table; exit status 1 when a
@@ -27,7 +27,7 @@ import soak_round4
 import soak_trust
 
 READY, PID, SECONDS = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
-STATE_DIR = sys.argv[4] if len(sys.argv) > 4 else None     # named snapshots (issue 23's steps) need one
+STATE_DIR = sys.argv[4] if len(sys.argv) > 4 else None     # named snapshots (the trust steps) need one
 SETTLE = float(os.environ.get("SOAK_SETTLE", "5"))          # seconds between the last client closing and the final RSS
 RSS_FACTOR = float(os.environ.get("SOAK_RSS_FACTOR", "3"))   # final RSS must stay under start x FACTOR + SLACK MB
 RSS_SLACK_MB = float(os.environ.get("SOAK_RSS_SLACK_MB", "192"))
@@ -376,7 +376,7 @@ def xmpp_sender(tokens):
             conn.close()
 
 # ---------------------------------------------------------------------------------------------
-# Hostile inputs (issue 11's table), each bounded in size and time
+# Hostile inputs (docs/security.md), each bounded in size and time
 
 
 def not_5xx(status):
@@ -718,7 +718,7 @@ def main():
     # Summary
     print(f"\nfcm-emu soak: {SECONDS:g} s, pid {PID}, {os.cpu_count()} cores")
     print(f"\n{'kind':<60} {'sent':>8} {'as expected':>12} {'errors':>8}")
-    for title, tally in (("normal load", normal), ("hostile inputs (issues 11 and 23)", hostile)):
+    for title, tally in (("normal load", normal), ("hostile inputs", hostile)):
         print(f"-- {title}")
         for kind, row in tally.rows.items():
             print(f"{kind:<60} {row['sent']:>8} {row['ok']:>12} {row['bad']:>8}")

@@ -1,4 +1,4 @@
-"""The hostile inputs of issue 23 ("trust, round three"), replayed by bench/soak.py beside its load.
+"""The hostile inputs a web page or a hostile file can send (docs/security.md), replayed by bench/soak.py beside its load.
 
 Each step is a function of one `Soak` (the driver's helpers and addresses) that adds rows to its
 hostile tally; none of them may change the canary. What each expects:

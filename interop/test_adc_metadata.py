@@ -1,5 +1,5 @@
 """Application Default Credentials with no key file: google-auth finds "an instance" through
-GCE_METADATA_HOST and takes its token and project from the emulator's metadata server (issue 10).
+GCE_METADATA_HOST and takes its token and project from the emulator's metadata server.
 Run in a child process, so the environment and google-auth's caches stay its own."""
 import json
 import os

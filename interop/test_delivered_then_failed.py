@@ -1,4 +1,4 @@
-"""Issue 22, item 11: a fault delivers the message and still answers 503.
+"""A fault delivers the message and still answers 503.
 
 firebase-admin retries a 503 on its own (its HTTP client retries 500 and 503), so a message that
 FCM delivered before failing reaches the user twice: the inbox shows both copies. This is what a

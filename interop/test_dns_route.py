@@ -1,4 +1,4 @@
-"""The DNS route (issue 10): clients that ignore proxies (Python's send_each_async over httpx h2,
+"""The DNS route: clients that ignore proxies (Python's send_each_async over httpx h2,
 Node's sendEach) reach the emulator when Google's names resolve to it. Run for real inside
 private mount and network namespaces: /etc/hosts there maps fcm.googleapis.com and
 oauth2.googleapis.com to 127.0.0.1, the emulator serves TLS on 443, and the latest

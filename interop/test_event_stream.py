@@ -1,4 +1,4 @@
-"""The event stream and the waits (issue 13) with real SSE clients over real sockets.
+"""The event stream and the waits with real SSE clients over real sockets.
 
 httpx-sse reads `events:stream` over HTTP/1.1 and over HTTP/2 on the TLS port; sseclient-py (on
 requests) reads it and sees the server's farewell when the emulator is stopped. A wait is answered

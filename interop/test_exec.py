@@ -1,4 +1,4 @@
-"""`fcm-emu exec -- <command>` is the whole set-up (issue 10): the latest firebase-admin, with no
+"""`fcm-emu exec -- <command>` is the whole set-up: the latest firebase-admin, with no
 patching and no endpoint settings, reaches simulated devices through the environment exec sets,
 once with a key file on a strict project and once with ADC from the metadata server."""
 import json
@@ -85,7 +85,7 @@ def test_a_plain_java_client_under_exec():
 
 @pytest.mark.skipif(SYSTEM_BUNDLE is None, reason="needs a system CA bundle")
 def test_ca_bundles_the_environment_names_get_the_emulators_ca():
-    """Issue 23 item 2: CI images preset these; the SDK must still trust the emulator."""
+    """CI images preset these; the SDK must still trust the emulator."""
     preset = {name: SYSTEM_BUNDLE for name in CA_VARIABLES}
     check(exec_python("--project", "exec-ci-app", **preset), "exec-ci-app")
     probe = """
@@ -102,7 +102,7 @@ print(json.dumps({"status": r.status_code, "bundles": {n: (open(os.environ[n]).r
 
 
 def test_the_projects_own_server_key_and_sender_id():
-    """Issue 23 item 3: not the demo project's."""
+    """Not the demo project's."""
     probe = """
 import json, os, urllib.request
 p = json.load(urllib.request.urlopen(os.environ["FCM_EMU_CONTROL_API"] + "/projects/exec-keys-app"))

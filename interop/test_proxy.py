@@ -1,6 +1,6 @@
 """The latest firebase-admin with no patching and no endpoint settings: only the environment a
 user would set (HTTPS_PROXY and the CA bundle; a key file or the metadata server), and its calls
-reach the emulator through the proxy (issue 10). Each run is a child process with that
+reach the emulator through the proxy. Each run is a child process with that
 environment, so nothing leaks into the other tests."""
 import json
 import os
@@ -97,7 +97,7 @@ def test_http2_inside_the_tunnel_is_served_over_h2(emulator):
 
 def test_the_tunnel_setting_reaches_a_local_server_untouched(tmp_path):
     """A server on this machine is reached only when proxyTunnelHosts names it with its port
-    (issue 23, item 8); proxyTunnel=true alone tunnels to hosts off this machine."""
+   ; proxyTunnel=true alone tunnels to hosts off this machine."""
     import http.server
     import threading
 

@@ -1,4 +1,4 @@
-"""FCM's per-project quotas (quotas=fcm) and firebase-admin's own retries (issue 22, item 9).
+"""FCM's per-project quotas (quotas=fcm) and firebase-admin's own retries.
 
 firebase-admin-python sends with urllib3's Retry (firebase_admin/_http_client.py,
 DEFAULT_RETRY_CONFIG: status=4, status_forcelist=[500, 503]); urllib3 also retries a 429 that

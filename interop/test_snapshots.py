@@ -1,4 +1,4 @@
-"""Snapshots across a real restart (issue 14): the latest firebase-admin sends through one `serve`,
+"""Snapshots across a real restart: the latest firebase-admin sends through one `serve`,
 which writes its world on SIGTERM (--export-on-exit); a second `serve` with another state directory
 starts from it (--import). The SDK's cached access token, the device tokens, the topic and the
 messages waiting for an offline device all carry over."""

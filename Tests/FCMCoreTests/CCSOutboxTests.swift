@@ -63,7 +63,7 @@ struct CCSOutboxTests {
         #expect(receipts.first?.body == .receipt(receipt))
     }
 
-    /// Issue 11: the line for a project's connections grew without bound and was rescanned
+    /// The line for a project's connections grew without bound and was rescanned
     /// whole on every pump.
     @Test func theLineIsBoundedAndDropsItsOldest() throws {
         let w = Harness()

@@ -72,7 +72,7 @@ struct ClockTests {
     }
 
     /// A reset or an import replaces the world, never how the clock follows the wall (the
-    /// driver lives in the world: review of issue 19, item 3).
+    /// driver lives in the world).
     @Test func aWallDrivenClockKeepsFollowingAfterAResetAndAnImport() throws {
         let wall = WallStub()
         let emu = Emulator(clock: .wall(start: .virtualEpoch, wallMillis: { wall.read() }))
@@ -112,7 +112,7 @@ struct ClockTests {
         #expect(try w.sendData(d).messageId.hasPrefix("0:"))
     }
 
-    /// Issue 11, row 9: an advance by ~Int64.max froze the clock in year 292 million, and every
+    /// An advance by ~Int64.max froze the clock in year 292 million, and every
     /// later deadline wrapped, so each new message expired at once.
     @Test func theClockStopsAtTheLastInstantAndDeadlinesStillWork() throws {
         let w = Harness()

@@ -5,7 +5,7 @@ import Testing
 @testable import FCMCore
 import FCMTesting
 
-/// Issue 23, item 7: what a client can make is capped (projects, devices, fault rules), each cap a
+/// What a client can make is capped (projects, devices, fault rules), each cap a
 /// setting whose error names it, and a subscription changes the device's topic table in place.
 @Suite struct CollectionCapTests {
     @Test func projectsStopAtMaxProjectsAndTheErrorNamesTheSetting() throws {

@@ -118,7 +118,7 @@ struct DeviceStateTests {
         #expect(try w.inbox(d).map(\.kind) == [.deletedMessages])
     }
 
-    /// Issue 12, item 15: "within four weeks of the last data message" (docs/simulation.md, "Long absence";
+    /// "Within four weeks of the last data message" (docs/simulation.md, "Long absence";
     /// https://firebase.google.com/docs/cloud-messaging/customize-messages/setting-message-lifespan).
     @Test func aDiscardedNotificationDoesNotArmTheDeletedSignal() throws {
         let w = Harness()

@@ -5,7 +5,7 @@ import FCMTesting
 import Synchronization
 import Testing
 
-/// Issue 23, item 7: what an open wait or stream costs the thread that logs an event, the strict
+/// What an open wait or stream costs the thread that logs an event, the strict
 /// reading of durations, and the event log's byte cap.
 @Suite("Event waits and the log's size")
 struct EventWaitTests {

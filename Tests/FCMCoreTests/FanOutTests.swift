@@ -6,7 +6,7 @@ import Testing
 
 @Suite("Topic fan-out in chunks")
 struct FanOutTests {
-    /// Issue 11: a fan-out to a million subscribers held the world lock for 0.5–0.7 s. Each lock
+    /// A fan-out to a million subscribers held the world lock for 0.5–0.7 s. Each lock
     /// hold now dispatches at most one chunk; the rest follows, lock released in between.
     @Test func aBigFanOutGoesOneChunkPerLockHold() throws {
         let w = Harness()

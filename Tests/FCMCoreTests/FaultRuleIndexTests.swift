@@ -4,7 +4,7 @@ import Testing
 
 @testable import FCMCore
 
-/// Issue 23, item 7: a call reads only the rules of its kind and API, in order.
+/// A call reads only the rules of its kind and API, in order.
 @Suite struct FaultRuleIndexTests {
     @Test func aCallMatchesTheFirstRuleOfItsAPIAndKindInOrder() {
         var injector = FaultInjector()
@@ -35,7 +35,9 @@ import Testing
         var rules = (0..<1000).map { n in
             FaultRule(id: "p\(n)", match: .init(api: .v1, project: "p\(n)", target: "news"), action: .error(.internalError, retryAfterSeconds: nil))
         }
-        rules.insert(FaultRule(id: "route", match: .init(route: "messages:send", target: "spo\u{301}rt"), action: .error(.unavailable, retryAfterSeconds: nil)), at: 0)
+        let route = FaultRule(
+            id: "route", match: .init(route: "messages:send", target: "spo\u{301}rt"), action: .error(.unavailable, retryAfterSeconds: nil))
+        rules.insert(route, at: 0)
         injector.set(rules)
         #expect(injector.positions(transport: false, api: .v1, projects: ["p500", "p500"]) == [0, 501])
         #expect(injector.positions(transport: false, api: .v1, projects: ["elsewhere"]) == [0])

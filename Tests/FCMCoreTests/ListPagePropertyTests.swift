@@ -4,7 +4,7 @@ import Testing
 
 @testable import FCMCore
 
-/// Paged lists (issue 23, item 7), over seeded random worlds, limits and byte budgets: following
+/// Paged lists, over seeded random worlds, limits and byte budgets: following
 /// `nextOffset` from 0 lists every entry once, in order; no page is empty, holds more than its
 /// limit, or passes its byte budget unless it holds a single entry.
 @Suite struct ListPagePropertyTests {

@@ -5,8 +5,8 @@ import Testing
 @testable import FCMCore
 import FCMTesting
 
-/// FCM's per-project quotas with `quotas=fcm` (issue 22, item 9;
-/// https://firebase.google.com/docs/cloud-messaging/throttling-and-quotas).
+/// FCM's per-project quotas with `quotas=fcm`
+/// (https://firebase.google.com/docs/cloud-messaging/throttling-and-quotas).
 @Suite struct QuotaTests {
     private func refusal(_ body: () throws -> Void) -> FCMError? { thrownFCMError(body) }
 

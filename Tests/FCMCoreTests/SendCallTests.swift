@@ -4,7 +4,7 @@ import FCMCore
 import FCMTesting
 import Testing
 
-/// One front request is one world call (issue 19, item 3): the sender's project, the front's
+/// One front request is one world call: the sender's project, the front's
 /// credentials rule, the group-key lookup, the sends and the legacy `multicast_id` together, and
 /// the clock's speed read without a lock.
 @Suite("A front request's sends in one world call")

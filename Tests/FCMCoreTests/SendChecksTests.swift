@@ -76,7 +76,7 @@ struct SendChecksTests {
     }
 
     /// Every data map and the web notification count toward the 4096 bytes, and a condition send
-    /// is a topic message held to 2048 (issue 22, item 3).
+    /// is a topic message held to 2048.
     @Test func everyPlatformBlockCountsTowardTheLimit() throws {
         let w = Harness()
         let d = try w.device(topics: ["news"])

@@ -5,7 +5,7 @@ import FCMTesting
 import Testing
 
 /// Android tokens of apps FCM has not seen for 270 days are expired and refused as UNREGISTERED
-/// (issue 22, item 13; https://firebase.google.com/docs/cloud-messaging/manage-tokens).
+/// (https://firebase.google.com/docs/cloud-messaging/manage-tokens).
 @Suite struct TokenExpiryTests {
     private let day: Int64 = 86_400
 

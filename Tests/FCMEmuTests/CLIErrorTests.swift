@@ -13,7 +13,7 @@ import Testing
 
 @testable import fcm_emu
 
-/// The CLI's errors (issue 21, item 5), on the built binary: exit codes (0, 1 at run time, 64
+/// The CLI's errors, on the built binary: exit codes (0, 1 at run time, 64
 /// for usage), "did you mean", one clear line when no emulator answers, and `--port 0` taking
 /// free ports for every listener so that a second emulator starts.
 @Suite("CLI errors and exit codes")

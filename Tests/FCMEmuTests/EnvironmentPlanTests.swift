@@ -5,7 +5,7 @@ import Testing
 
 @testable import fcm_emu
 
-/// What `fcm-emu exec` sets for its command (issue 10).
+/// What `fcm-emu exec` sets for its command.
 @Suite("exec environment")
 struct EnvironmentPlanTests {
     let info = JSONValue.object([

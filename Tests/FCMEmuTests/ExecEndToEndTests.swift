@@ -6,7 +6,7 @@ import Testing
 @testable import fcm_emu
 
 /// The built `fcm-emu exec` and `env`, each run on a fresh emulator with free ports and a state
-/// directory of its own (issue 23, items 1-3).
+/// directory of its own.
 @Suite("exec and env, run whole")
 struct ExecEndToEndTests {
     typealias T = ExecTestSupport

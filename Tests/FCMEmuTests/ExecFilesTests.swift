@@ -6,7 +6,7 @@ import Testing
 
 @testable import fcm_emu
 
-/// What `exec` and `env` write, and how (issue 23, items 1-3), tested on the parts.
+/// What `exec` and `env` write, and how, tested on the parts.
 @Suite("exec: private files, merged CA bundles, preset variables")
 struct ExecFilesTests {
     typealias T = ExecTestSupport

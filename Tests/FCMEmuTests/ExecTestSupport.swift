@@ -9,7 +9,7 @@ import Foundation
     import Darwin
 #endif
 
-/// Helpers for the tests that run the built `fcm-emu` (issue 23): a temporary directory, the
+/// Helpers for the tests that run the built `fcm-emu`: a temporary directory, the
 /// binary, a run with a clean environment, file modes.
 enum ExecTestSupport {
     struct Failure: Error, CustomStringConvertible { let description: String }

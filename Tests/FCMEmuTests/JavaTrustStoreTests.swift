@@ -5,7 +5,7 @@ import Testing
 
 @testable import fcm_emu
 
-/// The Java trust store `exec` and `env` make (issue 23, item 1), on a fake JDK laid out as
+/// The Java trust store `exec` and `env` make, on a fake JDK laid out as
 /// Debian's: `lib/security/cacerts` a link to a "system" store elsewhere, which must come out
 /// byte for byte as it went in.
 @Suite("Java trust store: the JDK's store is copied, never written")

@@ -4,8 +4,7 @@ import Foundation
 import Testing
 
 /// `serve --export-on-exit` that cannot write its snapshot ends with a non-zero status: a script
-/// that stops the emulator and then uses the snapshot must learn it is not there (issue 23,
-/// item 10). Runs the built binary and stops it with SIGTERM once its banner is out.
+/// that stops the emulator and then uses the snapshot must learn it is not there. Runs the built binary and stops it with SIGTERM once its banner is out.
 @Suite struct ServeExportExitTests {
     @Test func failedExitExportIsANonZeroStatus() throws {
         let dir = try ExecTestSupport.temporaryDirectory()

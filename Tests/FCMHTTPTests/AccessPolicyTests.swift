@@ -9,7 +9,7 @@ import FCMTransport
 import Logging
 import Testing
 
-/// Issue 23, item 4: a page in the developer's browser can neither change nor read the emulator
+/// A page in the developer's browser can neither change nor read the emulator
 /// (docs/security.md). Each test starts its own server on free loopback ports and speaks raw
 /// HTTP/1.1, so the exact headers a browser or a rebinding page would send reach the server.
 @Suite("Access policy: Host, Origin, content types, control token")

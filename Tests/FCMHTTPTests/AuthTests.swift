@@ -186,7 +186,7 @@ struct AuthTests {
         #expect(try JSONParser.parse(exchange(api, tampered, grantType: "password").body)["error"]?.stringValue == "unsupported_grant_type")
     }
 
-    /// Issue 11, row 4: `exp - iat` of Int64.max and Int64.min trapped.
+    /// `exp - iat` of Int64.max and Int64.min trapped.
     @Test func extremeClaimsAreRefusedNotTrapped() throws {
         let (api, keyFile) = try setUp()
         let claims: [(String, JSONValue)] = [

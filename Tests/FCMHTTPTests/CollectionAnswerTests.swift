@@ -6,7 +6,7 @@ import FCMJSON
 import FCMTesting
 import Testing
 
-/// Issue 23, item 7: big device answers are bounded, and a cap is a 429 naming its setting.
+/// Big device answers are bounded, and a cap is a 429 naming its setting.
 @Suite struct CollectionAnswerTests {
     let base = "/emulator/v1/projects/demo-fcm-emu"
 

@@ -27,7 +27,7 @@ struct ControlAPITests {
         #expect(listed.at("total")?.int64Value == 2)
     }
 
-    /// Issue 11, row 10: 100,000 topics on one new device were accepted.
+    /// 100,000 topics on one new device were accepted.
     @Test func aNewDeviceTakesAtMostThePerInstanceTopicLimit() throws {
         let api = InProcess()
         let topics = (0...2000).map { "\"t\($0)\"" }.joined(separator: ",")

@@ -6,7 +6,7 @@ import FCMJSON
 import FCMTesting
 import Testing
 
-/// The routes behind the dashboard's search, "holding now" and timers views (issue 21, item 4).
+/// The routes behind the dashboard's search, "holding now" and timers views.
 @Suite("Control API: search, stored messages, timers")
 struct ControlInspectionTests {
     let base = "/emulator/v1/projects/demo-fcm-emu"

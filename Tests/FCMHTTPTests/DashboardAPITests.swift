@@ -8,7 +8,7 @@ import FCMTesting
 import Foundation
 import Testing
 
-/// Issue 13: what the dashboard reads and does through the control API, and the files it is made of.
+/// What the dashboard reads and does through the control API, and the files it is made of.
 @Suite("Dashboard and its endpoints")
 struct DashboardAPITests {
     let base = "/emulator/v1/projects/demo-fcm-emu"

@@ -7,7 +7,7 @@ import FCMJSON
 import FCMTesting
 import Testing
 
-/// `deliverThenFail` (issue 22, item 11) and the APNs detail of iOS failures (item 12), in process.
+/// `deliverThenFail` and the APNs detail of iOS failures, in process.
 @Suite("Delivered then failed; APNs error details")
 struct DeliveredThenFailedTests {
     let send = "/v1/projects/demo-fcm-emu/messages:send"

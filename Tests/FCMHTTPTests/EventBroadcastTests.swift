@@ -12,7 +12,7 @@ import NIOEmbedded
 import Synchronization
 import Testing
 
-/// Issue 23, item 7: streams share one read of the log per batch of events (`EventBroadcast`),
+/// Streams share one read of the log per batch of events (`EventBroadcast`),
 /// filter it themselves, and a subscriber that does not read is sent a bounded amount.
 @Suite("Event streams share one read of the log")
 struct EventBroadcastTests {

@@ -6,7 +6,7 @@ import FCMJSON
 import FCMTesting
 import Testing
 
-/// Issue 23, item 5: the dashboard removed rule `.` with `DELETE /emulator/v1/faults/` (a browser
+/// The dashboard removed rule `.` with `DELETE /emulator/v1/faults/` (a browser
 /// drops the single-dot segment), which the router read as the collection's DELETE: every rule went.
 @Suite("Fault rule ids and paths")
 struct FaultIdPathTests {

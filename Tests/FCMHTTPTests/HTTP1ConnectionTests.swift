@@ -11,7 +11,7 @@ import Synchronization
 import Testing
 
 /// `HTTP1Connection`: the order, framing and single write of each HTTP/1.1 answer, on an
-/// `EmbeddedChannel` with the plain port's pipeline (issue 19, item 8).
+/// `EmbeddedChannel` with the plain port's pipeline.
 @Suite("HTTP/1.1 connection: order, framing, one write an answer")
 struct HTTP1ConnectionTests {
     /// The plain pipeline in front of `respond`, which answers every request.

@@ -13,7 +13,7 @@ import NIOCore
 import NIOPosix
 import Testing
 
-/// HTTP/2 as FCM's front end ends it (issue 22, item 10; docs/faults.md): GOAWAY for too many
+/// HTTP/2 as FCM's front end ends it (docs/faults.md): GOAWAY for too many
 /// streams, GOAWAY faults, and the slow-handshake fault.
 @Suite("HTTP/2 GOAWAY and handshakes", .timeLimit(.minutes(1)))
 struct HTTP2GoAwayTests {

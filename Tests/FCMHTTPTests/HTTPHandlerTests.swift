@@ -77,7 +77,7 @@ struct HTTPHandlerTests {
         #expect(statuses == ["200", "404", "200"])
     }
 
-    /// Issue 11, row 5: a client that pipelines and never reads grew the server to gigabytes.
+    /// A client that pipelines and never reads grew the server to gigabytes.
     /// While the channel is not writable, answers wait and nothing more is read.
     @Test func nothingIsAnsweredOrReadWhileTheChannelCannotWrite() throws {
         let wire = try Wire()
@@ -91,7 +91,7 @@ struct HTTPHandlerTests {
         #expect(try wire.received().components(separatedBy: "HTTP/1.1 200 OK").count - 1 == 2)
     }
 
-    /// Issue 11: an access line per request at info, with the API, path, status, time and project.
+    /// An access line per request at info, with the API, path, status, time and project.
     @Test func eachAnswerIsOneAccessLogLine() throws {
         let capture = LogCapture()
         let wire = try Wire(logger: capture.logger(level: .info))
@@ -151,7 +151,7 @@ struct HTTPHandlerTests {
         #expect(try wire.received().hasPrefix("HTTP/1.1 200 OK"))
     }
 
-    /// Issue 11, row 3: a clock slowed to 1e-16 turned a latency into an Int64 overflow trap.
+    /// A clock slowed to 1e-16 turned a latency into an Int64 overflow trap.
     @Test func aTinyClockSpeedClampsTheWallDelay() {
         #expect(HTTPRequestHandler.wallDelay(emulatorMillis: 3000, speed: 1e-16) == HTTPRequestHandler.maxWallDelayMillis)
         #expect(HTTPRequestHandler.wallDelay(emulatorMillis: .max, speed: 1) == HTTPRequestHandler.maxWallDelayMillis)

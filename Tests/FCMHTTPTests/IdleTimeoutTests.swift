@@ -8,7 +8,7 @@ import NIOPosix
 import Synchronization
 import Testing
 
-/// Issue 23, item 9: the idle timeout counted only bytes read, so a client reading a big answer
+/// The idle timeout counted only bytes read, so a client reading a big answer
 /// slowly got a 200 cut short. Progress in either direction now keeps a connection.
 @Suite("Idle timeout counts progress both ways", .timeLimit(.minutes(1)))
 struct IdleTimeoutTests {

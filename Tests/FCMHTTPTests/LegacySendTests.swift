@@ -30,7 +30,7 @@ struct LegacySendTests {
         try api.emulator.inbox(String(d.id), projectId: DemoProject.id).1
     }
 
-    /// Issue 22, item 8: a legacy notification is measured once, as sent, though the neutral form
+    /// A legacy notification is measured once, as sent, though the neutral form
     /// repeats it for Android, iOS and the web. 3,000 bytes of body pass the 4096-byte limit;
     /// counted once per platform it would not.
     @Test func aNotificationIsMeasuredOnceAgainstTheLimit() throws {
@@ -216,7 +216,7 @@ struct LegacySendTests {
         #expect(get.bodyText.contains("HTTP method GET is not supported by this URL"))
     }
 
-    /// Issue 12, item 8: demo projects take any bearer on every API, legacy included
+    /// Demo projects take any bearer on every API, legacy included
     /// (`access_token_auth: true`); a strict project's token still needs a grant.
     @Test func anyBearerReachesDemoProjectsOnly() throws {
         let api = InProcess()
@@ -309,7 +309,7 @@ struct DeviceGroupTests {
         #expect(response.bodyText == #"{"error":"maximum number of members exceeded"}"#)
     }
 
-    /// Issue 11: device groups per project were unbounded.
+    /// Device groups per project were unbounded.
     @Test func aProjectHoldsABoundedNumberOfGroups() throws {
         var settings = EmulatorSettings()
         settings.maxGroupsPerProject = 2

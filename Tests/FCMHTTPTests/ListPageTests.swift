@@ -7,7 +7,7 @@ import FCMTesting
 import Foundation
 import Testing
 
-/// Issue 23, item 7: the topic, group and project lists are paged (`offset`, `limit`, `total`,
+/// The topic, group and project lists are paged (`offset`, `limit`, `total`,
 /// `nextOffset`) and a page ends at 8 MiB, as the device list does; server keys and fault-rule
 /// text fields have caps of their own.
 @Suite struct ListPageTests {

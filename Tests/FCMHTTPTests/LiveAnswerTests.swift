@@ -10,7 +10,7 @@ import NIOEmbedded
 import Synchronization
 import Testing
 
-/// Issue 13: the event stream and the waits, in process and on an `EmbeddedChannel` whose loop
+/// The event stream and the waits, in process and on an `EmbeddedChannel` whose loop
 /// time is moved by hand (heartbeats, timeouts). Nothing here sleeps.
 @Suite("Event stream")
 struct EventStreamTests {

@@ -9,7 +9,7 @@ import FCMTesting
 import Synchronization
 import Testing
 
-/// Issue 23, item 7: what open waits and streams cost the one who logs events, and the strict
+/// What open waits and streams cost the one who logs events, and the strict
 /// reading of wait parameters.
 @Suite("Waits and streams at scale")
 struct LiveCostTests {

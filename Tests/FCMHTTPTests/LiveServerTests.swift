@@ -22,7 +22,7 @@ struct LiveServerTests {
     }
 
     /// With no state directory the CA and its key go to a fresh private directory, never to a
-    /// name another local user could guess and fill first (issue 23, item 3's family).
+    /// name another local user could guess and fill first.
     @Test func withoutAStateDirectoryTheCAIsMadeInAFreshPrivateDirectory() async throws {
         let temporary = FileManager.default.temporaryDirectory.path
         var seen: [String] = []
@@ -65,7 +65,8 @@ struct LiveServerTests {
             let connection = try RawConnection(port: server.http.port)
             let body = #"{"platform":"android","name":"live"}"#
             try connection.send(
-                "POST /emulator/v1/projects/demo-fcm-emu/devices HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
+                "POST /emulator/v1/projects/demo-fcm-emu/devices HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+                    + "Content-Length: \(body.utf8.count)\r\n\r\n\(body)")
             let created = try connection.readResponse()
             #expect(created.status == 201)
             #expect(created.body.contains("\"name\": \"live\""))

@@ -7,7 +7,7 @@ import FCMServer
 import FCMTesting
 import Testing
 
-/// The GCE metadata server: Application Default Credentials with no key file (issue 10, item 2).
+/// The GCE metadata server: Application Default Credentials with no key file.
 @Suite("GCE metadata server")
 struct MetadataServerTests {
     let flavor = [("Metadata-Flavor", "Google")]

@@ -46,7 +46,7 @@ struct ProxyTests {
     }
 }
 
-/// Which tunnels `proxyTunnelHosts` and `proxyTunnel` allow (issue 23, item 8).
+/// Which tunnels `proxyTunnelHosts` and `proxyTunnel` allow.
 @Suite("Proxy tunnel policy")
 struct TunnelPolicyTests {
     @Test func entriesParseAndBadOnesAreRefused() throws {

@@ -10,7 +10,7 @@ import NIOPosix
 import NIOSSL
 import Testing
 
-/// The proxy over real sockets (issue 23, item 8): where its tunnels may go, and bytes that
+/// The proxy over real sockets: where its tunnels may go, and bytes that
 /// follow a CONNECT in the same packet.
 @Suite("Proxy tunnels, live")
 struct ProxyTunnelTests {

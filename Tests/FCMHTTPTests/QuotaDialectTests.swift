@@ -6,7 +6,7 @@ import FCMJSON
 import FCMTesting
 import Testing
 
-/// FCM's per-project quotas (`quotas=fcm`) in each API's own words (issue 22, item 9).
+/// FCM's per-project quotas (`quotas=fcm`) in each API's own words.
 @Suite("Quotas in every dialect")
 struct QuotaDialectTests {
     private func api(messages: Int = 600_000, subscriptions: Int = 3000) -> InProcess {

@@ -9,7 +9,7 @@ import FCMXMPP
 import Foundation
 import Testing
 
-/// Issue 21, items 1 and 2: every refused request is a `refused` event with its API, project,
+/// Every refused request is a `refused` event with its API, project,
 /// status, code, target and reason; fault rules answer in their author's words and count firings.
 @Suite("Refused requests and fault rules in the event log")
 struct RefusalEventTests {
@@ -39,7 +39,7 @@ struct RefusalEventTests {
         return written
     }
 
-    /// The done-when of item 1: an invalid v1, legacy and XMPP message each leave a `refused`
+    /// An invalid v1, legacy and XMPP message each leave a `refused`
     /// event, with the reason the client was given, on the event stream.
     @Test func invalidMessagesOnEachFrontAreRefusedEventsOnTheStream() throws {
         let api = InProcess()
@@ -135,7 +135,7 @@ struct RefusalEventTests {
         #expect(Refusal.truncated(String(repeating: "é", count: 400)).utf8.count <= Refusal.maxTextBytes)
     }
 
-    /// Item 2: a rule reads back as posted, with its id and `fired`; its events carry the project
+    /// A rule reads back as posted, with its id and `fired`; its events carry the project
     /// and say what it did in the posted words.
     @Test func faultRulesRoundTripAndCountFirings() throws {
         let api = InProcess()

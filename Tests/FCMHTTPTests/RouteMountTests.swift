@@ -7,7 +7,7 @@ import FCMJSON
 @testable import FCMTransport
 import Testing
 
-/// Each front mounts the paths it owns with its API and dialect (issue 19, item 4): the one table
+/// Each front mounts the paths it owns with its API and dialect: the one table
 /// the access policy, faults, refusal events, the access log and the 413 all read.
 @Suite struct RouteMountTests {
     let responder = EmulatorRoutes.responder(emulator: Emulator(), maxBodyBytes: 64, info: { .null })

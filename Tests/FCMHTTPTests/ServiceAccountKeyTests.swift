@@ -13,7 +13,7 @@ import _CryptoExtras
 
 @testable import FCMHTTP
 
-/// Issue 23, item 7: a service account's 2048-bit RSA key is made on a worker, never on an event
+/// A service account's 2048-bit RSA key is made on a worker, never on an event
 /// loop, a few at a time; naming the account makes no key; and the accounts kept are bounded by
 /// `maxProjects`, forgetting those (and their files) of projects that are gone.
 @Suite("Service-account keys")

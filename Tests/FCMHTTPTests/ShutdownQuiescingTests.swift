@@ -5,7 +5,7 @@ import FCMTesting
 import FCMTransport
 import Testing
 
-/// A stopping server lets its connections finish (issue 19, item 2; `OpenConnections`): an idle
+/// A stopping server lets its connections finish (`OpenConnections`): an idle
 /// HTTP/1.1 connection is closed at once, and an HTTP/2 connection gets a graceful GOAWAY, its
 /// streams in flight answered, then the close.
 @Suite(.timeLimit(.minutes(1)))

@@ -81,13 +81,13 @@ import Testing
                 body: tar.body + Array("not a snapshot's".utf8) + [UInt8](repeating: 0, count: 496)))
         #expect(trailed.status == 400)
         #expect(trailed.bodyText.contains("bytes follow the archive's end marker"))
-        // `?format=tar` alone no longer makes a body an import: a page's text/plain POST needs no preflight (issue 23).
+        // `?format=tar` alone no longer makes a body an import: a page's text/plain POST needs no preflight.
         let untyped = target.responder.respond(HTTPRequest(method: "POST", target: "/emulator/v1:import?format=tar", body: tar.body))
         #expect(untyped.status == 415)
     }
 
     /// A snapshot carries the fronts' keys: an access token and a service-account key file of the
-    /// exporting emulator keep working on another one that imports it (issue 14, "Restarts").
+    /// exporting emulator keep working on another one that imports it ("Restarts").
     @Test func accessTokensAndKeyFilesWorkAfterImportElsewhere() throws {
         let source = InProcess(Emulator(), fronts: FrontConfiguration(authMode: .strict, stateDirectory: nil))
         _ = try source.json("POST", "/emulator/v1/projects", #"{"id":"strict-app","number":"111222333444"}"#, status: 201)
@@ -142,7 +142,7 @@ import Testing
 }
 
 /// An export that runs out of descriptors (or memory, or disk) is the server's trouble: 503
-/// UNAVAILABLE, not a 400 (issue 23, item 10). The errno is injected through the fault hook.
+/// UNAVAILABLE, not a 400. The errno is injected through the fault hook.
 @Suite struct SnapshotExhaustionTests {
     @Test func outOfDescriptorsIs503() throws {
         let state = try ScratchDirectory("snapshot-api").path

@@ -6,7 +6,7 @@ import FCMJSON
 import FCMTesting
 import Testing
 
-/// Issue 22, items 5, 6 and 14: what the user sees (the tray, replaced by tag), the APNs priority
+/// What the user sees (the tray, replaced by tag), the APNs priority
 /// an iOS app's message went with, and Android's deprioritization of high-priority messages that
 /// show nothing, as a test reads them through the fronts and the control API.
 @Suite("Tray, APNs priority and deprioritization")
@@ -40,7 +40,7 @@ struct TrayAndPriorityTests {
 
     private func tray(_ api: InProcess, _ id: String) throws -> JSONValue { try api.json("GET", "\(devices)/\(id)/tray") }
 
-    // MARK: - Item 6: the tray, replaced by tag
+    // MARK: - The tray, replaced by tag
 
     @Test func androidTagReplacesTheShownNotificationAndNoTagReplacesNothing() throws {
         let api = api()
@@ -115,7 +115,7 @@ struct TrayAndPriorityTests {
         #expect(try tray(api, d.id).at("notifications")?.arrayValue?.isEmpty == true)
     }
 
-    // MARK: - Item 14: high priority that shows nothing
+    // MARK: - High priority that shows nothing
 
     @Test func highPriorityDataShowingNothingIsDemotedAfterTheSetting() throws {
         let api = api { $0.deprioritizeAfter = 3 }
@@ -171,7 +171,7 @@ struct TrayAndPriorityTests {
         #expect(try inbox(on, f.id).allSatisfy { $0.string("priority") == "high" })
     }
 
-    // MARK: - Item 5: APNs priority and the sound dictionary
+    // MARK: - APNs priority and the sound dictionary
 
     @Test func iosDeliveriesShowTheAPNsPriority() throws {
         let api = api()

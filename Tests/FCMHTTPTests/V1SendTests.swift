@@ -84,7 +84,7 @@ struct V1SendTests {
         #expect(try api.emulator.inbox(String(a.id), projectId: DemoProject.id).1.count == 2)
     }
 
-    /// Issue 11, rows 1 and 2: 200,000 `!` overflowed the stack; 40,000 chained terms built a tree
+    /// 200,000 `!` overflowed the stack; 40,000 chained terms built a tree
     /// deep enough to crash and took seconds of an event loop. Both are refused while parsing.
     @Test func hostileConditionsAreRefusedAsInvalidArguments() throws {
         let api = InProcess()

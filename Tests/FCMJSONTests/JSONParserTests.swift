@@ -14,7 +14,7 @@ struct JSONParserTests {
         #expect(value["a"]?["y"] == .bool(true))
     }
 
-    /// Issue 11: a double such as 1e400 was written as the bare token `inf`, which no parser reads.
+    /// A double such as 1e400 was written as the bare token `inf`, which no parser reads.
     @Test func nonFiniteDoublesAreWrittenAsValidJSON() throws {
         for value in [Double.infinity, -.infinity, .nan, Double("1e400") ?? 0] {
             let text = JSONValue.object([("speed", .double(value))]).encoded()

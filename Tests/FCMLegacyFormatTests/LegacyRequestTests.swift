@@ -31,7 +31,7 @@ struct LegacyRequestTests {
         #expect(refusal("[1]")?.hasPrefix("JSON_PARSING_ERROR") == true)
     }
 
-    /// Issue 11: collapse keys were unbounded, and each stored copy keeps its key.
+    /// Collapse keys were unbounded, and each stored copy keeps its key.
     @Test func aCollapseKeyIsAtMost1024Bytes() throws {
         let long = String(repeating: "k", count: 1025)
         #expect(refusal(#"{"to":"t","collapse_key":"\#(long)"}"#) == "InvalidParameters: \"collapse_key\" is longer than 1024 bytes")
@@ -46,7 +46,7 @@ struct LegacyRequestTests {
         }
         #expect(tokens == ["a", "b"])
         // CCS sends to one recipient per stanza: registration_ids is not read there, and the
-        // refusal names the field CCS does read (issue 22, item 7).
+        // refusal names the field CCS does read.
         #expect(refusal(#"{"registration_ids":["a"]}"#, multicast: false) == "Missing \"to\" field")
     }
 
@@ -60,7 +60,7 @@ struct LegacyRequestTests {
         #expect(refusal(#"{"condition":"\#(three)"}"#) == "Invalid \"condition\" field: \(three)")
     }
 
-    /// Issue 11, rows 1 and 2: a condition as deep or as long as the body allows is refused
+    /// A condition as deep or as long as the body allows is refused
     /// while it is read, without recursing or walking a huge tree.
     @Test func hostileConditionsAreRefusedCheaply() {
         let bangs = String(repeating: "!", count: 200_000) + "'a' in topics"
@@ -116,7 +116,7 @@ struct LegacyRequestTests {
         #expect(try read(#"{"to":"t","registration_ids":["a"]}"#, multicast: false).notice == #"ignored unknown parameter "registration_ids""#)
     }
 
-    /// Issue 12, item 14: the notification is counted once, as sent, although the neutral
+    /// The notification is counted once, as sent, although the neutral
     /// form repeats it for Android, iOS and the web.
     @Test func thePayloadIsMeasuredOnceAsSent() throws {
         let body = String(repeating: "b", count: 2100)

@@ -5,7 +5,7 @@ import FCMScenario
 import Testing
 
 /// What used to pass and must fail: a check on a device that does not exist, a misspelt
-/// variable, and (in the JUnit report) a file that does not parse (issue 21).
+/// variable, and (in the JUnit report) a file that does not parse.
 @Suite("Scenario runner: no false passes")
 struct ScenarioFalsePassTests {
     private func run(_ yaml: String) throws -> ScenarioResult {

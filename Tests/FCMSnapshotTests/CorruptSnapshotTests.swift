@@ -7,7 +7,7 @@ import Foundation
 import Testing
 
 /// Broken snapshots are refused with the file and line at fault, and the running world stays as
-/// it was (issue 14).
+/// it was.
 @Suite struct CorruptSnapshotTests {
     /// How to break a good snapshot, and what the refusal must say.
     struct Damage: Sendable, CustomStringConvertible {

@@ -6,7 +6,7 @@ import FCMTesting
 import Foundation
 import Testing
 
-/// The caps on projects, devices and fault rules (issue 23, item 7) hold for an import too,
+/// The caps on projects, devices and fault rules hold for an import too,
 /// against the snapshot's own settings line; and that line keeps them, so a round trip does not
 /// put them back to their defaults.
 @Suite struct ImportCapTests {

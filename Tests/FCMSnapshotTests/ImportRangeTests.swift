@@ -7,7 +7,7 @@ import Foundation
 import Testing
 
 /// A snapshot can plant no value a later ordinary request overflows on: settings take the ranges
-/// `--set` takes, counters and instants the ranges the world can reach (issue 23, item 6). Each
+/// `--set` takes, counters and instants the ranges the world can reach. Each
 /// of these edits was imported before, and the next send, clock advance or connection trapped.
 @Suite struct ImportRangeTests {
     struct Edit: Sendable, CustomStringConvertible {

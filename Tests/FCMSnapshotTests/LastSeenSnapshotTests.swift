@@ -5,7 +5,7 @@ import FCMSnapshot
 import FCMTesting
 import Testing
 
-/// A snapshot keeps when each app was last seen, so token expiry (issue 22, item 13) continues
+/// A snapshot keeps when each app was last seen, so token expiry continues
 /// after an import as it would have, and refuses a last-seen time the clock cannot reach.
 @Suite struct LastSeenSnapshotTests {
     private let day: Int64 = 86_400_000

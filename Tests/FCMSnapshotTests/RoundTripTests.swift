@@ -59,7 +59,7 @@ import Testing
         #expect(!(try copy.events(EventQuery(kinds: [.expired]))).isEmpty)
     }
 
-    /// Issue 22, items 6 and 14: the tray (with its tags) and the count toward deprioritization
+    /// The tray (with its tags) and the count toward deprioritization
     /// are world state, kept without `include`, and behave the same after an import.
     @Test func theTrayAndDeprioritizationSurviveASnapshot() throws {
         let scratch = try ScratchDirectory()

@@ -8,7 +8,7 @@ import Testing
 
 /// Replacing a snapshot is atomic and durable: a crash at any step leaves a whole snapshot at the
 /// name (the old or the new), start-up recovery clears what the crash left, and concurrent
-/// exports to one name all succeed (issue 23, item 10). A fault hook stops the replacement
+/// exports to one name all succeed. A fault hook stops the replacement
 /// between its steps and leaves the disk as a crash there would.
 @Suite(.serialized) struct SnapshotReplacementTests {
     static let options = SnapshotOptions(include: [], emulatorVersion: "test")

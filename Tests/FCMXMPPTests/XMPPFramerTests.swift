@@ -71,7 +71,7 @@ struct XMPPFramerTests {
         ("<stream:stream>", "invalid-namespace"),
         ("<stream:stream xmlns:stream='urn:wrong'>", "invalid-namespace"),
         ("<stream xmlns='jabber:client'>", "invalid-namespace"),
-        // Issue 11, row 6: thousands of attributes cost a quadratic duplicate check.
+        // Thousands of attributes cost a quadratic duplicate check.
         (
             "<stream:stream xmlns:stream='http://etherx.jabber.org/streams' \((0..<20_000).map { "a\($0)='x'" }.joined(separator: " "))>",
             "policy-violation"
@@ -100,7 +100,7 @@ struct XMPPFramerTests {
 
     /// A tag that arrives a byte at a time is searched for its end once in all, a quoted `>` kept
     /// apart across reads: before, each read searched it again from its `<`, so 256 KiB sent this
-    /// way cost tens of billions of steps (issue 19's review) and ran past the limit, which
+    /// way cost tens of billions of steps and ran past the limit, which
     /// cancels the test between reads.
     @Test(.timeLimit(.minutes(1)))
     func aTagTrickledAByteAtATimeIsReadOnce() async throws {

@@ -82,7 +82,7 @@ struct XMPPHandlerTests {
         #expect(try wire.received() == " ")
     }
 
-    /// Issue 12, item 1: RFC 6120 §11.5 allows the XML declaration at the start of every stream.
+    /// RFC 6120 §11.5 allows the XML declaration at the start of every stream.
     @Test func aRestartWithAnXMLDeclarationBinds() throws {
         let wire = try Wire()
         try wire.login(restart: "<?xml version='1.0'?>" + Wire.header)
@@ -90,7 +90,7 @@ struct XMPPHandlerTests {
         #expect(wire.channel.isActive)
     }
 
-    /// Issue 12, item 2: an error in a restarted stream the server has not answered yet comes
+    /// An error in a restarted stream the server has not answered yet comes
     /// after a stream header of its own (RFC 6120 §4.9.1.1), so the prefix is bound.
     @Test func anErrorBeforeTheServersHeaderFollowsAHeader() throws {
         let wire = try Wire()
@@ -143,7 +143,7 @@ struct XMPPHandlerTests {
         #expect(!wire.channel.isActive)
     }
 
-    /// Issue 11, row 7: a client that sends and never reads made the server buffer without bound.
+    /// A client that sends and never reads made the server buffer without bound.
     @Test func aConnectionThatCannotWriteIsNotRead() throws {
         let wire = try Wire()
         try wire.login()
@@ -158,7 +158,7 @@ struct XMPPHandlerTests {
         #expect(wire.reads.count == before + 1)
     }
 
-    /// Issue 11: connections had no handshake or idle timeout.
+    /// Connections had no handshake or idle timeout.
     @Test func aConnectionThatDoesNotLogInInTimeIsClosed() throws {
         let wire = try Wire { $0.loginTimeoutSeconds = 30 }
         try wire.send(Wire.header)

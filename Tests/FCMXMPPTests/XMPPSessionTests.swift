@@ -200,7 +200,7 @@ struct XMPPSessionTests {
         #expect(!client.closed)
     }
 
-    /// Issue 11: a message_id is kept with every stored copy (for receipts), so it is bounded.
+    /// A message_id is kept with every stored copy (for receipts), so it is bounded.
     @Test func aMessageIdOver1024BytesGetsAStanzaError() throws {
         let (emulator, device, key) = try setUp()
         var client = Client(emulator)

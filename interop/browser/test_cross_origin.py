@@ -1,5 +1,5 @@
 """A page from another origin, in the real Chromium, can neither change nor read the emulator
-(issue 23, items 4 and 5; docs/security.md).
+(docs/security.md).
 
 The page is served by a tiny http.server of this test on another free port (and once more as a
 file:// page, whose origin is "null"); its script tries what a hostile page would: "simple"

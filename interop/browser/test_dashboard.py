@@ -1,4 +1,4 @@
-"""The dashboard (/ui/, issue 13) in a real headless Chromium: Debian's chromium driven through its
+"""The dashboard (/ui/) in a real headless Chromium: Debian's chromium driven through its
 chromedriver by Selenium, with no driver downloads.
 
 Each test starts its own fcm-emu on free ports, opens the dashboard and works it as a person would:
@@ -204,7 +204,7 @@ def page(emu, request):
 # ---------------------------------------------------------------- the tests
 
 def test_send_receive_store_and_deliver_then_a_fault_rule(page):
-    """Issue 13's "done when": a device made in the UI gets a message sent from the form, in its
+    """A first session in the dashboard: a device made in the UI gets a message sent from the form, in its
     inbox and the live log; offline, the next one is stored; back online, it is delivered. A fault
     rule added from a template changes the wire answer, and once removed the sends go through."""
     page.open()

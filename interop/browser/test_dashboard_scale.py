@@ -1,4 +1,4 @@
-"""The dashboard at scale and at a glance (issue 21, item 4), in a real headless Chromium like
+"""The dashboard at scale and at a glance, in a real headless Chromium like
 test_dashboard.py (whose fixtures and helpers these tests share): 5,000 devices searched in the
 page in under 200 ms, a bulk creation read as one line of the live log, a message's timeline on
 the emulator's clock with the clock's pending timers, refused requests with their reasons, and
@@ -144,7 +144,7 @@ def _post(url, body, headers):
 
 def test_refused_v1_legacy_and_xmpp_requests_are_shown_with_their_reason(page):
     if not _refused_kind_exists(page.emu):
-        pytest.skip("this emulator records no `refused` events yet (issue 21, item 1)")
+        pytest.skip("this emulator records no `refused` events yet")
     page.open(width=1400, height=900)
     page.allowed_errors.append(r"Failed to load resource")
     device = page.emu.call("POST", f"/projects/{PROJECT}/devices", {"platform": "android", "name": "pixel"})
@@ -165,11 +165,11 @@ def test_refused_v1_legacy_and_xmpp_requests_are_shown_with_their_reason(page):
         client.read_until(b"nack")
     finally:
         client.close()
-    # The event stream has them first (issue 21, item 1); if this emulator records none yet, the
+    # The event stream has them first; if this emulator records none yet, the
     # dashboard has nothing to show.
     recorded = {e.get("api") for e in page.emu.call("GET", "/events?kind=refused")["events"]}
     if not recorded:
-        pytest.skip("this emulator records no `refused` events for these requests yet (issue 21, item 1)")
+        pytest.skip("this emulator records no `refused` events for these requests yet")
     assert recorded >= {"v1", "legacy", "xmpp"}, recorded
     for api in ("v1", "legacy", "xmpp"):
         li = page.present(f'#refusals li[data-testid="refusal"][data-api="{api}"]', f"the {api} refusal")

@@ -349,7 +349,7 @@ async def test_token_of_another_project_is_permission_denied(emulator, tunnel, t
 @run
 async def test_v1_topic_subscriptions(emulator, tunnel, key_file):
     # subscribe_to_topic is 6.4.0's v1 topicSubscriptions client: one request per token; its reasons
-    # come from an FcmError detail when there is one, otherwise from error.status (issue 12, item 11).
+    # come from an FcmError detail when there is one, otherwise from error.status.
     a = emulator.device("android")
     gone = emulator.device("android")
     emulator.call("DELETE", f"/projects/{PROJECT}/devices/{gone['id']}")

@@ -3,7 +3,7 @@ xmpppy are: xmpp.Client(domain), connect(secure=1) for CCS's direct TLS, auth(se
 a 'message' handler and Process() as the loop.
 
 What xmpppy does differently from slixmpp: it sends the XML declaration <?xml version='1.0'?> before
-every stream header, the restart after SASL success included (issue 12 item 1); its SASL PLAIN
+every stream header, the restart after SASL success included; its SASL PLAIN
 carries an authzid (`<sender>@<domain>\\0<sender>\\0<key>`); its serializer escapes the JSON's
 quotes as &quot; (the slixmpp tests send raw text); the payload is read with
 getTag('gcm', namespace=...), as xmpppy CCS servers do, so the nacks' and control messages'

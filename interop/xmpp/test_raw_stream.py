@@ -2,9 +2,9 @@
 expat parser): what RFC 6120 lets a client send and what it must get back, independent of any XMPP
 library's leniency.
 
-Issue 12 item 1: every stream header may be preceded by the XML declaration, the restart after SASL
+Every stream header may be preceded by the XML declaration, the restart after SASL
 success included (RFC 6120 §4.3.3 and §6.4.6: the restarted stream is a new XML document).
-Issue 12 item 2: an error found before the server has sent its stream header is still sent inside
+An error found before the server has sent its stream header is still sent inside
 a stream of the server's own: header, <stream:error>, </stream:stream> (RFC 6120 §4.9.1.1), so that a
 namespace-aware parser sees a well-formed document and reports the real error."""
 import base64

@@ -12,8 +12,8 @@ public struct FaultRule: Sendable, Equatable {
     package var match: Match
     package var action: Action
     /// The rule in the words its author posted, so `GET /faults` and the `faultInjected` event
-    /// answer in them (`QUOTA_EXCEEDED`, `"retryAfter": "10s"`) rather than in the core's (issue
-    /// 21, item 2); nil for rules made in code.
+    /// answer in them (`QUOTA_EXCEEDED`, `"retryAfter": "10s"`) rather than in the core's;
+    /// nil for rules made in code.
     package var posted: Posted?
 
     /// A posted rule: its `match` and `action` as JSON text (the fields' sizes are capped by the

@@ -5,7 +5,7 @@ export const CONTROL = '/emulator/v1';
 /**
  * A path segment: percent-encoded, and never empty, '.' or '..', which URL parsers drop or fold
  * into the parent (WHATWG URL standard, "single-dot segment" and "double-dot segment"), so that
- * DELETE …/faults/. would become DELETE …/faults/ (docs/security.md, issue 23 item 5).
+ * DELETE …/faults/. would become DELETE …/faults/ (docs/security.md).
  */
 export function enc(value) {
   const text = String(value);
