@@ -36,6 +36,22 @@ struct XMPPStreamDecoderTests {
             decoderFactory: { XMPPStreamDecoder() })
     }
 
+    /// The framer takes what it has read from NIO's buffer and leaves a partial tag there: the
+    /// verifier's check of leftover bytes sees what the decoder did not take.
+    @Test func aPartialTagStaysInNIOsBufferUntilItEnds() throws {
+        var framer = XMPPFramer()
+        var buffer = ByteBuffer(string: XMPPFramerTests.open + "<message id='1'>text<gcm xmlns='google:mobile:data'")
+        let events = try framer.feed(&buffer)
+        #expect(events == [.streamOpened(attributes: ["xmlns:stream": XMPPFramer.streamsNamespace])])
+        #expect(buffer.readableBytes == #"<gcm xmlns='google:mobile:data'"#.utf8.count)
+        buffer.writeString(">{}</gcm></message>")
+        let message = XMPPElement(
+            name: "message", attributes: [("id", "1")],
+            children: [XMPPElement(name: "gcm", attributes: [("xmlns", "google:mobile:data")], text: "{}")], text: "text")
+        #expect(try framer.feed(&buffer) == [.stanza(message)])
+        #expect(buffer.readableBytes == 0)
+    }
+
     /// A framing error reaches the connection's handler as `errorCaught`, and nothing after it
     /// is read.
     @Test func aFramingErrorIsCaughtAndEndsTheReading() throws {

@@ -26,7 +26,7 @@ enum RestrictedXML {
     static let maxAttributes = 64
 
     /// The name of the tag whose name starts at `from`, up to white space, `/` or `>`.
-    static func name(_ bytes: [UInt8], _ from: Int, _ close: Int) -> String {
+    static func name(_ bytes: UnsafeRawBufferPointer, _ from: Int, _ close: Int) -> String {
         var end = from
         while end < close, !isSpace(bytes[end]), bytes[end] != UInt8(ascii: "/") { end += 1 }
         return String(decoding: bytes[from..<end], as: UTF8.self)

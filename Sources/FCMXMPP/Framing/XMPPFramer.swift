@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
+import NIOCore
+
 /// Splits a client's bytes into stream events, whatever the chunking: a stanza split across reads
 /// is built as its tags arrive and given out when its last one has. Restricted XML only (RFC 6120 §11.1): no DTD, comments or
 /// processing instructions (but the XML declaration before each stream header: RFC 6120 §11.5
@@ -17,12 +19,11 @@ public struct XMPPFramer: Sendable {
         var text: [UInt8] = []
     }
 
-    /// Bytes not yet read: at most a partial tag, or text not yet given to an element.
-    private var buffer: [UInt8] = []
-    private var scan = 0
-    /// Bytes dropped from the front of `buffer` so far, so positions can be counted from the
-    /// stream's start.
-    private var dropped = 0
+    /// What `feed(_:)` was given and no tag has taken yet (at most a partial tag), for callers
+    /// without a channel; in a pipeline the partial tag stays in NIO's buffer (`XMPPStreamDecoder`).
+    private var carry = ByteBuffer()
+    /// Bytes taken from the stream so far, so positions can be counted from its start.
+    private var consumed = 0
     private var phase = Phase.header
     /// The stanza being read: its open elements, outermost first, each parsed once as its start
     /// tag arrives, and where it began in the stream, for the size cap.
@@ -40,49 +41,83 @@ public struct XMPPFramer: Sendable {
         self.maxStanzaBytes = maxStanzaBytes
     }
 
+    /// Reads `bytes` after what earlier calls left, for callers without a channel (scenarios,
+    /// fuzzers, tests).
     public mutating func feed(_ bytes: some Sequence<UInt8>) throws(XMPPStreamError) -> [XMPPStreamEvent] {
-        buffer.append(contentsOf: bytes)
-        var events: [XMPPStreamEvent] = []
-        while phase != .closed {
-            guard let tagOpen = buffer[scan...].firstIndex(of: UInt8(ascii: "<")) else {
-                try takeText(scan..<buffer.count)
-                scan = buffer.count
-                try checkSize(pendingTo: buffer.count)
-                break
-            }
-            try takeText(scan..<tagOpen)
-            scan = tagOpen
-            guard let close = Self.tagEnd(buffer, from: tagOpen, resuming: &tagSearch) else {
-                try checkSize(pendingTo: buffer.count)
-                break
-            }
-            tagSearch = TagSearch()
-            scan = close + 1
-            try handleTag(tagOpen, close, into: &events)
+        var pending = carry
+        carry = ByteBuffer()
+        pending.writeBytes(bytes)
+        defer {
+            pending.discardReadBytes()
+            carry = pending
         }
-        compact()
+        return try feed(&pending)
+    }
+
+    /// Takes the complete tags at the front of `input`, and the text before and between them;
+    /// what it leaves is at most the start of a tag, for the next read to complete.
+    public mutating func feed(_ input: inout ByteBuffer) throws(XMPPStreamError) -> [XMPPStreamEvent] {
+        var events: [XMPPStreamEvent] = []
+        var failure: XMPPStreamError?
+        let taken = input.withUnsafeReadableBytes { raw -> Int in
+            do throws(XMPPStreamError) {
+                return try self.read(raw, into: &events)
+            } catch {
+                failure = error
+                return 0
+            }
+        }
+        if let failure { throw failure }
+        input.moveReaderIndex(forwardBy: taken)
+        consumed += taken
         return events
     }
 
+    /// Reads tags from `raw` while they are complete; returns how many bytes it took. After the
+    /// stream's end tag the rest is taken unread.
+    private mutating func read(_ raw: UnsafeRawBufferPointer, into events: inout [XMPPStreamEvent]) throws(XMPPStreamError) -> Int {
+        var scan = 0
+        while phase != .closed {
+            guard let tagOpen = raw[scan...].firstIndex(of: UInt8(ascii: "<")) else {
+                try takeText(raw, scan..<raw.count)
+                return raw.count
+            }
+            try takeText(raw, scan..<tagOpen)
+            scan = tagOpen
+            guard let close = Self.tagEnd(raw, from: tagOpen, resuming: &tagSearch) else {
+                try checkSize(from: scan, to: raw.count)
+                return scan
+            }
+            tagSearch = TagSearch()
+            scan = close + 1
+            try handleTag(raw, tagOpen, close, into: &events)
+        }
+        return raw.count
+    }
+
     /// Text between tags: the open element's, or white space between stanzas (keepalives).
-    private mutating func takeText(_ range: Range<Int>) throws(XMPPStreamError) {
+    private mutating func takeText(_ raw: UnsafeRawBufferPointer, _ range: Range<Int>) throws(XMPPStreamError) {
         guard !range.isEmpty else { return }
         guard open.isEmpty else {
-            open[open.count - 1].text.append(contentsOf: buffer[range])
+            open[open.count - 1].text.append(contentsOf: raw[range])
+            try checkSize(from: range.lowerBound, to: range.upperBound)
             return
         }
-        for b in buffer[range] where !(b == 0x20 || b == 0x09 || b == 0x0A || b == 0x0D) {
+        for b in raw[range] where !(b == 0x20 || b == 0x09 || b == 0x0A || b == 0x0D) {
             throw .notWellFormed("text outside a stanza")
         }
     }
 
-    /// A stanza, read or still arriving, may not pass `maxStanzaBytes`.
-    private func checkSize(pendingTo end: Int) throws(XMPPStreamError) {
-        let start = stanzaStart ?? (dropped + scan)
-        if dropped + end - start > maxStanzaBytes { throw .policyViolation("stanza larger than \(maxStanzaBytes) bytes") }
+    /// A stanza, read or still arriving (from `scan` to `end` of this read when none has begun), may
+    /// not pass `maxStanzaBytes`.
+    private func checkSize(from scan: Int, to end: Int) throws(XMPPStreamError) {
+        let start = stanzaStart ?? (consumed + scan)
+        if consumed + end - start > maxStanzaBytes { throw .policyViolation("stanza larger than \(maxStanzaBytes) bytes") }
     }
 
-    private mutating func handleTag(_ tagOpen: Int, _ close: Int, into events: inout [XMPPStreamEvent]) throws(XMPPStreamError) {
+    private mutating func handleTag(
+        _ buffer: UnsafeRawBufferPointer, _ tagOpen: Int, _ close: Int, into events: inout [XMPPStreamEvent]
+    ) throws(XMPPStreamError) {
         guard tagOpen + 1 < close else { throw .notWellFormed("empty tag") }
         switch buffer[tagOpen + 1] {
         case UInt8(ascii: "?"):
@@ -98,7 +133,7 @@ public struct XMPPFramer: Sendable {
                 guard name == innermost.element.name else {
                     throw .notWellFormed("</\(name)> does not close <\(innermost.element.name)>")
                 }
-                try closeElement(endingAt: close, into: &events)
+                try closeElement(startingAt: tagOpen, endingAt: close, into: &events)
             } else {
                 guard phase == .stream, name == "stream:stream" else { throw .notWellFormed("unexpected end tag") }
                 phase = .closed
@@ -126,9 +161,9 @@ public struct XMPPFramer: Sendable {
                 guard open.count < RestrictedXML.maxDepth else {
                     throw .policyViolation("elements nested deeper than \(RestrictedXML.maxDepth)")
                 }
-                if open.isEmpty { stanzaStart = dropped + tagOpen }
+                if open.isEmpty { stanzaStart = consumed + tagOpen }
                 open.append(OpenElement(element: XMPPElement(name: tag.name, attributes: tag.attributes)))
-                if tag.selfClosing { try closeElement(endingAt: close, into: &events) }
+                if tag.selfClosing { try closeElement(startingAt: tagOpen, endingAt: close, into: &events) }
             case .closed:
                 break
             }
@@ -137,7 +172,9 @@ public struct XMPPFramer: Sendable {
 
     /// The innermost open element is complete: its text is decoded and it joins its parent, or,
     /// outermost, it is a stanza.
-    private mutating func closeElement(endingAt close: Int, into events: inout [XMPPStreamEvent]) throws(XMPPStreamError) {
+    private mutating func closeElement(
+        startingAt tagOpen: Int, endingAt close: Int, into events: inout [XMPPStreamEvent]
+    ) throws(XMPPStreamError) {
         guard var done = open.popLast() else { return }
         guard let text = XMLEscaping.unescape(done.text[...]) else { throw .notWellFormed("bad character data in <\(done.element.name)>") }
         done.element.text = text
@@ -145,7 +182,7 @@ public struct XMPPFramer: Sendable {
             open[open.count - 1].element.children.append(done.element)
             return
         }
-        try checkSize(pendingTo: close + 1)
+        try checkSize(from: tagOpen, to: close + 1)
         stanzaStart = nil
         events.append(.stanza(done.element))
     }
@@ -163,16 +200,8 @@ public struct XMPPFramer: Sendable {
         return .streamOpened(attributes: Dictionary(tag.attributes, uniquingKeysWith: { first, _ in first }))
     }
 
-    /// Drops what was read: open elements hold their own copies of what they need.
-    private mutating func compact() {
-        guard scan > 0 else { return }
-        buffer.removeFirst(scan)
-        dropped += scan
-        scan = 0
-    }
-
     /// Where the search for a tag's end stopped: bytes after its `<` already read, and the quote
-    /// it was inside, if any. Counted from the `<`, so it survives `compact()`.
+    /// it was inside, if any. Counted from the `<`, which the next read starts at.
     struct TagSearch: Sendable, Equatable {
         var offset = 1
         var quote: UInt8?
@@ -180,7 +209,7 @@ public struct XMPPFramer: Sendable {
 
     /// The index of the `>` that ends the tag opened at `open`, skipping quoted attribute values,
     /// or nil with `search` saying where to go on when more bytes arrive.
-    static func tagEnd(_ bytes: [UInt8], from open: Int, resuming search: inout TagSearch) -> Int? {
+    static func tagEnd(_ bytes: UnsafeRawBufferPointer, from open: Int, resuming search: inout TagSearch) -> Int? {
         var quote = search.quote
         var i = open + search.offset
         while i < bytes.count {
