@@ -33,3 +33,15 @@ def test_prometheus_reads_sends_deliveries_and_refusals(emulator, app):
     assert value(refused, api="v1", code="INVALID_ARGUMENT") >= 1
     assert after["fcm_emu_devices"].type == "gauge"
     assert value(after["fcm_emu_devices"]) >= 1
+
+
+def test_connections_by_port(emulator, app):
+    """A send over the TLS port is a request there; the scrape itself holds an HTTP connection."""
+    before = scrape(emulator)
+    device = emulator.device("android")
+    messaging.send(messaging.Message(token=device["token"], data={"m": "2"}), app=app)
+    after = scrape(emulator)
+    assert after["fcm_emu_connections_open"].type == "gauge"
+    assert value(after["fcm_emu_connections_open"], listener="http") >= 1
+    assert value(after["fcm_emu_http_requests"], listener="https") >= value(before["fcm_emu_http_requests"], listener="https") + 1
+    assert value(after["fcm_emu_connections_opened"], listener="https") >= 1

@@ -15,8 +15,9 @@ extension ControlAPI {
             "GET", "\(Self.prefix)/metrics",
             handle { _, _ throws(FCMError) in
                 let (counters, gauges) = emulator.metrics()
-                return HTTPResponse(
-                    status: 200, contentType: "text/plain; version=0.0.4; charset=utf-8", body: Self.exposition(counters, gauges))
+                var body = Self.exposition(counters, gauges)
+                if let clients { body += Self.exposition(clients.clients()) }
+                return HTTPResponse(status: 200, contentType: "text/plain; version=0.0.4; charset=utf-8", body: body)
             })
     }
 
@@ -54,6 +55,31 @@ extension ControlAPI {
         family("fanouts_in_flight", "gauge", "Topic and condition messages still reaching their recipients.", [("", Int64(g.fanOutsInFlight))])
         family("events_kept", "gauge", "Events the log holds now (maxEvents, maxEventBytes).", [("", Int64(g.eventsKept))])
         family("events_evicted_total", "counter", "Events the log dropped to stay within its caps.", [("", Int64(g.eventsEvicted))])
+        return out
+    }
+
+    /// The HTTP and HTTPS ports' connections by listener, summed over clients (`GET /connections`
+    /// has them by client): a pool that leaks shows as `connections_open` that only grows.
+    static func exposition(_ clients: [ClientConnections.Client]) -> String {
+        struct Totals { var opened = 0, open = 0, requests = 0, streams = 0 }
+        var totals: [String: Totals] = [:]
+        for c in clients {
+            totals[c.listener, default: Totals()].opened += c.opened
+            totals[c.listener, default: Totals()].open += c.open
+            totals[c.listener, default: Totals()].requests += c.requests
+            totals[c.listener, default: Totals()].streams += c.streamsOpened
+        }
+        var out = ""
+        func family(_ name: String, _ type: String, _ help: String, _ value: (Totals) -> Int) {
+            out += "# HELP fcm_emu_\(name) \(help)\n# TYPE fcm_emu_\(name) \(type)\n"
+            for (listener, t) in totals.sorted(by: { $0.key < $1.key }) {
+                out += "fcm_emu_\(name){listener=\"\(label(listener))\"} \(value(t))\n"
+            }
+        }
+        family("connections_opened_total", "counter", "Connections accepted on the HTTP and HTTPS ports, by port.") { $0.opened }
+        family("connections_open", "gauge", "Connections open now on the HTTP and HTTPS ports, by port.") { $0.open }
+        family("http_requests_total", "counter", "Requests read on the HTTP and HTTPS ports, by port.") { $0.requests }
+        family("http2_streams_opened_total", "counter", "HTTP/2 streams opened on the HTTP and HTTPS ports, by port.") { $0.streams }
         return out
     }
 
