@@ -27,6 +27,26 @@ struct ScenarioFalsePassTests {
         #expect(ScenarioReport.line(result).contains("step 1 at typo.yaml:4: check"))
     }
 
+    /// A rule that never fired tested nothing: the run still passes, and says so.
+    @Test func aFaultRuleThatNeverFiredIsReported() throws {
+        let result = try run(
+            """
+            devices:
+              - {name: phone, platform: android}
+              - {name: tablet, platform: android}
+            faults:
+              - {id: used, match: {device: phone, count: 1}, action: {error: UNAVAILABLE}}
+              - {id: idle, match: {device: tablet}, action: {status: 503}}
+            steps:
+              - send: {message: {token: "${phone.token}"}}
+                expect: {status: 503}
+            """)
+        #expect(result.passed)
+        #expect(result.unusedFaults.count == 1)
+        #expect(result.unusedFaults.first?.hasPrefix("fault rule idle never fired") == true)
+        #expect(ScenarioReport.line(result).contains("\n  warning: fault rule idle never fired"))
+    }
+
     @Test func anEventsCheckOnAnUnknownDeviceFailsWithoutASuggestionWhenNothingIsClose() throws {
         let result = try run(
             """

@@ -7,8 +7,11 @@ import FCMXMPP
 package enum ScenarioReport {
     package static func line(_ result: ScenarioResult) -> String {
         let time = String(format: "%.1f ms", result.seconds * 1000)
-        guard let failure = result.failure else { return "PASS  \(result.name)  (\(result.file), \(result.steps) steps, \(time))" }
-        var out = "FAIL  \(result.name)  (\(result.file))\n"
+        let warnings = result.unusedFaults.map { "\n  warning: \($0)" }.joined()
+        guard let failure = result.failure else {
+            return "PASS  \(result.name)  (\(result.file), \(result.steps) steps, \(time))" + warnings
+        }
+        var out = "FAIL  \(result.name)  (\(result.file))" + warnings + "\n"
         let step = failure.step == 0 ? "set-up" : "step \(failure.step)"
         out += "  \(step) at \(result.file):\(failure.line): \(failure.action)\n"
         for difference in failure.differences { out += "    \(difference)\n" }

@@ -17,6 +17,9 @@ package struct ScenarioResult: Sendable {
     package let steps: Int
     package let seconds: Double
     package let failure: Failure?
+    /// Fault rules still in force at the end that never fired: a rule whose `match` names a token,
+    /// route or API the steps never used tests nothing, and a passing run would hide it.
+    package var unusedFaults: [String] = []
 
     package var passed: Bool { failure == nil }
 }

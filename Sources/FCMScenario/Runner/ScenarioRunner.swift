@@ -31,7 +31,11 @@ package struct ScenarioRunner {
         let failure = runner.execute()
         let elapsed = clock.now - start
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        return ScenarioResult(name: scenario.name, file: scenario.file, steps: scenario.steps.count, seconds: seconds, failure: failure)
+        var result = ScenarioResult(name: scenario.name, file: scenario.file, steps: scenario.steps.count, seconds: seconds, failure: failure)
+        result.unusedFaults = runner.emulator.faultRuleStates().filter { $0.fired == 0 }.map {
+            "fault rule \($0.rule.id) never fired (\($0.rule.summary))"
+        }
+        return result
     }
 
     private init(scenario: Scenario, settings: EmulatorSettings) {
