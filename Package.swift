@@ -3,9 +3,10 @@ import PackageDescription
 
 // Layers point one way (Sources/README.md draws them):
 //   fcm-emu → FCMScenario → FCMServer → FCMControl → FCMHTTP, FCMXMPP → FCMTransport, FCMLegacyFormat
-//   → FCMSnapshot → FCMCoreJSON → FCMCore, FCMJSON
-// FCMCore (the engine) and FCMJSON (JSON values) know nothing of each other; FCMCoreJSON is the one
-// bridge between them; the fronts (FCMHTTP, FCMXMPP) never import each other.
+//   → FCMSnapshot → FCMCoreJSON → FCMCore → FCMJSON
+// FCMCore (the engine) holds a message's free-form parts as FCMJSON's value tree and never parses or
+// encodes; FCMCoreJSON reads and writes fault rules as JSON; the fronts (FCMHTTP, FCMXMPP) never
+// import each other.
 // The dashboard's files (Sources/FCMControl/Dashboard/ui/), each embedded in the binary; `Dashboard.files`
 // names them for the router, and DashboardAPITests checks that the three lists agree.
 let dashboardFiles = [
@@ -47,6 +48,8 @@ let package = Package(
         .target(
             name: "FCMCore",
             dependencies: [
+                // The value tree of a message's free-form parts; the core never parses or encodes.
+                "FCMJSON",
                 .product(name: "OrderedCollections", package: "swift-collections"),
                 .product(name: "HeapModule", package: "swift-collections"),
                 .product(name: "DequeModule", package: "swift-collections"),
@@ -82,7 +85,6 @@ let package = Package(
             dependencies: [
                 "FCMCore",
                 "FCMJSON",
-                "FCMCoreJSON",
                 "FCMLegacyFormat",
                 "FCMSnapshot",
                 "FCMTransport",
@@ -131,7 +133,7 @@ let package = Package(
             ]
         ),
         // The legacy message format, shared by legacy HTTP and XMPP (CCS uses the same keys).
-        .target(name: "FCMLegacyFormat", dependencies: ["FCMCore", "FCMJSON", "FCMCoreJSON"]),
+        .target(name: "FCMLegacyFormat", dependencies: ["FCMCore", "FCMJSON"]),
         .target(
             name: "FCMXMPP",
             dependencies: [
@@ -147,7 +149,7 @@ let package = Package(
         .target(
             name: "FCMMCS",
             dependencies: [
-                "FCMCore", "FCMCoreJSON", "FCMJSON", "FCMTransport",
+                "FCMCore", "FCMJSON", "FCMTransport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),

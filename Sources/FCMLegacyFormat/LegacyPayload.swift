@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import FCMCore
-import FCMCoreJSON
 import FCMJSON
 
 /// How a legacy `notification` object reaches each platform (legacy reference, notification
@@ -57,7 +56,7 @@ package enum LegacyPayload {
     }
 
     package static func apply(notification json: [(String, JSONValue)], to content: inout MessageContent) {
-        let notification = json.payloadPairs
+        let notification = json
         func text(_ key: String) -> String? { notification.first { $0.0 == key }?.1.stringValue }
         content.notification = NotificationContent(title: text("title"), body: text("body"), image: text("image"))
         // Android's sound is a resource name (table 2b): a dictionary, an iOS critical alert's, is not one.

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import FCMCore
-import FCMCoreJSON
 import FCMJSON
 
 /// A legacy `/fcm/send` request, read from JSON or from the plain-text form
@@ -110,7 +109,7 @@ package enum LegacyJSONReader {
             LegacyPayload.apply(notification: notification, to: &content)
         }
         // FCM counts what was sent, once: data and notification keys and values.
-        let notificationSize = try f.object("notification").map { PayloadValue(.object($0)).measuredSize } ?? 0
+        let notificationSize = try f.object("notification").map { JSONValue.object($0).measuredSize } ?? 0
         content.measuredPayloadSize = content.data.reduce(notificationSize) { $0 + $1.0.utf8.count + $1.1.utf8.count }
         let dryRun = try f.bool("dry_run") ?? false
         var request = LegacyRequest(recipients: try recipients(f, allowMulticast: allowMulticast), content: content, dryRun: dryRun)

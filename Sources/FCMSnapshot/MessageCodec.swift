@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import FCMCore
-import FCMCoreJSON
 import FCMJSON
 
 /// Messages in `messages.jsonl`, each written once however many devices store it: one send to a
@@ -98,7 +97,7 @@ enum MessageCodec {
                         ("collapseKey", a.collapseKey.map(JSONValue.string)), ("priority", a.priority.map { .string($0.rawValue) }),
                         ("ttlSeconds", a.ttlSeconds.map(JSONValue.int)),
                         ("restrictedPackageName", a.restrictedPackageName.map(JSONValue.string)), ("data", a.data.map(pairsJSON)),
-                        ("notification", a.notification.isEmpty ? nil : JSONValue(.object(a.notification))),
+                        ("notification", a.notification.isEmpty ? nil : .object(a.notification)),
                         ("v2", a.v2.map(androidV2)),
                     ])
                 }
@@ -108,7 +107,7 @@ enum MessageCodec {
                 c.apns.map { a in
                     .object(omittingNils: [
                         ("headers", a.headers.isEmpty ? nil : pairsJSON(a.headers)),
-                        ("payload", a.payload.isEmpty ? nil : JSONValue(.object(a.payload))), ("image", a.image.map(JSONValue.string)),
+                        ("payload", a.payload.isEmpty ? nil : .object(a.payload)), ("image", a.image.map(JSONValue.string)),
                     ])
                 }
             ),
@@ -117,7 +116,7 @@ enum MessageCodec {
                 c.webpush.map { w in
                     .object(omittingNils: [
                         ("headers", w.headers.isEmpty ? nil : pairsJSON(w.headers)), ("data", w.data.map(pairsJSON)),
-                        ("notification", w.notification.map { JSONValue(.object($0)) }), ("link", w.link.map(JSONValue.string)),
+                        ("notification", w.notification.map { .object($0) }), ("link", w.link.map(JSONValue.string)),
                         ("rawData", w.rawData.map { .string(Base64URLCodec.encode($0)) }),
                     ])
                 }
@@ -218,6 +217,6 @@ enum MessageCodec {
     private static func object(_ f: inout JSONFields, _ key: String) throws(SnapshotProblem) -> [(String, PayloadValue)]? {
         guard let value = f.optional(key) else { return nil }
         guard let pairs = value.objectValue else { throw SnapshotProblem("\(key) must be an object") }
-        return pairs.payloadPairs
+        return pairs
     }
 }

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import FCMCore
-import FCMCoreJSON
 import FCMJSON
 import FCMTesting
 import FCMTransport
@@ -32,5 +31,5 @@ struct LegacyClient {
     }
 
     /// A payload value as the JSON text an app would read.
-    static func bytes(_ value: PayloadValue?) -> String? { value.map { JSONValue($0).encoded() } }
+    static func bytes(_ value: PayloadValue?) -> String? { value.map { $0.encoded() } }
 }

@@ -2,7 +2,6 @@
 
 import Crypto
 import FCMCore
-import FCMCoreJSON
 import FCMHTTP
 import FCMJSON
 import FCMTesting
@@ -119,7 +118,7 @@ struct WebPushTests {
         #expect(delivery.priority == .high)
         #expect(delivery.collapseKey == "score")
         #expect(delivery.ttlSeconds == 60)
-        let payload = JSONValue(delivery.payload(on: .web))
+        let payload = delivery.payload(on: .web)
         #expect(payload.string("rawData") == "Goal! 3-0")
         // The control API's inbox shows it too.
         let listed = try setup.api.json("GET", "/emulator/v1/projects/demo-fcm-emu/devices/\(setup.device.id)/inbox")

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import FCMCore
-import FCMCoreJSON
 import FCMJSON
 import FCMTransport
 
@@ -95,7 +94,7 @@ enum ControlJSON {
             ("collapseKey", d.collapseKey.map(JSONValue.string)),
             ("ttl", d.message == nil ? nil : .string("\(d.ttlSeconds)s")),
             ("api", d.message.map { .string($0.api.rawValue) }),
-            ("payload", d.message == nil ? nil : JSONValue(d.payload(on: platform, clientSdk: clientSdk))),
+            ("payload", d.message == nil ? nil : d.payload(on: platform, clientSdk: clientSdk)),
         ])
     }
 

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import FCMCore
-import FCMCoreJSON
 import FCMJSON
 
 /// Turns a v1 `SendMessageRequest` into the core's `SendRequest`, refusing what FCM refuses
@@ -41,7 +40,7 @@ enum V1MessageDecoder {
             if let payload = a.object("payload") { try APSRules.check(payload) }
             let options = a.object("fcm_options").map(Fields.init)
             content.apns = APNsOptions(
-                headers: a.stringMap("headers") ?? [], payload: a.object("payload")?.payloadPairs ?? [], image: options?.string("image"))
+                headers: a.stringMap("headers") ?? [], payload: a.object("payload") ?? [], image: options?.string("image"))
         }
         if let w = m.object("webpush").map(Fields.init) {
             let options = w.object("fcm_options").map(Fields.init)
@@ -56,7 +55,7 @@ enum V1MessageDecoder {
                 }
             }
             content.webpush = WebpushOptions(
-                headers: w.stringMap("headers") ?? [], data: w.stringMap("data"), notification: w.object("notification")?.payloadPairs,
+                headers: w.stringMap("headers") ?? [], data: w.stringMap("data"), notification: w.object("notification"),
                 link: options?.string("link"))
         }
         try checkLabel(m.object("fcm_options").map(Fields.init)?.string("analytics_label"), field: "message.fcm_options.analytics_label")
@@ -123,7 +122,7 @@ enum V1MessageDecoder {
         if fields.value("title_loc_args") != nil, fields.string("title_loc_key") == nil {
             throw V1Error.invalidArgument(field: field + ".title_loc_key")
         }
-        return n.map { key, value in (key == "image" ? "imageUrl" : ProtoNames.camel(key), PayloadValue(value)) }
+        return n.map { key, value in (key == "image" ? "imageUrl" : ProtoNames.camel(key), value) }
     }
 
     private static func isHexColor(_ text: String, alpha: Bool) -> Bool {

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import FCMCore
-import FCMCoreJSON
 import FCMJSON
 
 /// One MCS connection's life, as a state machine that returns what to do (docs/receivers.md,
@@ -156,7 +155,7 @@ struct MCSConnection {
             message.appData = appData
             return message
         }
-        let plaintext = Array(JSONValue(owed.delivery.receiverPayload(sent)).encoded().utf8)
+        let plaintext = Array(owed.delivery.receiverPayload(sent).encoded().utf8)
         guard let encrypted = encrypt(plaintext, link.p256dh, link.auth) else { return nil }
         message.appData = [("google.source", "webpush")] + appData + [
             ("encryption", "salt=" + Self.padded(encrypted.salt)), ("crypto-key", "dh=" + Self.padded(encrypted.senderPublicKey)),
