@@ -152,13 +152,14 @@ public struct ControlAPI: Sendable {
         }
     }
 
-    /// `GET …/events?device=&token=&topic=&message=&kind=a,b&since=&until=&limit=`, and
+    /// `GET …/events?device=&token=&topic=&message=&kind=a,b&since=&until=&limit=&before=`, and
     /// `waitFor=N&timeout=` to answer once N events match (ControlAPI+Live.swift).
     func events(_ request: HTTPRequest, projectId: String?, device: DeviceID?) throws(FCMError) -> HTTPResponse {
         let query = try eventQuery(
             request, projectId: projectId, device: device, extra: ["since", "until", "limit", "before"] + Self.waitParameters)
         let before = try Self.sequence(request.queryValue("before"), field: "before")
-        let answer = { @Sendable (events: [Event]) in Self.eventList(events, limit: query.limit) }
+        let emulator = emulator
+        let answer = { @Sendable (events: [Event]) in Self.eventList(events, limit: query.limit, log: emulator.eventLogState) }
         guard let wait = try waitRequest(request, limit: query.limit) else { return answer(try emulator.events(query, before: before)) }
         guard before == nil else {
             throw FCMError(.invalidArgument, "before reads the past; waitFor waits for what is new: use one", field: "before")

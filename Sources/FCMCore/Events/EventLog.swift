@@ -19,6 +19,8 @@ struct EventLog: Sendable {
     private(set) var bytes = 0
     /// Events dropped to keep within the caps since this log began.
     private(set) var evicted = 0
+    /// The setting whose cap dropped the last evicted event: the one to raise to keep more.
+    private(set) var evictedBy: EventLogCap?
     /// Sequences by kind, for queries that filter on kinds.
     private(set) var index = EventIndex()
     /// The sequence number the next event gets.
@@ -51,6 +53,9 @@ struct EventLog: Sendable {
 
     var count: Int { ring.count }
 
+    /// The oldest event kept, whose time says since when the log is whole.
+    var oldest: Event? { ring.first }
+
     mutating func append(
         time: Instant, kind: Event.Kind, device: DeviceID?, message: Message?, related: Message? = nil, detail: String? = nil,
         call: EventCall? = nil
@@ -73,6 +78,7 @@ struct EventLog: Sendable {
         // The newest event stays even when it alone is over the byte cap: a log is never empty
         // right after something happened.
         while ring.count > 1, ring.count > capacity || bytes > maxBytes {
+            evictedBy = ring.count > capacity ? .maxEvents : .maxEventBytes
             index.remove(ring.removeFirst())
             bytes -= Int(sizes.removeFirst())
             evicted += 1

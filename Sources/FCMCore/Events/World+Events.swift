@@ -145,18 +145,19 @@ struct EventFilter {
     let query: EventQuery
     let projectIndex: Int32?
     let device: DeviceID?
+    /// With a token filter: the device that holds or held it, if any device ever did.
+    let tokenDevice: DeviceID?
+    /// The token as a refused event keeps its target (cut to `Refusal.maxTextBytes`).
+    let tokenTarget: String?
 
-    /// Nil when nothing can match (a token that never existed).
+    /// Nil when nothing can match (a token held by another device than the one asked for).
     init?(_ query: EventQuery, in world: World) throws(FCMError) {
         self.query = query
         projectIndex = try query.projectId.map { id throws(FCMError) in try world.projectIndex(id: id) }
-        var device = query.deviceId
-        if let token = query.token {
-            guard let id = world.deviceByToken[token] ?? world.retiredTokens[token]?.device else { return nil }
-            if let device, device != id { return nil }
-            device = id
-        }
-        self.device = device
+        device = query.deviceId
+        tokenDevice = query.token.flatMap { world.deviceByToken[$0] ?? world.retiredTokens[$0]?.device }
+        tokenTarget = query.token.map { Refusal.truncated($0) }
+        if let device, let tokenDevice, device != tokenDevice { return nil }
     }
 
     func matches(_ event: Event, in world: World) -> Bool {
@@ -164,6 +165,7 @@ struct EventFilter {
         if let since = query.since, event.time < since { return false }
         if let until = query.until, event.time > until { return false }
         if let device, event.device != device { return false }
+        if query.token != nil, !namesToken(event) { return false }
         if let id = query.messageId, event.message?.id != id, event.related?.id != id { return false }
         if let topic = query.topic {
             let aboutTopic =
@@ -173,6 +175,13 @@ struct EventFilter {
         }
         if let projectIndex, !belongs(event, to: projectIndex, in: world) { return false }
         return true
+    }
+
+    /// An event of the token's device, or a request refused (or faulted) that named the token:
+    /// one sent to a token no device ever held is found by its target alone.
+    private func namesToken(_ event: Event) -> Bool {
+        if let tokenDevice, event.device == tokenDevice { return true }
+        return event.call?.target != nil && event.call?.target == tokenTarget
     }
 
     private func belongs(_ event: Event, to projectIndex: Int32, in world: World) -> Bool {
