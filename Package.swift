@@ -10,8 +10,8 @@ import PackageDescription
 // The dashboard's files (Sources/FCMControl/Dashboard/ui/), each embedded in the binary; `Dashboard.files`
 // names them for the router, and DashboardAPITests checks that the three lists agree.
 let dashboardFiles = [
-    "activity.js", "api.js", "app.js", "connections.js", "dom.js", "examples.js", "feed.js", "icon.svg", "inbox.js", "index.html", "logview.js",
-    "refusals.js", "style.css", "timeline.js",
+    "activity.js", "api.js", "app.js", "connections.js", "dom.js", "eviction.js", "examples.js", "feed.js", "icon.svg", "inbox.js", "index.html",
+    "links.js", "logview.js", "refusals.js", "style.css", "timeline.js",
 ]
 
 let package = Package(

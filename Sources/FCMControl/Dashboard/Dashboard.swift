@@ -56,9 +56,9 @@ package struct Dashboard: Sendable {
     static let files: [String: [UInt8]] = [
         "activity.js": PackageResources.activity_js, "api.js": PackageResources.api_js, "app.js": PackageResources.app_js,
         "connections.js": PackageResources.connections_js,
-        "dom.js": PackageResources.dom_js, "examples.js": PackageResources.examples_js, "feed.js": PackageResources.feed_js,
-        "icon.svg": PackageResources.icon_svg, "inbox.js": PackageResources.inbox_js, "index.html": PackageResources.index_html,
-        "logview.js": PackageResources.logview_js, "refusals.js": PackageResources.refusals_js, "style.css": PackageResources.style_css,
+        "dom.js": PackageResources.dom_js, "eviction.js": PackageResources.eviction_js, "examples.js": PackageResources.examples_js,
+        "feed.js": PackageResources.feed_js, "icon.svg": PackageResources.icon_svg, "inbox.js": PackageResources.inbox_js,
+        "index.html": PackageResources.index_html, "links.js": PackageResources.links_js, "logview.js": PackageResources.logview_js, "refusals.js": PackageResources.refusals_js, "style.css": PackageResources.style_css,
         "timeline.js": PackageResources.timeline_js,
     ]
 

@@ -10,6 +10,8 @@ import { createTimeline, clockStamp, since } from './timeline.js';
 import { createChart } from './activity.js';
 import { createRefusals } from './refusals.js';
 import { createConnections } from './connections.js';
+import { createLinks } from './links.js';
+import { evictionText } from './eviction.js';
 
 const state = {
   projects: [],
@@ -24,6 +26,7 @@ const state = {
   clock: null,
   clockFetchedAt: 0,
   timers: [],
+  view: '', // the section the address names (links.js): 'detail', 'timeline', 'log', 'refusals', …
 };
 
 const MAX_LIVES = 200;
@@ -54,27 +57,71 @@ async function act(label, fn, { refresh = true } = {}) {
   }
 }
 
-// ---------------------------------------------------------------- location hash: project and device
+// ---------------------------------------------------------------- links: every view in the address (links.js, docs/dashboard.md)
 
-function readHash() {
-  const params = new URLSearchParams(location.hash.slice(1));
-  return { project: params.get('project'), device: params.get('device') };
-}
-function writeHash() {
-  const params = new URLSearchParams();
-  if (state.project) params.set('project', state.project);
-  if (state.selected) params.set('device', state.selected);
-  history.replaceState(null, '', '#' + params.toString());
+/** The view shown now, as links.js writes it into the address. */
+function currentView() {
+  const f = $('#log-filters');
+  return {
+    project: state.project ?? '', device: state.selected ?? '', message: timeline.id ?? '', view: state.view,
+    q: $('#device-search').value.trim(), platform: $('#device-platform-filter').value, state: $('#device-state-filter').value,
+    logKind: f.kind.value.trim(), logDevice: f.device.value.trim(), logTopic: f.topic.value.trim(), logMessage: f.message.value.trim(),
+    logToken: f.token.value.trim(), logAll: f.all.checked ? '1' : '',
+    refusalsToken: $('#refusals-token').value.trim(), refusalsApi: $('#refusals-api').value, refusalsCode: $('#refusals-code').value.trim(),
+    refusalsFaults: $('#refusals-faults').checked ? '' : 'off',
+  };
 }
 
-// The section links jump by script: the address's fragment holds the project and device.
+/** Shows the view a link names: its fields first (the device list and the log read them), then what they select. */
+async function showView(v) {
+  const listBefore = listQuery().toString();
+  const logBefore = JSON.stringify(logFilters());
+  const refusalsBefore = JSON.stringify(refusals.filters());
+  $('#device-search').value = v.q;
+  $('#device-platform-filter').value = v.platform;
+  $('#device-state-filter').value = v.state;
+  const f = $('#log-filters');
+  f.kind.value = v.logKind; f.device.value = v.logDevice; f.topic.value = v.logTopic; f.message.value = v.logMessage; f.token.value = v.logToken;
+  f.all.checked = v.logAll === '1';
+  $('#log-device').disabled = f.all.checked;
+  $('#refusals-token').value = v.refusalsToken;
+  $('#refusals-api').value = v.refusalsApi;
+  $('#refusals-code').value = v.refusalsCode;
+  $('#refusals-faults').checked = v.refusalsFaults !== 'off';
+  if (JSON.stringify(refusals.filters()) !== refusalsBefore) startRefusals();
+  else refusals.recount();
+  state.view = /^[a-z]+$/.test(v.view) ? v.view : '';
+  if (v.project && v.project !== state.project && state.projects.some((p) => p.id === v.project)) {
+    await selectProject(v.project, v.device);
+  } else {
+    if (listQuery().toString() !== listBefore) { state.page.offset = 0; await refreshDevices(); }
+    if (JSON.stringify(logFilters()) !== logBefore) startLog();
+    if (v.device && v.device !== state.selected) await selectDevice(v.device, { quiet: true });
+  }
+  if (v.message && v.message !== timeline.id) showTimeline(v.message);
+  else if (!v.message && timeline.id) timeline.clear();
+  jumpTo(state.view);
+}
+
+const links = createLinks({ read: currentView, apply: showView });
+
+/** Scrolls to a section by its view name (its heading is `<view>-h`); a hidden one shows the device pane. */
+function jumpTo(view) {
+  if (!view) return;
+  let target = document.getElementById(`${view}-h`);
+  if (!target?.closest('.panel')) return;
+  if (target.closest('[hidden]')) target = $('#detail-h');
+  target.scrollIntoView({ block: 'start' });
+  target.focus({ preventScroll: true });
+}
+
+// The section links jump by script, and each jump is a view of its own in the address and history.
 for (const link of document.querySelectorAll('a[data-jump]')) {
   link.addEventListener('click', (e) => {
     e.preventDefault();
-    let target = document.getElementById(link.dataset.jump);
-    if (target && target.closest('[hidden]')) target = $('#detail-h');
-    target?.scrollIntoView({ block: 'start' });
-    target?.focus({ preventScroll: true });
+    state.view = link.dataset.jump.replace(/-h$/, '');
+    jumpTo(state.view);
+    links.push();
   });
 }
 
@@ -94,7 +141,7 @@ async function loadProjects() {
   }
 }
 
-async function selectProject(id) {
+async function selectProject(id, wanted = links.current.device) {
   state.project = id;
   $('#project').value = id;
   state.devices.clear();
@@ -109,10 +156,9 @@ async function selectProject(id) {
   $('#send-endpoint').textContent = `POST /v1/projects/${id}/messages:send`;
   lives.reset();
   await refreshDevices();
-  const wanted = readHash().device;
   if (wanted) await selectDevice(wanted, { quiet: true });
   if (!state.selected && state.devices.size) await selectDevice(state.devices.keys().next().value, { quiet: true });
-  writeHash();
+  links.replace();
   loadSendExample();
   loadFaultTemplate();
   worldFeed.start(id, {});
@@ -258,6 +304,7 @@ async function copyText(text, done) {
 // The search runs on every keystroke: the emulator filters its list (q, platform, state).
 function searchChanged() {
   state.page.offset = 0;
+  links.replace();
   refreshDevices().catch((error) => toast(error.message, true));
 }
 $('#device-search').addEventListener('input', searchChanged);
@@ -310,7 +357,8 @@ async function selectDevice(id, { scroll = false, quiet = false } = {}) {
   state.selectedDevice = device;
   for (const [deviceId, row] of deviceRows) row.li.setAttribute('aria-current', String(deviceId === id));
   showDetail(device);
-  writeHash();
+  if (quiet) links.replace();
+  else { state.view = 'detail'; links.push(); }
   // An example not edited since it was loaded follows the selected device's token.
   if ($('#send-body').value === state.loadedSendBody) loadSendExample();
   if ($('#fault-body').value === state.loadedFaultBody) loadFaultTemplate();
@@ -450,7 +498,7 @@ async function runRefresh() {
     // An example not edited since it was loaded follows the selected device's token (refreshed, say).
     const selected = state.selectedDevice;
     if (selected && $('#send-body').value === state.loadedSendBody && !state.loadedSendBody.includes(selected.token)) loadSendExample();
-    await Promise.all([refreshFaults(), refreshClock(), refreshXMPP()]);
+    await Promise.all([refreshFaults(), refreshClock(), refreshXMPP(), refreshEviction()]);
   } catch (error) {
     toast(error.message, true);
   } finally {
@@ -511,15 +559,39 @@ const logFeed = new Feed({
   status: feedStatus('log'),
 }, 200);
 
-const refusals = createRefusals({ el: $('#refusals'), count: $('#refusals-count'), api: $('#refusals-api'), faults: $('#refusals-faults') });
+const refusals = createRefusals({
+  el: $('#refusals'), count: $('#refusals-count'), api: $('#refusals-api'), code: $('#refusals-code'), token: $('#refusals-token'),
+  faults: $('#refusals-faults'), older: $('#refusals-older'), evicted: $('#refusals-evicted'),
+});
+// Live refusals come on a stream filtered like the panel; the panel reads its pages itself. The
+// stream starts first, so a refusal is either in the newest page or after the stream's start.
 const refusalFeed = new Feed({
   event(event, live) {
     refusals.add(event);
     if (live && event.kind === 'refused') chart.add(event);
   },
-  lagged() { /* the next refusals still come */ },
+  lagged() { refusals.reload(); },
   status: feedStatus('refusals'),
-}, 300);
+}, 1);
+function startRefusals() {
+  refusalFeed.start(null, refusals.filters());
+  refusals.reload();
+}
+$('#refusals-older').addEventListener('click', () => refusals.older().catch((error) => toast(error.message, true)));
+$('#refusals-filters').addEventListener('submit', (e) => { e.preventDefault(); startRefusals(); state.view = 'refusals'; links.push(); });
+$('#refusals-filters').addEventListener('reset', () => setTimeout(() => { startRefusals(); state.view = 'refusals'; links.push(); }));
+$('#refusals-api').addEventListener('change', () => { refusals.recount(); state.view = 'refusals'; links.push(); });
+$('#refusals-code').addEventListener('input', () => { refusals.recount(); links.replace(); });
+$('#refusals-faults').addEventListener('change', () => { startRefusals(); state.view = 'refusals'; links.push(); });
+
+/** The event log's eviction, said above the log (the Refusals panel says it with each page it reads). */
+async function refreshEviction() {
+  const answer = await call('GET', '/events?limit=1');
+  const text = evictionText(answer.evicted);
+  $('#log-evicted').textContent = text;
+  $('#log-evicted').hidden = !text;
+  $('#log-evicted').dataset.count = String(answer.evicted?.count ?? 0);
+}
 
 function logFilters() {
   const form = $('#log-filters');
@@ -539,8 +611,8 @@ function startLog() {
   logFeed.start(scope, filters);
 }
 
-$('#log-filters').addEventListener('submit', (e) => { e.preventDefault(); startLog(); });
-$('#log-filters').addEventListener('reset', () => setTimeout(() => { $('#log-device').disabled = false; startLog(); }));
+$('#log-filters').addEventListener('submit', (e) => { e.preventDefault(); startLog(); state.view = 'log'; links.push(); });
+$('#log-filters').addEventListener('reset', () => setTimeout(() => { $('#log-device').disabled = false; startLog(); state.view = 'log'; links.push(); }));
 $('#log-all').addEventListener('change', () => { $('#log-device').disabled = $('#log-all').checked; });
 $('#log-clear').addEventListener('click', () => log.reset());
 $('#event-kinds').append(...eventKinds.map((k) => h('option', { value: k })));
@@ -559,8 +631,16 @@ for (const button of document.querySelectorAll('button[data-more]')) {
 
 // ---------------------------------------------------------------- message lives: one line per message, and its timeline
 
-const timeline = createTimeline({ el: $('#timeline'), head: $('#timeline-head'), label: deviceLabel, copy: copyText });
+const timeline = createTimeline({
+  el: $('#timeline'), head: $('#timeline-head'), label: deviceLabel, copy: copyText,
+  link: (id) => links.href({ message: id, view: 'timeline' }),
+});
 function openTimeline(id) {
+  showTimeline(id);
+  state.view = 'timeline';
+  links.push();
+}
+function showTimeline(id) {
   timeline.open(id, state.project);
   for (const li of document.querySelectorAll('#lives li[aria-current="true"]')) li.setAttribute('aria-current', 'false');
   document.querySelector(`#lives li[data-message-id="${CSS.escape(id)}"]`)?.setAttribute('aria-current', 'true');
@@ -808,18 +888,29 @@ setInterval(() => { if (!document.hidden) refreshXMPP(); }, 5000);
 // ---------------------------------------------------------------- start
 
 $('#project').addEventListener('focus', () => loadProjects().catch(() => {}));
-$('#project').addEventListener('change', (e) => { history.replaceState(null, '', '#'); selectProject(e.target.value); });
+$('#project').addEventListener('change', async (e) => {
+  state.view = '';
+  timeline.clear();
+  await selectProject(e.target.value, '');
+  links.push();
+});
 
 async function boot() {
   try {
     await loadProjects();
-    const wanted = readHash().project;
-    const project = state.projects.find((p) => p.id === wanted)?.id
+    const link = links.current;
+    const project = state.projects.find((p) => p.id === link.project)?.id
       ?? state.projects.find((p) => p.id === 'demo-fcm-emu')?.id ?? state.projects[0]?.id;
-    await Promise.all([refreshFaults(), refreshClock()]);
-    refusals.reset();
-    refusalFeed.start(null, {});
-    if (project) await selectProject(project);
+    await Promise.all([refreshFaults(), refreshClock(), refreshEviction()]);
+    // The address may name any view (a link opened in a fresh tab): it is shown whole before the
+    // address is written again from what the page shows.
+    await links.during(async () => {
+      await showView({ ...link, project: '', device: '', message: '' }); // the fields and the section; the project next
+      startRefusals();
+      if (project) await selectProject(project, link.device);
+      if (link.message) showTimeline(link.message);
+      jumpTo(state.view);
+    });
     document.body.dataset.ready = 'true';
   } catch (error) {
     toast(`Cannot reach the emulator: ${error.message}`, true);

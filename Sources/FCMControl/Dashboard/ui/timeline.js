@@ -28,11 +28,20 @@ function retryNote(e) {
 }
 
 /**
- * @param {object} o {el, head, label(deviceId, project) → Node, copy(text, done), project() → id}
+ * @param {object} o {el, head, label(deviceId, project) → Node, copy(text, done), link(messageId) → URL}
  */
 export function createTimeline(o) {
   let current = null; // {id, project, events: Map sequence → event}
   let generation = 0;
+
+  /** This timeline's address (docs/dashboard.md, "Links"): a link that opens it in a fresh tab. */
+  function linkTo(id) {
+    const href = o.link(id);
+    return h('a', {
+      href, class: 'small link-button', dataset: { testid: 'timeline-link' }, title: 'Copy a link that opens this timeline',
+      onclick: (e) => { e.preventDefault(); o.copy(href, 'Link to this timeline copied'); },
+    }, 'Copy link');
+  }
 
   function draw() {
     if (!current) return;
@@ -42,6 +51,7 @@ export function createTimeline(o) {
     fill(o.head,
       h('code', { class: 'full-id', dataset: { testid: 'timeline-id' } }, current.id), ' ',
       h('button', { type: 'button', class: 'small', onclick: () => o.copy(current.id, 'Message id copied') }, 'Copy id'),
+      linkTo(current.id),
       accepted?.title ? h('span', { class: 'quote' }, ' “' + accepted.title + '”') : null,
       accepted?.dataSummary ? h('span', { class: 'sub' }, ' data: ' + short(accepted.dataSummary, 80)) : null,
       accepted?.target ? h('span', { class: 'sub', title: accepted.target }, ' → ' + short(accepted.target, 40)) : null);
