@@ -58,7 +58,8 @@ package struct Dashboard: Sendable {
         "connections.js": PackageResources.connections_js,
         "dom.js": PackageResources.dom_js, "eviction.js": PackageResources.eviction_js, "examples.js": PackageResources.examples_js,
         "feed.js": PackageResources.feed_js, "icon.svg": PackageResources.icon_svg, "inbox.js": PackageResources.inbox_js,
-        "index.html": PackageResources.index_html, "links.js": PackageResources.links_js, "logview.js": PackageResources.logview_js, "refusals.js": PackageResources.refusals_js, "style.css": PackageResources.style_css,
+        "index.html": PackageResources.index_html, "links.js": PackageResources.links_js, "logview.js": PackageResources.logview_js,
+        "refusals.js": PackageResources.refusals_js, "style.css": PackageResources.style_css,
         "timeline.js": PackageResources.timeline_js,
     ]
 
