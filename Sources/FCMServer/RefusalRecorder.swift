@@ -24,10 +24,14 @@ struct RefusalRecorder: Sendable {
         if response.refusals.isEmpty, response.status >= 400 { response.refusals = [Self.read(response)] }
         guard !response.refusals.isEmpty else { return }
         let project = project(of: request)
+        // A refusal the front noted no target for (credentials refused before the body was read,
+        // the access policy, an injected status) takes the one the body names, read at most once.
+        let named = response.refusals.contains { $0.target == nil } ? RefusalTarget.read(request.body) : nil
         for i in response.refusals.indices {
             // Batch parts keep `batch`, which the batch front set; everything else is its path's.
             if response.refusals[i].api != "batch" { response.refusals[i].api = name }
             if response.refusals[i].project == nil { response.refusals[i].project = project }
+            if response.refusals[i].target == nil { response.refusals[i].target = named }
         }
         emulator.recordRefusals(response.refusals)
     }

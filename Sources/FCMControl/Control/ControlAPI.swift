@@ -62,6 +62,7 @@ public struct ControlAPI: Sendable {
         registerProjects(into: &router)
         registerDevices(into: &router)
         registerTray(into: &router)
+        registerOutcomes(into: &router)
         registerInspection(into: &router)
         registerStreams(into: &router)
         registerCertificate(into: &router)

@@ -9,7 +9,9 @@ extension World {
         let call = EventCall(
             project: refusal.project.map(projectIdOrSelf), api: refusal.api, status: refusal.status,
             code: Refusal.truncated(refusal.code, maxBytes: 128), target: refusal.target.map { Refusal.truncated($0) })
-        log(.refused, detail: Refusal.truncated(refusal.detail), call: call)
+        let detail = Refusal.truncated(refusal.detail)
+        log(.refused, detail: detail, call: call)
+        noteRefusal(call, detail: detail)
     }
 
     /// `rule r1: status 503, retryAfter 10s`, for the project the call named.

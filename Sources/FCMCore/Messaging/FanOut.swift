@@ -32,6 +32,7 @@ extension World {
                 {
                     continue
                 }
+                noteAccepted(job.message, device: id, group: false)
                 dispatch(job.message, to: id)
             }
             left -= end - job.next

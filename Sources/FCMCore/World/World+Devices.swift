@@ -115,6 +115,7 @@ extension World {
         deviceByToken[device.token] = nil
         retiredTokens[device.token] = RetiredToken(device: id, canonicalUntil: nil)
         devices[Int(id)] = nil
+        outcomes.remove(id)
         if logged { log(.deviceDeleted, device: id) }
     }
 

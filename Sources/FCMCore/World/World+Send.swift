@@ -294,6 +294,7 @@ extension World {
         var success = 0
         for (id, token) in resolved {
             let wasUninstalled = devices[Int(id)]?.state == .uninstalled
+            noteAccepted(message, device: id, group: true)
             dispatch(message, to: id)
             if wasUninstalled { failed.append(token) } else { success += 1 }
         }

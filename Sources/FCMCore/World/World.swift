@@ -20,6 +20,8 @@ struct World: Sendable {
     var events: EventLog
     /// Totals of what was logged, which the log's eviction does not take away (`/emulator/v1/metrics`).
     var counters = EventCounters()
+    /// Each device's newest outcomes, which the log's eviction does not take away either (`World+Outcomes`).
+    var outcomes = DeviceOutcomes()
 
     var projects: [ProjectState?] = []
     var projectIndexById: [String: Int32] = [:]
@@ -95,6 +97,7 @@ struct World: Sendable {
     ) {
         events.append(time: now, kind: kind, device: device, message: message, related: related, detail: detail, call: call)
         counters.count(kind, message: message, call: call)
+        if let device { noteOutcome(kind, device: device, message: message, related: related, detail: detail) }
     }
 
     mutating func nextSequence() -> UInt64 {

@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: Apache-2.0
+
+/// Each device's own outcomes (`DeviceOutcomes`), noted where the events are logged: `World.log`
+/// for what happened to a message on a device, the fan-outs and groups for the sends that reached
+/// it, and `logRefusal` for a refused request that named its token or FID.
+extension World {
+    /// The outcome an event logged about a device makes, if it makes one. Called by `log` for
+    /// every event with a device; every other kind returns at the first switch.
+    mutating func noteOutcome(_ kind: Event.Kind, device id: DeviceID, message: Message?, related: Message?, detail: String?) {
+        let outcomeKind: Outcome.Kind
+        var extra = Outcome.Extra.none
+        var reason = detail
+        switch kind {
+        case .accepted:
+            // Sends to a token or FID log their device; fan-outs and groups note theirs in `noteAccepted`.
+            if case .fid = message?.target { extra = .via(.fid, nil) } else { extra = .via(.token, nil) }
+            reason = message?.api.rawValue
+            outcomeKind = .accepted
+        case .stored:
+            extra = .count(devices[Int(id)]?.store?.items.count ?? 0)
+            outcomeKind = .stored
+        case .delivered: outcomeKind = .delivered
+        case .collapsed, .evicted:
+            if let related { extra = .newer(related.id) }
+            outcomeKind = kind == .collapsed ? .collapsed : .evicted
+        case .expired: outcomeKind = .expired
+        case .discarded:
+            if detail == "ttl-zero", let state = devices[Int(id)]?.state { extra = .state(state) }
+            if detail == "overflow" { extra = .count(settings.maxStoredMessages) }
+            outcomeKind = .discarded
+        default: return
+        }
+        outcomes.append(Outcome(time: now, kind: outcomeKind, messageId: message?.id, reason: reason, extra: extra), for: id)
+    }
+
+    /// A topic, condition or group send reaching one of its recipients (its `accepted` event, once
+    /// per send, names no device).
+    mutating func noteAccepted(_ message: Message, device id: DeviceID, group: Bool) {
+        let extra: Outcome.Extra =
+            switch message.target {
+            case _ where group: .via(.group, nil)
+            case .topic(let topic): .via(.topic, topic)
+            case .condition(let condition): .via(.condition, condition.text)
+            case .fid: .via(.fid, nil)
+            case .token, .notificationKey: .via(.group, nil)
+            }
+        outcomes.append(Outcome(time: now, kind: .accepted, messageId: message.id, reason: message.api.rawValue, extra: extra), for: id)
+    }
+
+    /// A refused request whose target names a device's token (current or retired) or FID
+    /// (`fid:…`, as `MessageTarget.description` writes it).
+    mutating func noteRefusal(_ call: EventCall, detail: String?) {
+        guard let target = call.target, let id = device(namedBy: target, project: call.project) else { return }
+        outcomes.append(Outcome(time: now, kind: .refused, messageId: nil, reason: detail, extra: .call(call)), for: id)
+    }
+
+    /// The device that holds or held `target`: a token, or `fid:` and an FID, looked for in the
+    /// named project first.
+    func device(namedBy target: String, project: String?) -> DeviceID? {
+        if let id = deviceByToken[target] ?? retiredTokens[target]?.device { return id }
+        guard target.hasPrefix("fid:") else { return nil }
+        let fid = String(target.dropFirst(4))
+        if let project, let index = projectIndexById[project], let id = projects[Int(index)]?.devicesByFid[fid] { return id }
+        for case let state? in projects { if let id = state.devicesByFid[fid] { return id } }
+        return nil
+    }
+}
+
+/// A device and its outcomes, newest first (`GET …/devices/{device}/outcomes`, `fcm-emu why`).
+package struct DeviceOutcomeReport: Sendable {
+    package let device: DeviceInfo
+    package let outcomes: [Outcome]
+
+    /// The newest outcome's summary, or that nothing came yet.
+    package var story: String { outcomes.first?.summary ?? Self.nothingYet }
+
+    package static let nothingYet = "Nothing was sent to it yet."
+}
+
+extension Emulator {
+    /// A device of a project (by id, name, token or FID) and its outcomes, newest first.
+    package func outcomes(_ reference: String, projectId: String) throws(FCMError) -> DeviceOutcomeReport {
+        try withWorld { (w: inout World) throws(FCMError) -> DeviceOutcomeReport in
+            let device = try w.findDevice(reference, projectIndex: w.projectIndex(id: projectId))
+            return DeviceOutcomeReport(device: w.info(device), outcomes: w.outcomes.newestFirst(device.id))
+        }
+    }
+}
