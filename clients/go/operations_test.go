@@ -31,7 +31,7 @@ var operationMethods = map[string]string{
 	"uninstallDevice": "UninstallDevice", "refreshToken": "RefreshToken",
 	"subscribe": "Subscribe", "unsubscribe": "Unsubscribe",
 	"getInbox": "Inbox", "clearInbox": "ClearInbox",
-	"getTray": "Tray", "showNotification": "ShowNotification", "clearTray": "ClearTray",
+	"getTray": "Tray", "showNotification": "ShowNotification", "clearTray": "ClearTray", "getOutcomes": "Outcomes",
 	"getStored":        "Stored",
 	"listDeviceEvents": "DeviceEvents", "streamDeviceEvents": "StreamDeviceEvents",
 }

@@ -107,6 +107,27 @@ export interface Inbox {
   satisfied: boolean | null;
 }
 
+/** One outcome of `getOutcomes`: what became of a message meant for the device, or a refusal that named it. */
+export interface Outcome {
+  time: string;
+  kind: 'accepted' | 'stored' | 'delivered' | 'collapsed' | 'evicted' | 'expired' | 'discarded' | 'refused';
+  messageId?: string;
+  reason?: string;
+  /** refused: the HTTP status and error code the client got. */
+  status?: number;
+  code?: string;
+  summary: string;
+}
+
+export interface DeviceOutcomes {
+  device: { id: string; name?: string; state: string; token: string };
+  stored: number;
+  /** The newest outcome's summary, or 'Nothing was sent to it yet.' */
+  story: string;
+  /** Newest first, at most 16. */
+  outcomes: Outcome[];
+}
+
 export interface EmulatorEvent {
   sequence: number;
   time: string;
@@ -344,6 +365,7 @@ export class Client {
   clearInbox(project: string, device: string): Promise<void>;
   stored(project: string, device: string): Promise<{ stored: Array<Record<string, unknown>>; [key: string]: unknown }>;
   tray(project: string, device: string): Promise<{ notifications: Array<Record<string, unknown>>; [key: string]: unknown }>;
+  outcomes(project: string, device: string): Promise<DeviceOutcomes>;
   showNotification(project: string, device: string, messageId: string, options?: { tag?: string }): Promise<Record<string, unknown>>;
   clearTray(project: string, device: string): Promise<void>;
   sendUpstream(project: string, device: string, data: Record<string, string>, options?: { messageId?: string; ttl?: string }): Promise<Record<string, unknown>>;

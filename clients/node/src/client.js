@@ -555,6 +555,12 @@ export class Client {
   stored(project, device) { return this.json('GET', `${this.devicePath(project, device)}/stored`); }
   /** `getTray`: notifications shown while the app was in the background (`notifications`, oldest first), one per tag. */
   tray(project, device) { return this.json('GET', `${this.devicePath(project, device)}/tray`); }
+  /**
+   * `getOutcomes`: why a message did or did not arrive: the device's last 16 outcomes (`outcomes`,
+   * newest first: `time`, `kind`, `messageId`, `reason`, `summary`; `status` and `code` of a
+   * refusal), what it holds (`stored`) and the newest in one sentence (`story`).
+   */
+  outcomes(project, device) { return this.json('GET', `${this.devicePath(project, device)}/outcomes`); }
   /** `showNotification`: the app shows a notification for a message it received. */
   showNotification(project, device, messageId, { tag } = {}) {
     const body = { messageId };

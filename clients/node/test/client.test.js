@@ -47,7 +47,7 @@ const OPERATIONS = {
   updateDevice: 'updateDevice', deleteDevice: 'deleteDevice', uninstallDevice: 'uninstallDevice',
   refreshToken: 'refreshToken', subscribe: 'subscribe', unsubscribe: 'unsubscribe',
   getInbox: 'inbox', clearInbox: 'clearInbox', getStored: 'stored',
-  getTray: 'tray', showNotification: 'showNotification', clearTray: 'clearTray',
+  getTray: 'tray', showNotification: 'showNotification', clearTray: 'clearTray', getOutcomes: 'outcomes',
   listDeviceEvents: 'deviceEvents', streamDeviceEvents: 'streamDeviceEvents',
 };
 
@@ -208,17 +208,22 @@ test('faults: add, list, remove, clear; an injected error reaches a sender', asy
   assert.deepEqual(await client.faults(), []);
 });
 
-test('what a device holds, the timers and the tray', async () => {
-  const project = await emulator.createProject({ prefix: 'tray' });
-  const phone = await project.createDevice('android', { state: 'offline' });
+/** Sends `message` over v1 with the project's own access token; returns the message id. */
+async function sendV1(project, message) {
   const token = (await project.createAccessToken()).accessToken;
   const response = await fetch(`${emulator.httpUrl}/v1/projects/${project.id}/messages:send`, {
     method: 'POST',
     headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
-    body: JSON.stringify({ message: { token: phone.token, data: { late: '1' }, android: { ttl: '60s' } } }),
+    body: JSON.stringify({ message }),
   });
   assert.equal(response.status, 200);
-  const messageId = (await response.json()).name.split('/').pop();
+  return (await response.json()).name.split('/').pop();
+}
+
+test('what a device holds, the timers and the tray', async () => {
+  const project = await emulator.createProject({ prefix: 'tray' });
+  const phone = await project.createDevice('android', { state: 'offline' });
+  const messageId = await sendV1(project, { token: phone.token, data: { late: '1' }, android: { ttl: '60s' } });
   const { stored } = await client.stored(project.id, phone.id);
   assert.deepEqual(stored.map((m) => m.messageId), [messageId]);
   const timers = await client.timers({ limit: 10 });
@@ -236,6 +241,18 @@ test('what a device holds, the timers and the tray', async () => {
   assert.deepEqual(shown.map((n) => [n.messageId, n.tag]), [[messageId, 'score']]);
   await client.clearTray(project.id, phone.id);
   assert.deepEqual((await client.tray(project.id, phone.id)).notifications, []);
+});
+
+test('outcomes tell why a message did not arrive', async () => {
+  const project = await emulator.createProject({ prefix: 'why' });
+  const phone = await project.createDevice('android', { state: 'offline', name: 'why-node' });
+  assert.equal((await client.outcomes(project.id, 'why-node')).story, 'Nothing was sent to it yet.');
+  await sendV1(project, { token: phone.token, data: { a: 'b' }, android: { ttl: '0s' } });
+  const answer = await client.outcomes(project.id, phone.token);
+  assert.equal(answer.device.name, 'why-node');
+  assert.equal(answer.stored, 0);
+  assert.equal(answer.story, 'discarded: TTL 0 while the device was offline');
+  assert.deepEqual(answer.outcomes.map((o) => o.kind), ['discarded', 'accepted']);
 });
 
 test('the clock: paused, advanced, resumed, speed', async () => {

@@ -822,6 +822,13 @@ class Client:
         background (``notifications``, oldest first), one per tag."""
         return self._json("GET", self._device_path(project, device) + "/tray")
 
+    def outcomes(self, project: str, device: str) -> Dict[str, Any]:
+        """``getOutcomes``: why a message did or did not arrive: the device's last 16 outcomes
+        (``outcomes``, newest first: ``time``, ``kind``, ``messageId``, ``reason``, ``summary``; ``status``
+        and ``code`` of a refusal), the messages it holds (``stored``) and the newest in one sentence
+        (``story``). Kept per device, so the event log's eviction does not erase them."""
+        return self._json("GET", self._device_path(project, device) + "/outcomes")
+
     def show_notification(self, project: str, device: str, message_id: str, *, tag: Optional[str] = None) -> Dict[str, Any]:
         """``showNotification``: the app shows a notification for a message it received (a shown
         notification resets the count toward deprioritized high priority)."""

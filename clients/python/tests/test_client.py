@@ -37,6 +37,7 @@ OPERATIONS = {
     "getInbox": "inbox", "clearInbox": "clear_inbox",
     "listDeviceEvents": "device_events", "streamDeviceEvents": "stream_device_events",
     "listTimers": "timers", "getFault": "fault", "getStored": "stored", "getTray": "tray",
+    "getOutcomes": "outcomes",
     "showNotification": "show_notification", "clearTray": "clear_tray",
 }
 
@@ -301,6 +302,19 @@ def test_what_a_device_holds_the_timers_and_the_tray(paused_emulator: Emulator) 
     assert [(n["messageId"], n["tag"]) for n in shown] == [(message_id, "score")]
     client.clear_tray(project.id, device.id)
     assert client.tray(project.id, device.id)["notifications"] == []
+
+
+def test_outcomes_tell_why_a_message_did_not_arrive(paused_emulator: Emulator) -> None:
+    project = paused_emulator.project()
+    client = paused_emulator.client
+    device = project.create_device("android", state="offline", name="why-py")
+    assert client.outcomes(project.id, "why-py")["story"] == "Nothing was sent to it yet."
+    send(paused_emulator, project, {"token": device.token, "data": {"a": "b"}, "android": {"ttl": "0s"}})
+    answer = client.outcomes(project.id, device.token)
+    assert answer["device"]["name"] == "why-py" and answer["stored"] == 0
+    assert answer["story"] == "discarded: TTL 0 while the device was offline"
+    assert [o["kind"] for o in answer["outcomes"]] == ["discarded", "accepted"]
+    assert answer["outcomes"][0]["reason"] == "ttl-zero"
 
 
 def test_snapshots_by_name_and_as_tar(tmp_path: Any) -> None:

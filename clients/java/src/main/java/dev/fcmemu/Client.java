@@ -898,6 +898,21 @@ public final class Client {
     }
 
     /**
+     * {@code getOutcomes}: why a message did or did not arrive. Each device keeps its last 16
+     * outcomes, which the event log's eviction does not erase.
+     *
+     * @param project the project id
+     * @param device the device: id, name, token or FID
+     * @return {@code device} (id, name, state, token), {@code stored}, {@code story} (the newest
+     *     outcome in one sentence) and {@code outcomes} (newest first, each with {@code time},
+     *     {@code kind}, {@code messageId}, {@code reason}, {@code summary}, and a refusal's
+     *     {@code status} and {@code code})
+     */
+    public Map<String, Object> outcomes(String project, String device) {
+        return get(devicePath(project, device) + "/outcomes");
+    }
+
+    /**
      * {@code showNotification}: the app shows a notification for a message in its inbox.
      *
      * @param project the project id

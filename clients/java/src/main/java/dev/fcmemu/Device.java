@@ -165,6 +165,11 @@ public final class Device {
         return client.stored(projectId(), id());
     }
 
+    /** @return the device's last outcomes, newest first, and its story, as {@link Client#outcomes} */
+    public Map<String, Object> outcomes() {
+        return client.outcomes(projectId(), id());
+    }
+
     /** @return the notifications shown, as {@link Client#tray} */
     public Map<String, Object> tray() {
         return client.tray(projectId(), id());

@@ -46,7 +46,7 @@ class ControlApiTest {
             Map.entry("deleteDevice", "deleteDevice"), Map.entry("uninstallDevice", "uninstallDevice"),
             Map.entry("refreshToken", "refreshToken"), Map.entry("subscribe", "subscribe"),
             Map.entry("unsubscribe", "unsubscribe"), Map.entry("getInbox", "inbox"),
-            Map.entry("clearInbox", "clearInbox"), Map.entry("getTray", "tray"),
+            Map.entry("clearInbox", "clearInbox"), Map.entry("getTray", "tray"), Map.entry("getOutcomes", "outcomes"),
             Map.entry("showNotification", "showNotification"), Map.entry("clearTray", "clearTray"),
             Map.entry("getStored", "stored"), Map.entry("listDeviceEvents", "deviceEvents"),
             Map.entry("streamDeviceEvents", "streamEvents")));
@@ -91,6 +91,21 @@ class ControlApiTest {
 
         String metrics = client.metrics();
         assertTrue(metrics.contains("\nfcm_emu_messages_accepted_total"), metrics);
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void outcomesTellWhyAMessageDidNotArrive(Client client, FcmEmulator emulator, Project project) throws Exception {
+        Device away = project.createDevice(NewDevice.of(Platform.ANDROID).name("why-java").state(DeviceState.OFFLINE));
+        assertEquals("Nothing was sent to it yet.", away.outcomes().get("story"));
+        Sends.v1(emulator, project, Map.of("token", away.token(), "data", Map.of("a", "b"), "android", Map.of("ttl", "0s")));
+        Map<String, Object> answer = client.outcomes(project.id(), away.token());
+        assertEquals("why-java", ((Map<String, Object>) answer.get("device")).get("name"));
+        assertEquals(0L, ((Number) answer.get("stored")).longValue());
+        assertEquals("discarded: TTL 0 while the device was offline", answer.get("story"));
+        List<Map<String, Object>> outcomes = (List<Map<String, Object>>) answer.get("outcomes");
+        assertEquals(List.of("discarded", "accepted"), outcomes.stream().map(o -> o.get("kind")).collect(Collectors.toList()));
+        assertEquals("ttl-zero", outcomes.get(0).get("reason"));
     }
 
     @Test
