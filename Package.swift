@@ -11,7 +11,7 @@ import PackageDescription
 // names them for the router, and DashboardAPITests checks that the three lists agree.
 let dashboardFiles = [
     "activity.js", "api.js", "app.js", "connections.js", "dom.js", "eviction.js", "examples.js", "feed.js", "icon.svg", "inbox.js", "index.html",
-    "links.js", "logview.js", "refusals.js", "style.css", "timeline.js",
+    "links.js", "logview.js", "outcomes.js", "refusals.js", "style.css", "timeline.js",
 ]
 
 let package = Package(

@@ -59,6 +59,7 @@ package struct Dashboard: Sendable {
         "dom.js": PackageResources.dom_js, "eviction.js": PackageResources.eviction_js, "examples.js": PackageResources.examples_js,
         "feed.js": PackageResources.feed_js, "icon.svg": PackageResources.icon_svg, "inbox.js": PackageResources.inbox_js,
         "index.html": PackageResources.index_html, "links.js": PackageResources.links_js, "logview.js": PackageResources.logview_js,
+        "outcomes.js": PackageResources.outcomes_js,
         "refusals.js": PackageResources.refusals_js, "style.css": PackageResources.style_css,
         "timeline.js": PackageResources.timeline_js,
     ]

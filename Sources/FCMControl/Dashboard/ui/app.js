@@ -12,6 +12,7 @@ import { createRefusals } from './refusals.js';
 import { createConnections } from './connections.js';
 import { createLinks } from './links.js';
 import { evictionText } from './eviction.js';
+import { fetchOutcomes, drawOutcomes } from './outcomes.js';
 
 const state = {
   projects: [],
@@ -408,6 +409,7 @@ function showDetail(device) {
   $('#detail-body').hidden = !device;
   fill($('#inbox'), device ? h('p', { class: 'empty' }, 'Nothing received yet.') : null);
   fill($('#stored'));
+  drawOutcomes($('#detail-story'), null);
   if (!device) { state.selected = null; state.selectedDevice = null; return; }
   drawFacts(device);
 }
@@ -434,12 +436,17 @@ async function refreshDetail() {
   const id = state.selected;
   if (!id || !state.project) return;
   const project = state.project;
-  const [stored, inbox] = await Promise.all([
+  const [stored, inbox, outcomes] = await Promise.all([
     call('GET', paths.device(project, id) + '/stored'),
     call('GET', paths.inbox(project, id)),
+    fetchOutcomes(project, id).catch(() => null),
   ]);
   if (id !== state.selected || project !== state.project) return;
   state.selectedDevice = inbox.device ?? stored.device;
+  drawOutcomes($('#detail-story'), outcomes, (messageId) => openTimeline(messageId));
+  // A device picked from beyond the list's page: the log names it from now on.
+  const name = state.selectedDevice?.name;
+  if (name && state.names.get(id) !== name) { state.names.set(id, name); relabelDevices(); }
   drawFacts(state.selectedDevice);
   drawStored(stored.stored ?? []);
   drawInbox(inbox.deliveries ?? [], state.selectedDevice);
