@@ -41,6 +41,8 @@ struct DeviceOutcomeTests {
         #expect(report.outcomes.first?.kind == .delivered && report.outcomes.first?.messageId == last?.messageId)
         #expect(report.story == "delivered: handed to the app")
         #expect(zip(report.outcomes, report.outcomes.dropFirst()).allSatisfy { $0.kind != $1.kind })
+        // What docs/control-api.md says a full ring costs: 16 slots of 64 bytes.
+        #expect(MemoryLayout<Outcome>.stride <= 64, "\(MemoryLayout<Outcome>.stride)")
     }
 
     @Test func heldCollapsedExpiredAndDeliveredAreEachTold() throws {
@@ -61,6 +63,18 @@ struct DeviceOutcomeTests {
         report = try outcomes(w, d)
         #expect(report.outcomes.first?.kind == .delivered && report.outcomes.first?.messageId == second.messageId)
         #expect(report.device.storedCount == 0)
+    }
+
+    @Test func evictionAndTheStoredMessageCapAreTold() throws {
+        let w = Harness { $0.maxStoredMessages = 2 }
+        let d = try w.device(state: .offline)
+        for key in ["a", "b", "c", "d", "e"] { try w.sendData(d, collapseKey: key) }
+        let evicted = try outcomes(w, d).outcomes.first { $0.kind == .evicted }
+        #expect(evicted?.reason != nil && evicted?.summary.hasPrefix("evicted: the device held as many collapse keys as it may") == true)
+        for _ in 0..<3 { try w.sendData(d) }
+        let overflow = try outcomes(w, d).outcomes.first { $0.kind == .discarded }
+        #expect(overflow?.reason == "overflow")
+        #expect(overflow?.summary == "discarded: more stored messages than the limit (2); all were dropped and the app is told onDeletedMessages")
     }
 
     @Test func aTopicSendIsAcceptedForEachRecipient() throws {

@@ -26,8 +26,8 @@ package struct Outcome: Sendable {
     /// devices, so each costs what it needs and no more.
     package enum Extra: Sendable {
         case none
-        /// `accepted`: how the send reached the device, and the topic, condition or group key it named.
-        case via(Via, String?)
+        /// `accepted`: the topic or condition the send named, and how it reached the device.
+        case via(String?, Via)
         /// `stored`: messages the device holds now; `overflow`: the limit that was passed.
         case count(Int)
         /// `collapsed` and `evicted`: the newer message that took the place.
@@ -42,13 +42,22 @@ package struct Outcome: Sendable {
         case token, fid, topic, condition, group
     }
 
+    // Laid out with the one-byte kind last, so a slot is 64 bytes (docs/control-api.md, "Outcomes").
     package let time: Instant
-    package let kind: Kind
     package let messageId: String?
     /// The event's machine-readable reason: `ttl-zero`, `offline`, `tray`, the collapse key, the
     /// accepting API, or a refusal's message.
     package let reason: String?
     package let extra: Extra
+    package let kind: Kind
+
+    init(time: Instant, kind: Kind, messageId: String?, reason: String?, extra: Extra) {
+        self.time = time
+        self.messageId = messageId
+        self.reason = reason
+        self.extra = extra
+        self.kind = kind
+    }
 
     /// The HTTP status of a refusal (nil on XMPP, and for every other kind).
     package var status: Int? {
@@ -64,7 +73,7 @@ package struct Outcome: Sendable {
 }
 
 /// One device's newest outcomes, at most `limit`, in a ring that overwrites its oldest slot:
-/// nothing is allocated for a device that never had one, and a full ring is 16 slots of about 64
+/// nothing is allocated for a device that never had one, and a full ring is 16 slots of 64
 /// bytes (docs/control-api.md, "Outcomes").
 struct OutcomeRing: Sendable {
     /// Outcomes each device keeps.

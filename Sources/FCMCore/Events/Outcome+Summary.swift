@@ -27,7 +27,7 @@ extension Outcome {
     }
 
     private var acceptedHow: String {
-        guard case .via(let via, let name) = extra else { return "sent to it" }
+        guard case .via(let name, let via) = extra else { return "sent to it" }
         switch via {
         case .token: return "sent to its token"
         case .fid: return "sent to its FID"

@@ -13,7 +13,7 @@ extension World {
         switch kind {
         case .accepted:
             // Sends to a token or FID log their device; fan-outs and groups note theirs in `noteAccepted`.
-            if case .fid = message?.target { extra = .via(.fid, nil) } else { extra = .via(.token, nil) }
+            if case .fid = message?.target { extra = .via(nil, .fid) } else { extra = .via(nil, .token) }
             reason = message?.api.rawValue
             outcomeKind = .accepted
         case .stored:
@@ -38,11 +38,11 @@ extension World {
     mutating func noteAccepted(_ message: Message, device id: DeviceID, group: Bool) {
         let extra: Outcome.Extra =
             switch message.target {
-            case _ where group: .via(.group, nil)
-            case .topic(let topic): .via(.topic, topic)
-            case .condition(let condition): .via(.condition, condition.text)
-            case .fid: .via(.fid, nil)
-            case .token, .notificationKey: .via(.group, nil)
+            case _ where group: .via(nil, .group)
+            case .topic(let topic): .via(topic, .topic)
+            case .condition(let condition): .via(condition.text, .condition)
+            case .fid: .via(nil, .fid)
+            case .token, .notificationKey: .via(nil, .group)
             }
         outcomes.append(Outcome(time: now, kind: .accepted, messageId: message.id, reason: message.api.rawValue, extra: extra), for: id)
     }
