@@ -34,6 +34,7 @@ def _version() -> str:
 __version__ = _version()
 
 from ._binary import bundled_binary, find_binary  # noqa: E402
+from ._why import UnusedFaultRuleWarning  # noqa: E402
 from .assertions import assert_delivered, assert_delivered_count, assert_nothing_delivered, matches  # noqa: E402
 from .client import CONTROL_API_ENV, Client, DevicePage, EventStream, Project, Response, StreamMessage  # noqa: E402
 from .emulator import Emulator  # noqa: E402
@@ -49,7 +50,7 @@ __all__ = [
     "__version__", "Emulator", "Client", "Project", "Response", "DevicePage", "EventStream", "StreamMessage",
     "FirebaseEnvironment", "GoogleRoute", "TrustPlan", "trust_plan", "ca_bundle", "Receiver", "assert_delivered",
     "assert_delivered_count", "assert_nothing_delivered", "matches", "FcmEmuError", "EmulatorNotReady",
-    "BinaryNotFound", "UntrustedEmulator", "find_binary",
+    "BinaryNotFound", "UntrustedEmulator", "UnusedFaultRuleWarning", "find_binary",
     "bundled_binary", "CONTROL_API_ENV", "AccessToken", "Clock", "Delivery", "Device", "Event", "EventList",
     "FaultAction", "FaultMatch", "FaultRule", "Group", "Inbox", "Platform", "ProjectInfo", "State", "Topic",
     "XMPPConnection",

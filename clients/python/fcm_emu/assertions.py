@@ -1,7 +1,10 @@
 """Assertions on what a simulated device received, for pytest or any test runner.
 
 They wait with the inbox's own server-side wait (``waitFor``/``timeout``), never by sleeping, and
-fail with an ``AssertionError`` that lists what the inbox did hold.
+fail with an ``AssertionError`` that says why, as far as the emulator knows: what became of the
+device's messages (the device's outcomes: discarded, refused, expired, …, or held while the device
+is offline), the delivery that came nearest to a ``where`` dict and its first differing field,
+then what the inbox did hold.
 
 ``where`` selects deliveries: a dict is a subset to find in the delivery's JSON (nested dicts
 match recursively; a key with dots, ``"payload.data.score"``, is a path), or a callable taking the
@@ -14,6 +17,7 @@ import json
 import time
 from typing import Any, Callable, List, Mapping, Optional, Union
 
+from . import _why
 from .models import Delivery, Device
 
 __all__ = ["assert_delivered", "assert_nothing_delivered", "assert_delivered_count", "matches"]
@@ -81,6 +85,15 @@ def _describe_inbox(deliveries: List[Delivery]) -> str:
     return "\n".join(lines)
 
 
+def _why_none_came(device: Device, where: Where, deliveries: List[Delivery]) -> str:
+    """``": <reasons>"`` for a failure message: the device's outcomes first, then the nearest miss."""
+    reasons = _why.outcome_reasons(_why.device_outcomes(device), device)
+    miss = _why.nearest_miss(where, [d.raw or {} for d in deliveries if not matches(d, where)])
+    if miss:
+        reasons.append(miss)
+    return ": " + "; ".join(reasons) if reasons else ""
+
+
 def _require_bound(device: Device) -> None:
     if not isinstance(device, Device) or device.client is None:
         raise TypeError("pass a Device read through fcm_emu's Client (e.g. fcm_project.create_device())")
@@ -121,10 +134,12 @@ def assert_delivered(device: Device, where: Where = None, *, within: float = 10.
         if found:
             return found[0]
         raise AssertionError(f"expected {_describe_where(where)} on {_describe_device(device)} within "
-                             f"{within:g}s, but none came; {_describe_inbox(deliveries)}")
+                             f"{within:g}s, but none came{_why_none_came(device, where, deliveries)}; "
+                             f"{_describe_inbox(deliveries)}")
     if len(found) != count:
+        why = _why_none_came(device, where, deliveries) if len(found) < count else ""
         raise AssertionError(f"expected {count} deliveries ({_describe_where(where)}) on "
-                             f"{_describe_device(device)} within {within:g}s, got {len(found)}; "
+                             f"{_describe_device(device)} within {within:g}s, got {len(found)}{why}; "
                              f"{_describe_inbox(deliveries)}")
     return found
 

@@ -8,7 +8,10 @@ Fixtures:
 ``fcm_client`` (session)
     Its control API :class:`~fcm_emu.Client`.
 ``fcm_project`` (function)
-    A fresh :class:`~fcm_emu.Project` with a unique id, deleted after the test.
+    A fresh :class:`~fcm_emu.Project` with a unique id, deleted after the test. A fault rule that
+    the test added (or that names the project) and that never fired is reported then, as an
+    :class:`~fcm_emu.UnusedFaultRuleWarning` (in the warnings summary) and in the test's report
+    (section "fcm-emu"); the test does not fail for it.
 ``fcm_firebase_env`` (function)
     A :class:`~fcm_emu.FirebaseEnvironment` for ``fcm_project``, entered for the test: an
     unmodified firebase-admin in the test process (``initialize_app()`` with no arguments, ADC)
@@ -32,6 +35,7 @@ from typing import Any, Dict, Iterator, List
 
 import pytest
 
+from . import _why
 from .client import CONTROL_API_ENV, Client, Project, is_loopback_url
 from .emulator import Emulator
 from .environment import FirebaseEnvironment
@@ -98,9 +102,13 @@ def fcm_project(request: pytest.FixtureRequest, fcm_client: Client) -> Iterator[
     project_id = _project_id(request.node.name)
     fcm_client.create_project(project_id)
     project = fcm_client.project(project_id)
+    rules_before = _why.fault_rule_ids(fcm_client)
     try:
         yield project
     finally:
+        unused = _why.warn_unused(fcm_client, project_id, rules_before, request.node.nodeid)
+        if unused:
+            request.node.add_report_section("teardown", "fcm-emu", "\n".join(unused))
         try:
             fcm_client.delete_project(project_id)
         except FcmEmuError:

@@ -4,13 +4,14 @@ the inbox held when they fail."""
 from __future__ import annotations
 
 import threading
+import urllib.error
 
 import pytest
 
 from conftest import send
-from fcm_emu import Emulator, Project, assert_delivered, assert_delivered_count, assert_nothing_delivered
+from fcm_emu import Emulator, FcmEmuError, Project, assert_delivered, assert_delivered_count, assert_nothing_delivered
 from fcm_emu.assertions import matches
-from fcm_emu.models import Delivery
+from fcm_emu.models import Delivery, Device
 
 
 def test_where_as_a_subset_a_path_or_a_predicate(fcm_emulator: Emulator, fcm_project: Project) -> None:
@@ -83,3 +84,89 @@ def test_matches_without_an_emulator() -> None:
     assert not matches(delivery, {"payload": {"data": "not a dict"}})
     with pytest.raises(TypeError):
         assert_delivered(object())  # type: ignore[arg-type]
+
+
+# -- why none came ------------------------------------------------------------------------------
+
+def _needs_outcomes(project: Project, device: Device) -> None:
+    """Skips a test that reads the device's outcomes when this emulator has no such route (one
+    built before it): the assertions then fall back to saying less."""
+    try:
+        project.client.request("GET", f"/projects/{project.id}/devices/{device.id}/outcomes")
+    except FcmEmuError as error:
+        if error.status == 404:
+            pytest.skip(f"this emulator has no GET …/devices/{{device}}/outcomes route (404): {error}")
+        raise
+
+
+def test_a_failure_says_a_message_was_discarded(fcm_emulator: Emulator, fcm_project: Project) -> None:
+    """TTL 0 to an offline device: FCM drops the message rather than store it."""
+    device = fcm_project.create_device("android", name="pixel", state="offline")
+    _needs_outcomes(fcm_project, device)
+    name = send(fcm_emulator, fcm_project, {"token": device.token, "data": {"score": "3-0"}, "android": {"ttl": "0s"}})
+    message_id = name["name"].rsplit("/", 1)[-1]
+    with pytest.raises(AssertionError) as failed:
+        assert_delivered(device, where={"payload.data.score": "3-0"}, within=0.2)
+    text = str(failed.value)
+    assert f"but none came: message {message_id} was discarded: " in text, text
+    assert "TTL 0" in text and "the inbox was empty" in text
+
+
+def test_a_failure_says_the_send_was_refused(fcm_emulator: Emulator, fcm_project: Project) -> None:
+    """A reserved data key ("from") makes the send itself fail with 400."""
+    device = fcm_project.create_device("android", name="pixel")
+    _needs_outcomes(fcm_project, device)
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        send(fcm_emulator, fcm_project, {"token": device.token, "data": {"from": "me", "score": "3-0"}})
+    assert refused.value.code == 400
+    with pytest.raises(AssertionError) as failed:
+        assert_delivered(device, where={"payload.data.score": "3-0"}, within=0.2)
+    assert "but none came: refused: 400 INVALID_ARGUMENT" in str(failed.value), str(failed.value)
+
+
+def test_a_failure_says_the_offline_device_holds_the_messages(fcm_emulator: Emulator, fcm_project: Project) -> None:
+    """Works with an emulator without the outcomes route too: the device read says it."""
+    device = fcm_project.create_device("android", name="pixel", state="offline")
+    for score in ("1-0", "2-0", "3-0"):
+        send(fcm_emulator, fcm_project, {"token": device.token, "data": {"score": score}})
+    with pytest.raises(AssertionError) as failed:
+        assert_delivered(device, where={"payload.data.score": "3-0"}, within=0.2)
+    assert "but none came: held: device offline, 3 stored; the inbox was empty" in str(failed.value)
+
+
+def test_a_failure_names_the_nearest_miss(fcm_emulator: Emulator, fcm_project: Project) -> None:
+    device = fcm_project.create_device("android", name="pixel")
+    send(fcm_emulator, fcm_project, {"token": device.token, "data": {"score": "1-1", "team": "away"}})
+    send(fcm_emulator, fcm_project, {"token": device.token, "data": {"score": "3-1", "team": "home"}})
+    with pytest.raises(AssertionError) as failed:
+        assert_delivered(device, where={"payload": {"data": {"team": "home", "score": "3-0"}}}, within=0.2)
+    assert "a delivery matched all but payload.data.score: '3-1', wanted '3-0'; the inbox held 2" in str(failed.value)
+    with pytest.raises(AssertionError) as failed:
+        assert_delivered(device, where={"payload.data.score": "3-0", "payload.data.minute": "90"}, within=0.1)
+    assert ("the nearest delivery differs in 2 of 2 fields, first payload.data.score: '1-1', wanted '3-0'"
+            in str(failed.value))
+
+
+UNUSED_RULE_TEST = '''
+from fcm_emu import assert_delivered
+
+
+def test_with_a_rule_that_never_fires(fcm_project, fcm_client):
+    fcm_client.add_fault({"id": "never-" + fcm_project.id, "match": {"project": fcm_project.id, "api": "legacy"},
+                          "action": {"error": "UNAVAILABLE"}})
+    assert fcm_project.create_device("web").platform == "web"
+'''
+
+
+def test_a_fault_rule_that_never_fired_is_reported_at_teardown(pytester: pytest.Pytester, fcm_emulator: Emulator,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    pytester.makepyfile(test_unused=UNUSED_RULE_TEST)
+    monkeypatch.setenv("FCM_EMU_CONTROL_API", fcm_emulator.control_url)
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-rA", timeout=120)
+    result.assert_outcomes(passed=1, warnings=1)
+    result.stdout.fnmatch_lines(["*UnusedFaultRuleWarning: fcm-emu: fault rule 'never-*' never fired during "
+                                 "test_unused.py::test_with_a_rule_that_never_fires*",
+                                 "*- Captured fcm-emu teardown -*"])
+    for rule in fcm_emulator.client.faults():
+        if str(rule.get("id", "")).startswith("never-"):
+            fcm_emulator.client.remove_fault(rule["id"])
