@@ -3,7 +3,9 @@
  * Assertions on what a simulated device received, for `node:test` or any runner.
  *
  * They wait with the inbox's own server-side wait (`waitFor`/`timeout`), never by sleeping, and
- * fail with an `AssertionError` listing what the inbox did hold. `where` selects deliveries: an
+ * fail with an `AssertionError` that says why, as far as the emulator knows (what became of the
+ * device's messages: discarded, refused, expired, …, or held while it is offline; the delivery
+ * nearest a `where` object and its first differing field), then lists what the inbox did hold. `where` selects deliveries: an
  * object is a subset to find in the delivery's JSON (nested objects match recursively; a key with
  * dots, `"payload.data.score"`, is a path), or a function of the delivery returning a boolean.
  *
@@ -15,6 +17,7 @@
 
 import { AssertionError } from 'node:assert';
 import { toMillis } from './duration.js';
+import { nearestMiss, outcomeReasons } from './why.js';
 
 const MISSING = Symbol('missing');
 
@@ -75,6 +78,14 @@ function describeInbox(deliveries) {
   return lines.join('\n');
 }
 
+/** `": <reasons>"` for a failure message: the device's outcomes first, then the nearest miss. */
+async function whyNoneCame(device, where, deliveries) {
+  const reasons = await outcomeReasons(device);
+  const miss = nearestMiss(where, deliveries.filter((d) => !matches(d, where)), subset);
+  if (miss) reasons.push(miss);
+  return reasons.length ? `: ${reasons.join('; ')}` : '';
+}
+
 function requireBound(device) {
   if (!device || typeof device !== 'object' || !device.client || !device.projectId || !device.id) {
     throw new TypeError("pass a Device read through fcm-emu's client (e.g. await project.createDevice('android'))");
@@ -119,7 +130,8 @@ export async function waitForDelivery(device, { where, within = 10_000, advance 
   const found = deliveries.filter((d) => matches(d, where));
   if (found.length) return found[0];
   throw new AssertionError({
-    message: `expected ${describeWhere(where)} on ${describeDevice(device)} within ${limit} ms, but none came; ${describeInbox(deliveries)}`,
+    message: `expected ${describeWhere(where)} on ${describeDevice(device)} within ${limit} ms, `
+      + `but none came${await whyNoneCame(device, where, deliveries)}; ${describeInbox(deliveries)}`,
     actual: deliveries, expected: where ?? 'any delivery', operator: 'waitForDelivery',
   });
 }
@@ -141,8 +153,10 @@ export async function waitForDeliveries(device, count, { where, within, advance 
   const deliveries = await collect(device, where, count, limit, advance);
   const found = deliveries.filter((d) => matches(d, where));
   if (found.length !== count) {
+    const why = found.length < count ? await whyNoneCame(device, where, deliveries) : '';
     throw new AssertionError({
-      message: `expected ${count} deliveries (${describeWhere(where)}) on ${describeDevice(device)} within ${limit} ms, got ${found.length}; ${describeInbox(deliveries)}`,
+      message: `expected ${count} deliveries (${describeWhere(where)}) on ${describeDevice(device)} within ${limit} ms, `
+        + `got ${found.length}${why}; ${describeInbox(deliveries)}`,
       actual: found.length, expected: count, operator: 'waitForDeliveries',
     });
   }

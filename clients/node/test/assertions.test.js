@@ -59,7 +59,8 @@ describe('waitForDelivery', () => {
     await assert.rejects(waitForDelivery(phone, { where: { 'payload.data.score': '9-9' }, within: 300 }), (error) => {
       assert.equal(error.name, 'AssertionError');
       assert.match(error.message, /expected a delivery matching \{"payload.data.score":"9-9"\} on device \d+ 'quiet' \(android/);
-      assert.match(error.message, /within 300 ms, but none came; the inbox held 1 deliveries:\n {2}1\. .*"score":"0-0"/);
+      assert.match(error.message, /within 300 ms, but none came: the nearest delivery has payload\.data\.score: '0-0', wanted '9-9'; /);
+      assert.match(error.message, /; the inbox held 1 deliveries:\n {2}1\. .*"score":"0-0"/);
       return true;
     });
     assert.ok(Date.now() - started >= 250, 'it waited');

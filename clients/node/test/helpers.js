@@ -28,3 +28,16 @@ export async function gone(pid, limit = 15_000) {
   }
   return true;
 }
+
+/**
+ * An HTTP v1 messages:send on the emulator's plain HTTP port with the bearer `accessToken`;
+ * resolves to the answer's status and JSON.
+ */
+export async function sendV1(emulator, projectId, accessToken, message) {
+  const answer = await fetch(`${emulator.httpUrl}/v1/projects/${projectId}/messages:send`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${accessToken}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ message }),
+  });
+  return { status: answer.status, body: await answer.json() };
+}
