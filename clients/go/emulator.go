@@ -492,6 +492,8 @@ var notIDChars = regexp.MustCompile(`[^a-z0-9]+`)
 
 // NewProject creates a fresh project for the test, with a unique id made from the test's name
 // (a strict project: bearer tokens are checked as FCM does), and deletes it when the test ends.
+// Before deleting it, it reports (t.Logf; the test does not fail) each fault rule that the test
+// added, or that names the project, and that never fired.
 func (e *Emulator) NewProject(t testing.TB) *Project {
 	t.Helper()
 	name := strings.Trim(notIDChars.ReplaceAllString(strings.ToLower(t.Name()), "-"), "-")
@@ -504,7 +506,9 @@ func (e *Emulator) NewProject(t testing.TB) *Project {
 	if err != nil {
 		t.Fatalf("fcm-emu: creating project %s: %v", id, err)
 	}
+	rulesBefore := faultRuleIDs(e.client)
 	t.Cleanup(func() {
+		logUnusedFaultRules(t, e.client, id, rulesBefore)
 		if err := p.Delete(context.Background()); err != nil && !IsNotFound(err) {
 			t.Errorf("fcm-emu: deleting project %s: %v", id, err)
 		}

@@ -24,6 +24,7 @@ type WaitOption func(*waitConfig)
 type waitConfig struct {
 	preds     []func(Delivery) bool
 	descs     []string
+	fields    []fieldSpec // what WhereFields and WhereData ask for, to name the nearest miss
 	within    time.Duration
 	withinSet bool
 	advance   time.Duration
@@ -44,7 +45,9 @@ func Where(pred func(Delivery) bool) WaitOption {
 func WhereFields(fields map[string]any) WaitOption {
 	expected := normalize(fields)
 	text, _ := json.Marshal(fields)
+	asked, _ := expected.(map[string]any)
 	return func(c *waitConfig) {
+		c.fields = append(c.fields, fieldSpecs(asked, nil)...)
 		c.preds = append(c.preds, func(d Delivery) bool {
 			var actual any
 			if json.Unmarshal(d.Raw, &actual) != nil {
@@ -61,6 +64,10 @@ func WhereFields(fields map[string]any) WaitOption {
 func WhereData(key, value string) WaitOption {
 	return func(c *waitConfig) {
 		c.preds = append(c.preds, func(d Delivery) bool { return d.Data()[key] == value })
+		c.fields = append(c.fields, fieldSpec{path: "data." + key, wanted: value, get: func(d Delivery, _ any) (any, bool) {
+			got, found := d.Data()[key]
+			return got, found
+		}})
 		c.descs = append(c.descs, fmt.Sprintf("data %s=%q", key, value))
 	}
 }
@@ -104,14 +111,19 @@ func (c *waitConfig) describe() string {
 	return "a delivery matching " + strings.Join(c.descs, " and ")
 }
 
-// DeliveryError is the failure of a wait: what was expected, on which device, and every
-// delivery the inbox held.
+// DeliveryError is the failure of a wait: what was expected, on which device, why none came as
+// far as the emulator knows, and every delivery the inbox held.
 type DeliveryError struct {
 	Device     *Device
 	Expected   string // what was waited for
 	Within     time.Duration
 	Matched    int
 	Deliveries []Delivery
+	// Reasons say why too few came: the newest outcome of the device that lost or refused a
+	// message ("message 0:… was discarded: TTL 0 while the device was offline", "refused: 400 …"),
+	// what it holds back ("held: device offline, 3 stored"), and the delivery nearest the
+	// WhereFields/WhereData options ("a delivery matched all but payload.data.score: "3-1", wanted "3-0"").
+	Reasons []string
 }
 
 func (e *DeliveryError) Error() string {
@@ -129,7 +141,11 @@ func (e *DeliveryError) Error() string {
 	if e.Within > 0 {
 		fmt.Fprintf(&b, " within %s", e.Within)
 	}
-	fmt.Fprintf(&b, ", but %d matched; ", e.Matched)
+	fmt.Fprintf(&b, ", but %d matched", e.Matched)
+	if len(e.Reasons) > 0 {
+		b.WriteString(": " + strings.Join(e.Reasons, "; "))
+	}
+	b.WriteString("; ")
 	if len(e.Deliveries) == 0 {
 		b.WriteString("the inbox was empty")
 		return b.String()
@@ -201,8 +217,8 @@ func matching(c *waitConfig, all []Delivery) []Delivery {
 
 // WaitForDelivery waits until the device's inbox holds a delivery matching the options (by
 // default any delivery, within DefaultWithin) and returns the first one. It uses the inbox's
-// server-side wait, so a delivery ends the wait at once. On failure the *DeliveryError lists what
-// the inbox held.
+// server-side wait, so a delivery ends the wait at once. On failure the *DeliveryError says why
+// none came, as far as the emulator knows, and lists what the inbox held.
 func WaitForDelivery(ctx context.Context, device *Device, opts ...WaitOption) (Delivery, error) {
 	c := newWaitConfig(opts, DefaultWithin)
 	all, err := collect(ctx, device, c, 1)
@@ -212,7 +228,8 @@ func WaitForDelivery(ctx context.Context, device *Device, opts ...WaitOption) (D
 	if found := matching(c, all); len(found) > 0 {
 		return found[0], nil
 	}
-	return Delivery{}, &DeliveryError{Device: device, Expected: c.describe(), Within: c.within, Deliveries: all}
+	return Delivery{}, &DeliveryError{Device: device, Expected: c.describe(), Within: c.within, Deliveries: all,
+		Reasons: whyNoneCame(device, c, all)}
 }
 
 // WaitForDeliveries waits until n deliveries match the options and checks that exactly n do;
@@ -228,8 +245,12 @@ func WaitForDeliveries(ctx context.Context, device *Device, n int, opts ...WaitO
 	}
 	found := matching(c, all)
 	if len(found) != n {
+		var reasons []string
+		if len(found) < n {
+			reasons = whyNoneCame(device, c, all)
+		}
 		return found, &DeliveryError{Device: device, Expected: fmt.Sprintf("exactly %d × %s", n, c.describe()),
-			Within: c.within, Matched: len(found), Deliveries: all}
+			Within: c.within, Matched: len(found), Deliveries: all, Reasons: reasons}
 	}
 	return found, nil
 }
