@@ -4,27 +4,40 @@ import java.time.Duration;
 import java.util.List;
 
 /**
- * A wait on a device's inbox failed: what was expected, on which device, and every delivery the
- * inbox held. An {@link AssertionError}, so every test framework reports it as a failure.
+ * A wait on a device's inbox failed: what was expected, on which device, why too few came as far
+ * as the emulator knows ({@link #reasons()}), and every delivery the inbox held. An
+ * {@link AssertionError}, so every test framework reports it as a failure.
  */
 public class DeliveryAssertionError extends AssertionError {
     private static final long serialVersionUID = 1L;
 
     private final transient List<Delivery> deliveries;
     private final int matched;
+    private final List<String> reasons;
 
     DeliveryAssertionError(String expectation, Device device, Duration within, int matched, List<Delivery> deliveries) {
-        super(message(expectation, device, within, matched, deliveries));
-        this.deliveries = List.copyOf(deliveries);
-        this.matched = matched;
+        this(expectation, device, within, matched, deliveries, List.of());
     }
 
-    private static String message(String expectation, Device device, Duration within, int matched, List<Delivery> deliveries) {
+    DeliveryAssertionError(String expectation, Device device, Duration within, int matched, List<Delivery> deliveries,
+            List<String> reasons) {
+        super(message(expectation, device, within, matched, deliveries, reasons));
+        this.deliveries = List.copyOf(deliveries);
+        this.matched = matched;
+        this.reasons = List.copyOf(reasons);
+    }
+
+    private static String message(String expectation, Device device, Duration within, int matched, List<Delivery> deliveries,
+            List<String> reasons) {
         StringBuilder out = new StringBuilder("expected ").append(expectation).append(" on ").append(device);
         if (within != null && !within.isZero()) {
             out.append(" within ").append(within.toMillis()).append(" ms");
         }
-        out.append(", but ").append(matched).append(" matched; ");
+        out.append(", but ").append(matched).append(" matched");
+        if (!reasons.isEmpty()) {
+            out.append(": ").append(String.join("; ", reasons));
+        }
+        out.append("; ");
         if (deliveries.isEmpty()) {
             return out.append("the inbox was empty").toString();
         }
@@ -43,6 +56,15 @@ public class DeliveryAssertionError extends AssertionError {
     /** @return every delivery the inbox held at the last read */
     public List<Delivery> deliveries() {
         return deliveries;
+    }
+
+    /**
+     * @return why too few came: the device's newest outcome that lost or refused a message
+     *     ("message 0:… was discarded: TTL 0 while the device was offline"), what it holds back
+     *     ("held: device offline, 3 stored"), the nearest miss of the {@link Where}'s fields
+     */
+    public List<String> reasons() {
+        return reasons;
     }
 
     /** @return how many of them matched */

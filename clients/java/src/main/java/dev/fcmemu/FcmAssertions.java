@@ -8,7 +8,8 @@ import java.util.stream.Collectors;
  * Waits and assertions on what a simulated device received, for JUnit or any test framework.
  *
  * <p>They wait with the inbox's own server-side wait ({@code waitFor}), never by sleeping, and
- * fail with a {@link DeliveryAssertionError} that lists what the inbox did hold. The wait is wall
+ * fail with a {@link DeliveryAssertionError} that says why none came, as far as the emulator knows
+ * (the device's outcomes, what it holds back, the nearest miss), and lists what the inbox did hold. The wait is wall
  * time; on a paused or virtual clock, use the {@code afterAdvancing} forms, which move the
  * emulator's clock first (firing TTL expiry, Doze windows and latencies) and take no wall time.
  *
@@ -94,7 +95,8 @@ public final class FcmAssertions {
         List<Delivery> deliveries = collect(device, where, 1, within);
         List<Delivery> found = matching(deliveries, where);
         if (found.isEmpty()) {
-            throw new DeliveryAssertionError(where.description(), device, within, 0, deliveries);
+            throw new DeliveryAssertionError(where.description(), device, within, 0, deliveries,
+                    Why.noneCame(device, where, deliveries));
         }
         return found.get(0);
     }
@@ -119,7 +121,7 @@ public final class FcmAssertions {
         List<Delivery> found = matching(deliveries, where);
         if (found.size() != count) {
             throw new DeliveryAssertionError(count + " deliveries (" + where.description() + ")", device, within,
-                    found.size(), deliveries);
+                    found.size(), deliveries, found.size() < count ? Why.noneCame(device, where, deliveries) : List.of());
         }
         return found;
     }

@@ -1,8 +1,10 @@
 package dev.fcmemu;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.function.Function;
 import java.util.function.Predicate;
 
 /**
@@ -20,10 +22,64 @@ public final class Where implements Predicate<Delivery> {
 
     private final String description;
     private final Predicate<Delivery> predicate;
+    private final List<Field> fields;
+
+    /**
+     * One field a selector asks for, read from a delivery ({@link #MISSING} when absent): what a
+     * failure compares to name the nearest miss.
+     */
+    record Field(String path, Object wanted, Function<Delivery, Object> read) {
+        boolean differs(Delivery delivery) {
+            Object got = read.apply(delivery);
+            return got == MISSING || !subset(wanted, got);
+        }
+
+        String difference(Delivery delivery) {
+            Object got = read.apply(delivery);
+            return path + ": " + (got == MISSING ? "missing" : Json.write(got)) + ", wanted " + Json.write(wanted);
+        }
+    }
 
     private Where(String description, Predicate<Delivery> predicate) {
+        this(description, predicate, List.of());
+    }
+
+    private Where(String description, Predicate<Delivery> predicate, List<Field> fields) {
         this.description = description;
         this.predicate = predicate;
+        this.fields = List.copyOf(fields);
+    }
+
+    /** @return the fields this selector asks for; none for a predicate */
+    List<Field> fields() {
+        return fields;
+    }
+
+    /** The leaves of a {@link #fields} map, each read as {@link #subset} reads its key. */
+    private static void leaves(Map<?, ?> spec, List<String> keys, List<Field> out) {
+        for (Map.Entry<?, ?> entry : spec.entrySet()) {
+            List<String> path = new ArrayList<>(keys);
+            path.add(String.valueOf(entry.getKey()));
+            if (entry.getValue() instanceof Map && !((Map<?, ?>) entry.getValue()).isEmpty()) {
+                leaves((Map<?, ?>) entry.getValue(), path, out);
+            } else {
+                out.add(new Field(String.join(".", path), entry.getValue(), d -> resolve(d.raw(), path)));
+            }
+        }
+    }
+
+    private static Object resolve(Object data, List<String> keys) {
+        for (String key : keys) {
+            if (!(data instanceof Map)) {
+                return MISSING;
+            }
+            Map<?, ?> node = (Map<?, ?>) data;
+            data = node.containsKey(key) ? node.get(key) : key.contains(".") ? find(node, key) : MISSING;
+            if (data == MISSING) {
+                return MISSING;
+            }
+        }
+        return data;
     }
 
     /** @return every delivery */
@@ -49,7 +105,8 @@ public final class Where implements Predicate<Delivery> {
      * @return the selector
      */
     public static Where data(String key, String value) {
-        return new Where("a delivery with data " + key + "=" + Json.write(value), d -> Objects.equals(d.data().get(key), value));
+        return new Where("a delivery with data " + key + "=" + Json.write(value), d -> Objects.equals(d.data().get(key), value),
+                List.of(new Field("data." + key, value, d -> d.data().containsKey(key) ? d.data().get(key) : MISSING)));
     }
 
     /**
@@ -61,7 +118,8 @@ public final class Where implements Predicate<Delivery> {
      * @return the selector
      */
     public static Where field(String path, Object value) {
-        return new Where("a delivery with " + path + "=" + Json.write(value), d -> subset(value, lookup(d.raw(), path)));
+        return new Where("a delivery with " + path + "=" + Json.write(value), d -> subset(value, lookup(d.raw(), path)),
+                List.of(new Field(path, value, d -> find(d.raw(), path))));
     }
 
     /**
@@ -72,7 +130,9 @@ public final class Where implements Predicate<Delivery> {
      * @return the selector
      */
     public static Where fields(Map<String, ?> fields) {
-        return new Where("a delivery matching " + Json.write(fields), d -> subset(fields, d.raw()));
+        List<Field> leaves = new ArrayList<>();
+        leaves(fields, List.of(), leaves);
+        return new Where("a delivery matching " + Json.write(fields), d -> subset(fields, d.raw()), leaves);
     }
 
     /**
@@ -80,7 +140,9 @@ public final class Where implements Predicate<Delivery> {
      * @return deliveries both select
      */
     public Where and(Where other) {
-        return new Where(description + " and " + other.description, d -> test(d) && other.test(d));
+        List<Field> both = new ArrayList<>(fields);
+        both.addAll(other.fields);
+        return new Where(description + " and " + other.description, d -> test(d) && other.test(d), both);
     }
 
     @Override

@@ -22,11 +22,11 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /** No emulator outlives the JVM that started it, however that JVM ends. */
 class CleanupTest {
-    private static String java() {
+    static String java() {
         return Path.of(System.getProperty("java.home"), "bin", "java").toString();
     }
 
-    private static String classpath() {
+    static String classpath() {
         String cp = System.getenv("FCM_EMU_TEST_CLASSPATH");
         return cp != null ? cp : System.getProperty("java.class.path");
     }

@@ -2,6 +2,7 @@ package dev.fcmemu.junit;
 
 import dev.fcmemu.Client;
 import dev.fcmemu.FcmEmuException;
+import dev.fcmemu.FaultRuleAudit;
 import dev.fcmemu.FcmEmulator;
 import dev.fcmemu.FirebaseEnvironment;
 import dev.fcmemu.Project;
@@ -39,7 +40,9 @@ import org.junit.jupiter.api.extension.ParameterResolver;
  *       stopped when the run ends (or attached to {@code $FCM_EMU_CONTROL_API} when it is set);</li>
  *   <li>{@link Client}: its control API;</li>
  *   <li>{@link Project}: a fresh project for the test (its tokens checked as FCM does), deleted
- *       after it;</li>
+ *       after it; before that, each fault rule that the test added, or that names the project,
+ *       and that never fired is reported ({@link FaultRuleAudit}: a logged warning and a JUnit
+ *       report entry "fcm-emu"), without failing the test;</li>
  *   <li>{@link FirebaseEnvironment}: the test project's key file, trust store and proxy,
  *       installed for the JVM from before {@code @BeforeEach} to after {@code @AfterEach}
  *       (unless {@link FcmEmulatorOptions#route()} is false, when it is handed over uninstalled).</li>
@@ -68,10 +71,12 @@ public class FcmEmulatorExtension implements BeforeAllCallback, BeforeEachCallba
     static final class TestResource implements ExtensionContext.Store.CloseableResource {
         final Project project;
         final FirebaseEnvironment environment;
+        final FaultRuleAudit faultRules;
 
         TestResource(Project project, FirebaseEnvironment environment) {
             this.project = project;
             this.environment = environment;
+            this.faultRules = FaultRuleAudit.start(project.client(), project.id());
         }
 
         @Override
@@ -149,7 +154,15 @@ public class FcmEmulatorExtension implements BeforeAllCallback, BeforeEachCallba
     public void afterEach(ExtensionContext context) {
         TestResource test = context.getStore(NAMESPACE).remove(TEST_KEY, TestResource.class);
         if (test != null) {
-            test.close();
+            String name = context.getTestMethod().map(m -> m.getDeclaringClass().getSimpleName() + "." + m.getName())
+                    .orElse(context.getDisplayName());
+            try {
+                for (String warning : test.faultRules.report(name)) {
+                    context.publishReportEntry("fcm-emu", warning);
+                }
+            } finally {
+                test.close();
+            }
         }
     }
 
