@@ -87,6 +87,15 @@ func outcomeReasons(device *Device) []string {
 		if doc.Stored != nil {
 			held = heldText(doc.Device.State, *doc.Stored)
 		}
+		// The server's words, when it says why it holds them (offline, Doze, …).
+		for _, o := range doc.Outcomes {
+			if o.Kind == "stored" {
+				if held != "" && strings.HasPrefix(o.Summary, "held: ") {
+					held = o.Summary
+				}
+				break
+			}
+		}
 	} else if now, err := client.GetDevice(ctx, device.ProjectID, device.ID); err == nil {
 		held = heldText(string(now.State), now.StoredCount)
 	}

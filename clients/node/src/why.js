@@ -59,6 +59,9 @@ export async function outcomeReasons(device) {
     const lost = outcomes.find((o) => !QUIET.has(o.kind));
     if (lost) reasons.push(outcomeText(lost));
     heldText = held(isPlainObject(document.device) ? document.device.state : undefined, document.stored);
+    const stored = outcomes.find((o) => o.kind === 'stored');
+    // The server's words, when it says why it holds them (offline, Doze, …).
+    if (heldText && stored && String(stored.summary ?? '').startsWith('held: ')) heldText = String(stored.summary);
   } else {
     try {
       const now = await device.client.getDevice(device.projectId, device.id);

@@ -69,6 +69,9 @@ def outcome_reasons(document: Optional[Mapping[str, Any]], device: Any) -> List[
             reasons.append(_outcome_text(lost[0]))
         described = document.get("device") if isinstance(document.get("device"), Mapping) else {}
         held = _held(described.get("state"), document.get("stored"))
+        stored = next((o for o in outcomes if o.get("kind") == "stored"), None)
+        if held and stored and str(stored.get("summary", "")).startswith("held: "):
+            held = str(stored["summary"])  # the server's words: why it holds them (offline, Doze, …)
     else:
         held = _refreshed_held(device)
     if held:
