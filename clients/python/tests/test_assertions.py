@@ -167,6 +167,10 @@ def test_a_fault_rule_that_never_fired_is_reported_at_teardown(pytester: pytest.
     result.stdout.fnmatch_lines(["*UnusedFaultRuleWarning: fcm-emu: fault rule 'never-*' never fired during "
                                  "test_unused.py::test_with_a_rule_that_never_fires*",
                                  "*- Captured fcm-emu teardown -*"])
+    # A suite that turns warnings into errors still passes; the report section says it.
+    strict = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-rA", "-W", "error::UserWarning", timeout=120)
+    strict.assert_outcomes(passed=1)
+    strict.stdout.fnmatch_lines(["*- Captured fcm-emu teardown -*", "fcm-emu: fault rule 'never-*' never fired*"])
     for rule in fcm_emulator.client.faults():
         if str(rule.get("id", "")).startswith("never-"):
             fcm_emulator.client.remove_fault(rule["id"])
