@@ -97,3 +97,25 @@ test('useEmulator warns about a fault rule that never fired, and the suite passe
     if (String(rule.id).startsWith('never-')) await fixture.emulator.client.removeFault(rule.id);
   }
 });
+
+const SAMPLE_OUTCOMES = {
+  device: { id: '0', name: 'pixel', state: 'offline', token: 't' },
+  stored: 3,
+  story: 'held: device offline, 3 stored',
+  outcomes: [
+    { time: '2026-11-28T15:00:03Z', kind: 'stored', messageId: '0:3', reason: 'offline', summary: 'held: device offline, 3 stored' },
+    { time: '2026-11-28T15:00:02Z', kind: 'accepted', messageId: '0:3', summary: 'accepted: sent to its token' },
+    { time: '2026-11-28T15:00:01Z', kind: 'refused', status: 400, code: 'INVALID_ARGUMENT', summary: 'refused: 400 INVALID_ARGUMENT Invalid data payload key: from' },
+    { time: '2026-11-28T15:00:00Z', kind: 'discarded', messageId: '0:1', reason: 'ttl-zero', summary: 'discarded: TTL 0 while the device was offline' },
+  ],
+};
+
+test('reasons from an outcomes document, without an emulator', async () => {
+  // The document's shape as the control API documents it: newest first.
+  const { outcomeReasons } = await import('../src/why.js');
+  const stub = (document) => ({ projectId: 'p', id: '0', client: { request: async () => ({ json: () => document }) } });
+  assert.deepEqual(await outcomeReasons(stub(SAMPLE_OUTCOMES)),
+    ['refused: 400 INVALID_ARGUMENT Invalid data payload key: from', 'held: device offline, 3 stored']);
+  assert.deepEqual(await outcomeReasons(stub({ ...SAMPLE_OUTCOMES, stored: 0, outcomes: SAMPLE_OUTCOMES.outcomes.slice(3) })),
+    ['message 0:1 was discarded: TTL 0 while the device was offline']);
+});

@@ -174,3 +174,31 @@ def test_a_fault_rule_that_never_fired_is_reported_at_teardown(pytester: pytest.
     for rule in fcm_emulator.client.faults():
         if str(rule.get("id", "")).startswith("never-"):
             fcm_emulator.client.remove_fault(rule["id"])
+
+
+SAMPLE_OUTCOMES = {
+    "device": {"id": "0", "name": "pixel", "state": "offline", "token": "t"},
+    "stored": 3,
+    "story": "held: device offline, 3 stored",
+    "outcomes": [
+        {"time": "2026-11-28T15:00:03Z", "kind": "stored", "messageId": "0:3", "reason": "offline",
+         "summary": "held: device offline, 3 stored"},
+        {"time": "2026-11-28T15:00:02Z", "kind": "accepted", "messageId": "0:3", "summary": "accepted: sent to its token"},
+        {"time": "2026-11-28T15:00:01Z", "kind": "refused", "status": 400, "code": "INVALID_ARGUMENT",
+         "summary": "refused: 400 INVALID_ARGUMENT Invalid data payload key: from"},
+        {"time": "2026-11-28T15:00:00Z", "kind": "discarded", "messageId": "0:1", "reason": "ttl-zero",
+         "summary": "discarded: TTL 0 while the device was offline"},
+    ],
+}
+
+
+def test_reasons_from_an_outcomes_document_without_an_emulator() -> None:
+    """The document's shape as the control API documents it: newest first; the newest outcome that
+    lost or refused a message leads, then what the device holds, in the server's words."""
+    from fcm_emu import _why
+
+    assert _why.outcome_reasons(SAMPLE_OUTCOMES, None) == [
+        "refused: 400 INVALID_ARGUMENT Invalid data payload key: from", "held: device offline, 3 stored"]
+    discarded = dict(SAMPLE_OUTCOMES, stored=0, outcomes=SAMPLE_OUTCOMES["outcomes"][3:])
+    assert _why.outcome_reasons(discarded, None) == ["message 0:1 was discarded: TTL 0 while the device was offline"]
+    assert _why.outcome_reasons({"device": {}, "stored": 0, "outcomes": []}, None) == []
