@@ -112,6 +112,11 @@ extension EmulatorSettings {
             guard let n = Int(v), n >= 1 else { throw bad(v, "a positive number") }
             s.maxEvents = n
         },
+        Key(name: "maxOutcomeDevices", example: "100000", help: "Devices whose newest outcomes are kept (16 each); 0 keeps none") {
+            s, v throws(FCMError) in
+            guard let n = Int(v), EmulatorSettings.maxOutcomeDevicesRange.contains(n) else { throw bad(v, "a count from 0 to 10000000") }
+            s.maxOutcomeDevices = n
+        },
         Key(name: "maxEventBytes", example: "256MiB", help: "Bytes the event log may hold (1MiB to 64GiB); the oldest go first") {
             s, v throws(FCMError) in
             guard let n = byteCount(v), EmulatorSettings.maxEventBytesRange.contains(n) else {

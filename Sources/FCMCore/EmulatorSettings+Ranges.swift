@@ -11,6 +11,7 @@ extension EmulatorSettings {
     package static let durationSecondsRange: ClosedRange<Int64> = 0...durationMillisRange.upperBound / 1000
     /// Events kept in the log: up to ten times the default (each costs memory until it goes).
     package static let maxEventsRange: ClosedRange<Int> = 1...10_000_000
+    package static let maxOutcomeDevicesRange: ClosedRange<Int> = 0...10_000_000
     /// Deliveries kept per device inbox: up to a hundred times the default.
     package static let maxInboxPerDeviceRange: ClosedRange<Int> = 1...100_000
     /// Device groups per project: up to a hundred times the default.
@@ -42,6 +43,7 @@ extension EmulatorSettings {
         try Self.check("inactiveAfter", inactiveAfterSeconds, Self.durationSecondsRange, unit: "s")
         try Self.check("deletedSignalWindow", deletedSignalWindowSeconds, Self.durationSecondsRange, unit: "s")
         try Self.check("maxEvents", maxEvents, Self.maxEventsRange)
+        try Self.check("maxOutcomeDevices", maxOutcomeDevices, Self.maxOutcomeDevicesRange)
         try Self.check("maxEventBytes", maxEventBytes, Self.maxEventBytesRange)
         try Self.check("maxInboxBytes", maxInboxBytes, Self.maxInboxBytesRange)
         try Self.check("maxInboxPerDevice", maxInboxPerDevice, Self.maxInboxPerDeviceRange)

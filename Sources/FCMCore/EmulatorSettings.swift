@@ -70,6 +70,9 @@ public struct EmulatorSettings: Sendable, Equatable {
     package var deprioritizeAfter = 10
     /// Events kept in the log; the oldest go first.
     package var maxEvents = 1_000_000
+    /// Devices whose newest outcomes are kept (16 each, about 1 KiB when full: docs/control-api.md,
+    /// "Outcomes"); past it a device with none gets none. 0 keeps none.
+    package var maxOutcomeDevices = 100_000
     /// Bytes the event log may hold, counted as `EventLog.approximateBytes`; the oldest go first.
     package var maxEventBytes = 256 << 20
     /// `maxEventBytes`' range: a log of a few events at least, and no more than a machine has.

@@ -45,6 +45,24 @@ struct DeviceOutcomeTests {
         #expect(MemoryLayout<Outcome>.stride <= 64, "\(MemoryLayout<Outcome>.stride)")
     }
 
+    /// A fan-out reaches every subscriber, so how many devices keep outcomes is capped, and a
+    /// device past the cap is told so rather than "nothing was sent".
+    @Test func pastMaxOutcomeDevicesADeviceWithNoneGetsNoneAndIsToldWhy() throws {
+        let w = Harness { $0.maxOutcomeDevices = 2 }
+        let first = try w.device()
+        let second = try w.device()
+        let third = try w.device()
+        for d in [first, second, third] { try w.sendData(d) }
+        #expect(try outcomes(w, first).outcomes.count == 2)
+        #expect(try outcomes(w, second).outcomes.count == 2)
+        let capped = try outcomes(w, third)
+        #expect(capped.outcomes.isEmpty)
+        #expect(capped.story.contains("maxOutcomeDevices"))
+        // A device that has a ring keeps filling it.
+        try w.sendData(first)
+        #expect(try outcomes(w, first).outcomes.count == 4)
+    }
+
     @Test func heldCollapsedExpiredAndDeliveredAreEachTold() throws {
         let w = Harness()
         let d = try w.device(state: .offline)

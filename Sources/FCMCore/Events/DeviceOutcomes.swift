@@ -104,7 +104,11 @@ struct OutcomeRing: Sendable {
 struct DeviceOutcomes: Sendable {
     private var rings: [DeviceID: OutcomeRing] = [:]
 
-    mutating func append(_ outcome: Outcome, for device: DeviceID) {
+    /// Notes `outcome` for `device`; a device with none yet gets a ring only while fewer than
+    /// `limit` devices have one (`maxOutcomeDevices`: a full ring is about 1 KiB, and a fan-out
+    /// reaches every subscriber).
+    mutating func append(limit: Int, _ outcome: Outcome, for device: DeviceID) {
+        if rings[device] == nil, rings.count >= limit { return }
         rings[device, default: OutcomeRing()].append(outcome)
     }
 

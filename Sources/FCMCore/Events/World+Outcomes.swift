@@ -30,7 +30,7 @@ extension World {
             outcomeKind = .discarded
         default: return
         }
-        outcomes.append(Outcome(time: now, kind: outcomeKind, messageId: message?.id, reason: reason, extra: extra), for: id)
+        outcomes.append(limit: settings.maxOutcomeDevices, Outcome(time: now, kind: outcomeKind, messageId: message?.id, reason: reason, extra: extra), for: id)
     }
 
     /// A topic, condition or group send reaching one of its recipients (its `accepted` event, once
@@ -44,14 +44,14 @@ extension World {
             case .fid: .via(nil, .fid)
             case .token, .notificationKey: .via(nil, .group)
             }
-        outcomes.append(Outcome(time: now, kind: .accepted, messageId: message.id, reason: message.api.rawValue, extra: extra), for: id)
+        outcomes.append(limit: settings.maxOutcomeDevices, Outcome(time: now, kind: .accepted, messageId: message.id, reason: message.api.rawValue, extra: extra), for: id)
     }
 
     /// A refused request whose target names a device's token (current or retired) or FID
     /// (`fid:…`, as `MessageTarget.description` writes it).
     mutating func noteRefusal(_ call: EventCall, detail: String?) {
         guard let target = call.target, let id = device(namedBy: target, project: call.project) else { return }
-        outcomes.append(Outcome(time: now, kind: .refused, messageId: nil, reason: detail, extra: .call(call)), for: id)
+        outcomes.append(limit: settings.maxOutcomeDevices, Outcome(time: now, kind: .refused, messageId: nil, reason: detail, extra: .call(call)), for: id)
     }
 
     /// The device that holds or held `target`: a token, or `fid:` and an FID, looked for in the
@@ -70,9 +70,16 @@ extension World {
 package struct DeviceOutcomeReport: Sendable {
     package let device: DeviceInfo
     package let outcomes: [Outcome]
+    /// Set when the device has none because `maxOutcomeDevices` devices already had a record: the
+    /// cap, which the story names instead of "nothing was sent".
+    package var cappedAt: Int?
 
-    /// The newest outcome's summary, or that nothing came yet.
-    package var story: String { outcomes.first?.summary ?? Self.nothingYet }
+    /// The newest outcome's summary, or why there is none.
+    package var story: String {
+        if let first = outcomes.first { return first.summary }
+        guard let cappedAt else { return Self.nothingYet }
+        return "Not recorded: outcomes are kept for \(cappedAt) devices at most, and as many had some already (raise maxOutcomeDevices)."
+    }
 
     package static let nothingYet = "Nothing was sent to it yet."
 }
@@ -82,7 +89,10 @@ extension Emulator {
     package func outcomes(_ reference: String, projectId: String) throws(FCMError) -> DeviceOutcomeReport {
         try withWorld { (w: inout World) throws(FCMError) -> DeviceOutcomeReport in
             let device = try w.findDevice(reference, projectIndex: w.projectIndex(id: projectId))
-            return DeviceOutcomeReport(device: w.info(device), outcomes: w.outcomes.newestFirst(device.id))
+            let outcomes = w.outcomes.newestFirst(device.id)
+            var report = DeviceOutcomeReport(device: w.info(device), outcomes: outcomes)
+            if outcomes.isEmpty, w.outcomes.count >= w.settings.maxOutcomeDevices { report.cappedAt = w.settings.maxOutcomeDevices }
+            return report
         }
     }
 }
