@@ -7,6 +7,7 @@ import FCMJSON
 import FCMTransport
 import Foundation
 import Logging
+import NIOCore
 import ServiceLifecycle
 
 #if canImport(Glibc)
@@ -59,8 +60,16 @@ extension FCMEmu {
                 --export-on-exit do not apply; --project is created on it when missing (with --credentials metadata, \
                 its metadataProject setting must be --project: said on stderr when not).
 
+                --isolate fails closed: the command and the emulator run in private network and mount namespaces \
+                (unshare(1); a user namespace too when not root) where only loopback exists. Google's names resolve to \
+                127.0.0.1 there (a private /etc/hosts) and the emulator serves TLS on 443 (CCS on 5235, MCS on 5228), \
+                so a client that ignores every variable still reaches it; any other host fails, and when the command \
+                ends, each one it looked up or asked the proxy for is named on stderr with what would have reached it. \
+                The command's own non-Google HTTP fails too. Without namespaces, --isolate stops at once with exit code 2.
+
                 Examples:
                   fcm-emu exec -- pytest tests/
+                  fcm-emu exec --isolate -- pytest tests/
                   fcm-emu exec --project my-app -- python send.py
                   fcm-emu exec --credentials metadata -- go test ./...
                   fcm-emu serve --set proxyPort=9094 --ready-file /tmp/fcm.json &
@@ -92,6 +101,13 @@ extension FCMEmu {
         @Flag(help: "Set neither PYTHONPATH nor FCM_EMU_NAME_ROUTES: Python resolves Google's names as usual.")
         var noNameRoute = false
 
+        @Flag(help: "Fail closed: run in private network and mount namespaces where only the emulator is reachable.")
+        var isolate = false
+
+        /// The namespaces exec --isolate started in: set by exec for the copy of itself it runs inside new ones.
+        @Option(help: .hidden)
+        var insideNamespace: String?
+
         @Option(help: "trace … critical (default warning, so the command's output stays its own).")
         var logLevel = "warning"
 
@@ -103,10 +119,22 @@ extension FCMEmu {
             if attach != nil, !assignments.isEmpty || importDirectory != nil || exportOnExit != nil {
                 throw ValidationError("--set, --import and --export-on-exit are for an emulator exec starts; --attach uses the running one as it is")
             }
+            if isolate, attach != nil {
+                throw ValidationError("--isolate runs an emulator of its own inside the namespaces; a running serve outside them is out of reach")
+            }
+            if insideNamespace != nil, !isolate { throw ValidationError("--inside-namespace is exec --isolate's own") }
         }
 
         func run() async throws {
             if let attach { return try await runAttached(to: attach) }
+            if isolate, insideNamespace == nil { return try await runIsolatedOutside() }
+            let isolation: Isolation?
+            do {
+                isolation = try insideNamespace.map { try Isolation(outside: $0) }
+            } catch {
+                throw Self.cannotIsolate("\(error)")
+            }
+            defer { isolation?.finish() }
             let snapshots = (importDirectory.map { ["--import", $0] } ?? []) + (exportOnExit.map { ["--export-on-exit", $0] } ?? [])
             var serve = try Serve.parse(["--port", "0", "--log-level", logLevel] + snapshots + assignments.flatMap { ["--set", $0] })
             serve.readyFile = nil
@@ -123,12 +151,25 @@ extension FCMEmu {
                 options.proxyTunnel = true
             }
             options.fronts.metadataProject = project
+            isolation?.configure(&options)
             RunningEmulator.bootstrapLogging(options)
             let logger = Logger(label: "fcm-emu")
             let running = try await RunningEmulator.start(options, file: file, logger: logger)
             // The command stops first (a signal is passed on to it), then the autosave, then the
             // emulator, exported if asked (EmulatorServices.swift); the command's status is exec's.
-            let command = CommandService { await runCommand(with: running) }
+            let resolver: Channel?
+            do {
+                resolver = try await isolation?.startResolver(running.server.emulator)
+            } catch {
+                await running.stop()
+                throw Self.cannotIsolate("cannot answer lookups on 127.0.0.1:53: \(error)")
+            }
+            let command = CommandService {
+                let code = await runCommand(with: running)
+                try? await resolver?.close()
+                isolation?.report(running.server.emulator)
+                return code
+            }
             let services = try await EmulatorServices.emulator(running, options, logger: logger) + [command]
             do {
                 try await EmulatorServices.run(services, logger: logger)
