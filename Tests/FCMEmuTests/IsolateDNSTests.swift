@@ -100,10 +100,14 @@ struct IsolateDNSTests {
     @Test func theReportNamesEachHostWithWhatWouldHaveWorked() throws {
         let report = IsolationReport(
             lookups: [LookupLog.Entry(name: "api.example.com", count: 3)], unlisted: 0,
-            proxyRefusals: ["intercepted fcm.googleapis.com:443", "refused example.com:443", "refused example.com:443",
-                "isolated: lookup api.example.com refused", "plain HTTP refused storage.googleapis.com:80 (not resolved)"])
+            proxyRefusals: [
+                "intercepted fcm.googleapis.com:443", "refused example.com:443", "refused example.com:443",
+                "isolated: lookup api.example.com refused", "plain HTTP refused storage.googleapis.com:80 (not resolved)",
+            ])
         let text = try #require(report.text())
-        #expect(text.contains("the command looked up api.example.com (3×): under --isolate only the emulator is reachable; run without --isolate"))
+        #expect(
+            text.contains(
+                "the command looked up api.example.com (3×): under --isolate only the emulator is reachable; run without --isolate"))
         #expect(text.contains("asked the proxy (HTTPS_PROXY) for example.com:443 (2×)"))
         #expect(text.contains("NO_PROXY=example.com"))
         #expect(text.contains("fcm-emu does not stand in for storage.googleapis.com"))
@@ -114,7 +118,8 @@ struct IsolateDNSTests {
     @Test func theHostsFileNamesGoogleOnLoopback() {
         let hosts = names.hostsFile()
         for name in ["fcm.googleapis.com", "oauth2.googleapis.com", "mtalk.google.com", "fcm-xmpp.googleapis.com", "build-box"] {
-            #expect(hosts.split(separator: "\n").contains { $0.hasPrefix("127.0.0.1 ") && $0.split(separator: " ").contains(Substring(name)) })
+            #expect(
+                hosts.split(separator: "\n").contains { $0.hasPrefix("127.0.0.1 ") && $0.split(separator: " ").contains(Substring(name)) })
         }
     }
 }

@@ -47,8 +47,10 @@ extension FCMEmu.Exec {
                 let how = "unshare " + (options + ["true"]).joined(separator: " ")
                 throw Self.cannotIsolate(
                     "`\(how)` failed (exit \(status), its reason above): this machine gives no private network and mount "
-                        + (root ? "namespaces" : "namespaces to an unprivileged user (user_namespaces(7); kernel.unprivileged_userns_clone, "
-                            + "or an AppArmor or container policy, can forbid them)"))
+                        + (root
+                            ? "namespaces"
+                            : "namespaces to an unprivileged user (user_namespaces(7); kernel.unprivileged_userns_clone, "
+                                + "or an AppArmor or container policy, can forbid them)"))
             }
         }
         let inner = CommandService {
@@ -57,7 +59,11 @@ extension FCMEmu.Exec {
                 Self.say("fcm-emu exec --isolate: cannot run unshare: \(error)")
                 return Self.isolationUnavailable
             case .success(let child):
-                return await withGracefulShutdownHandler { await child.exitCode() } onGracefulShutdown: { child.signal(SIGTERM) }
+                return await withGracefulShutdownHandler {
+                    await child.exitCode()
+                } onGracefulShutdown: {
+                    child.signal(SIGTERM)
+                }
             }
         }
         try await EmulatorServices.run([inner], logger: Logger(label: "fcm-emu") { _ in SwiftLogNoOpLogHandler() })

@@ -35,8 +35,10 @@ struct IsolatedNames: Sendable {
     /// The `/etc/hosts` the command sees: every loopback name on 127.0.0.1, `localhost` on ::1 too.
     func hostsFile() -> String {
         let names = loopback.subtracting(["localhost"]).sorted()
-        var lines = ["# Written by fcm-emu exec --isolate for its private mount namespace (docs/unmodified-apps.md).",
-            "127.0.0.1 localhost", "::1 localhost ip6-localhost ip6-loopback"]
+        var lines = [
+            "# Written by fcm-emu exec --isolate for its private mount namespace (docs/unmodified-apps.md).",
+            "127.0.0.1 localhost", "::1 localhost ip6-localhost ip6-loopback",
+        ]
         // Several names a line, as hosts(5) allows, and short lines for any reader with a line limit.
         var line: [String] = []
         for name in names {

@@ -27,7 +27,9 @@ final class IsolatedResolver: ChannelInboundHandler, Sendable {
     static func start(port: Int, names: IsolatedNames, log: LookupLog, emulator: Emulator) async throws -> Channel {
         let handler = IsolatedResolver(names: names, log: log, emulator: emulator)
         return try await DatagramBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .channelInitializer { channel in channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(handler) } }
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(handler) }
+            }
             .bind(host: "127.0.0.1", port: port).get()
     }
 

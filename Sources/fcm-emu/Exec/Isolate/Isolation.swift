@@ -33,7 +33,8 @@ final class Isolation: Sendable {
             throw Namespace.Failure(description: "--inside-namespace is exec --isolate's own, for the process it starts in new namespaces")
         }
         var host = [CChar](repeating: 0, count: 256)
-        let hostname = gethostname(&host, host.count - 1) == 0
+        let hostname =
+            gethostname(&host, host.count - 1) == 0
             ? String(decoding: host.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) : nil
         names = IsolatedNames(hostname: hostname)
         directory = try PrivateFiles.makeDirectory(prefix: "fcm-emu-exec-")
@@ -83,4 +84,3 @@ final class Isolation: Sendable {
 
     func finish() { try? FileManager.default.removeItem(atPath: directory) }
 }
-
