@@ -130,7 +130,14 @@ def _fresh_tab(page, href):
 def test_every_kept_refusal_is_listed_eviction_is_said_and_every_view_has_a_link(page):
     page.d.set_script_timeout(10)
     page.allowed_errors.append(r"Failed to load resource")
+    # Before the load: a TTL 0 message to an offline device, dropped at once; the load then pushes
+    # its events out of the log, and the device's own outcomes still tell it.
+    away = page.emu.call("POST", f"/projects/{PROJECT}/devices", {"platform": "android", "name": "away", "state": "offline"})
+    status, _ = _post(page.emu.base + f"/v1/projects/{PROJECT}/messages:send",
+                      json.dumps({"message": {"token": away["token"], "android": {"ttl": "0s"}}}).encode(), {"Authorization": "Bearer x"})
+    assert status == 200
     last_message = _load(page.emu)
+    assert page.emu.call("GET", f"/projects/{PROJECT}/events?token={away['token']}&kind=discarded")["events"] == []
     kept, answer = _all_refusals(page.emu)
     evicted = answer["evicted"]
     assert evicted["setting"] == "maxEvents" and evicted["settingValue"] == MAX_EVENTS and evicted["count"] > 0, evicted
@@ -223,6 +230,14 @@ def test_every_kept_refusal_is_listed_eviction_is_said_and_every_view_has_a_link
     page.d.close()
     page.d.switch_to.window(first)
 
+    # The discarded message's device, by its link: the pane explains what the log no longer holds.
+    away_url = page.emu.dashboard + f"#project={PROJECT}&device={away['id']}"
+    page.d.get(away_url)
+    story = '#device-detail [data-testid="device-story"]'
+    discarded = "The last message was discarded: TTL 0 while the device was offline"
+    page.until(lambda d: page.css(story).text == discarded, "the evicted discard told by the device's outcomes")
+    _shot(page, '#device-detail', "device-discarded-1400.png")
+
     # At 420 px: the same views, stacked.
     page.open(width=420, height=900)
     page.d.get(page.emu.dashboard + "#view=refusals")
@@ -231,5 +246,8 @@ def test_every_kept_refusal_is_listed_eviction_is_said_and_every_view_has_a_link
     page.d.get(device_url)
     page.until(lambda d: page.css("#device-detail").get_attribute("data-device-id") == second_id, "the device at 420 px")
     _shot(page, '#device-detail', "device-420.png")
+    page.d.get(away_url)
+    page.until(lambda d: page.css(story).text == discarded, "the evicted discard at 420 px")
+    _shot(page, '#device-detail', "device-discarded-420.png")
     overflow = page.d.execute_script("return document.documentElement.scrollWidth - document.documentElement.clientWidth")
     assert overflow <= 0, f"the page is {overflow} px wider than a 420 px window"
