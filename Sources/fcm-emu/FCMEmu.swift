@@ -19,7 +19,9 @@ struct FCMEmu: AsyncParsableCommand {
             of sysexits.h). `exec` exits with its command's code.
             """,
         version: FCMEmuVersion.current,
-        subcommands: [Serve.self, Exec.self, Env.self, Run.self, Health.self, Why.self, CA.self, Credentials.self, Bench.self, Version.self],
+        subcommands: [
+            Serve.self, Exec.self, Env.self, Run.self, Health.self, Why.self, CA.self, Credentials.self, Bench.self, MCPCommand.self, Version.self,
+        ],
         defaultSubcommand: Serve.self
     )
 

@@ -139,10 +139,7 @@ extension FCMEmu {
             var serve = try Serve.parse(["--port", "0", "--log-level", logLevel] + snapshots + assignments.flatMap { ["--set", $0] })
             serve.readyFile = nil
             var (options, file) = try serve.resolve(environment: [:])
-            options.server.tlsPort = options.server.tlsPort == nil ? nil : 0
-            options.xmppPort = options.xmppPort == nil ? nil : 0
-            options.xmppTestPort = nil
-            options.mcsPort = options.mcsPort == nil ? nil : 0
+            options.useFreePorts()
             options.proxyPort = 0
             // HTTPS_PROXY sends all of the command's HTTPS here: what is not Google's goes through
             // untouched (to hosts off this machine; TunnelPolicy) unless told otherwise.

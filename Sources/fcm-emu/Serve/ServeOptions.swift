@@ -341,3 +341,15 @@ enum Settings {
     }
 
 }
+
+extension ServeOptions {
+    /// Each listener that is on moves to a free port, and the fixed XMPP test port goes: `exec`
+    /// and `mcp` start emulators of their own beside others, which must never clash.
+    mutating func useFreePorts() {
+        server.tlsPort = server.tlsPort == nil ? nil : 0
+        xmppPort = xmppPort == nil ? nil : 0
+        xmppTestPort = nil
+        mcsPort = mcsPort == nil ? nil : 0
+        proxyPort = proxyPort == nil ? nil : 0
+    }
+}
