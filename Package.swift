@@ -42,8 +42,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
         .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
-        // The Model Context Protocol's official Swift SDK, for `fcm-emu mcp` only (docs/mcp.md).
-        .package(url: "https://github.com/modelcontextprotocol/swift-sdk.git", from: "0.12.1"),
     ],
     targets: [
         .target(name: "FCMJSON"),
@@ -186,7 +184,6 @@ let package = Package(
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "MCP", package: "swift-sdk"),
             ]
         ),
         // The harnesses every test target would otherwise rebuild: an emulator
@@ -202,7 +199,14 @@ let package = Package(
             ]
         ),
         .testTarget(name: "FCMJSONTests", dependencies: ["FCMJSON"]),
-        .testTarget(name: "FCMEmuTests", dependencies: ["fcm-emu", "FCMCore", "FCMJSON", "FCMTesting", "FCMTransport"]),
+        .testTarget(
+            name: "FCMEmuTests",
+            dependencies: [
+                "fcm-emu", "FCMCore", "FCMJSON", "FCMTesting", "FCMTransport",
+                // A quiet logger for the MCP server's protocol tests.
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .testTarget(name: "FCMScenarioTests", dependencies: ["FCMScenario", "FCMCore", "FCMSnapshot", "FCMTesting"]),
         .testTarget(
             name: "FCMXMPPTests",

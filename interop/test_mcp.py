@@ -4,6 +4,7 @@ The client launches the server as an MCP host would (Claude Desktop, `claude mcp
 `mcp.client.stdio.stdio_client`, and calls the tools as an agent does (docs/mcp.md).
 """
 import asyncio
+import json
 import os
 import subprocess
 
@@ -115,3 +116,19 @@ def test_stops_when_stdin_closes():
     process.stdin.close()
     assert process.wait(timeout=30) == 0
     assert process.stdout.read() == b""
+
+
+def test_requests_written_before_stdin_closes_are_all_answered():
+    requests = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+         "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "pipe", "version": "1"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "create_project", "arguments": {"id": PROJECT}}},
+        {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "list_devices", "arguments": {"project": PROJECT}}},
+    ]
+    done = subprocess.run([BINARY, "mcp", "--set", "stateDir=none"], input="".join(json.dumps(r) + "\n" for r in requests).encode(),
+                          capture_output=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    answers = [json.loads(line) for line in done.stdout.decode().splitlines()]
+    assert [answer["id"] for answer in answers] == [1, 2, 3]
+    assert answers[2]["result"]["structuredContent"]["total"] == 0

@@ -10,7 +10,7 @@ import Testing
 @Suite("mcp: tool arguments")
 struct MCPToolArgumentsTests {
     @Test func requiredAndChoicesAreChecked() throws {
-        let arguments = ToolArguments(["project": "demo", "state": "asleep", "empty": ""])
+        let arguments = ToolArguments(["project": .string("demo"), "state": .string("asleep"), "empty": .string("")])
         #expect(try arguments.required("project") == "demo")
         #expect(throws: ToolFailure("device is required")) { try arguments.required("device") }
         #expect(throws: ToolFailure("empty must not be empty")) { try arguments.string("empty") }
@@ -23,14 +23,14 @@ struct MCPToolArgumentsTests {
 
     @Test func limitsAreBounded() throws {
         #expect(try ToolArguments(nil).integer("limit", in: 1...200, default: 50) == 50)
-        #expect(try ToolArguments(["limit": 200]).integer("limit", in: 1...200, default: 50) == 200)
+        #expect(try ToolArguments(["limit": .int(200)]).integer("limit", in: 1...200, default: 50) == 200)
         for bad in [0, 201, 5000] {
             #expect(throws: ToolFailure("limit must be an integer from 1 to 200")) {
                 try ToolArguments(["limit": .int(bad)]).integer("limit", in: 1...200, default: 50)
             }
         }
         #expect(throws: ToolFailure("limit must be an integer from 1 to 200")) {
-            try ToolArguments(["limit": "ten"]).integer("limit", in: 1...200, default: 1)
+            try ToolArguments(["limit": .string("ten")]).integer("limit", in: 1...200, default: 1)
         }
     }
 
@@ -43,7 +43,7 @@ struct MCPToolArgumentsTests {
 
     @Test func unknownArgumentsAreNamed() {
         #expect(throws: ToolFailure("unknown argument stat; this tool takes project, device, state")) {
-            try ToolArguments(["project": "p", "stat": "offline"]).refuseUnknown(["project", "device", "state"])
+            try ToolArguments(["project": .string("p"), "stat": .string("offline")]).refuseUnknown(["project", "device", "state"])
         }
     }
 

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import FCMJSON
-import MCP
 
 /// The emulator as the MCP tools reach it: its control API and its v1 endpoint over HTTP, with
 /// `ControlClient`, whether `fcm-emu mcp` started the emulator or attached to a `serve`, so both
@@ -50,7 +49,7 @@ struct EmulatorBackend: Sendable {
         let error = json?["error"]
         let name = error?["status"]?.stringValue.map { " \($0)" } ?? ""
         let message = error?["message"]?.stringValue ?? "no error message"
-        return ToolFailure("the emulator answered \(status)\(name) to \(method) \(path): \(message)", body: json.map(MCPValue.value))
+        return ToolFailure("the emulator answered \(status)\(name) to \(method) \(path): \(message)", body: json)
     }
 
     /// One path segment, percent-encoded: tokens hold ':' and names may hold anything; the

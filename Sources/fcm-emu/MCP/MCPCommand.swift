@@ -11,7 +11,7 @@ extension FCMEmu {
             commandName: "mcp",
             abstract: "A Model Context Protocol server over stdio, so an agent can drive the emulator.",
             discussion: """
-                Speaks MCP (JSON-RPC on stdin and stdout; logs on stderr) with the official Swift SDK. By default it starts \
+                Speaks MCP (the 2025-06-18 specification: JSON-RPC, one message a line on stdin and stdout; logs on stderr). By default it starts \
                 an emulator of its own on free loopback ports and stops it when stdin closes; --attach drives a running \
                 `serve` instead, named by the ready file it wrote (--ready-file) or its http:// address.
 
@@ -56,7 +56,7 @@ extension FCMEmu {
                     return handler
                 }
                 let attached = try await AttachedEmulator.connect(attach)
-                try await ToolServer.serve(
+                await ToolServer.serve(
                     EmulatorBackend(client: attached.client), instructions: Self.instructions(attached.info),
                     logger: Logger(label: "fcm-emu.mcp"))
                 return
@@ -72,7 +72,7 @@ extension FCMEmu {
             do {
                 let client = try ControlClient(base: info["http"]?["url"]?.stringValue ?? "")
                 logger.notice("Emulator listening", metadata: ["url": "\(info["http"]?["url"]?.stringValue ?? "?")"])
-                try await ToolServer.serve(EmulatorBackend(client: client), instructions: Self.instructions(info), logger: logger)
+                await ToolServer.serve(EmulatorBackend(client: client), instructions: Self.instructions(info), logger: logger)
             } catch {
                 await running.stop()
                 throw error

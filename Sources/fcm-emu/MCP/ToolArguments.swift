@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import FCMCore
-import MCP
+import FCMJSON
 
 /// A tool call the emulator could not carry out: said to the agent as a tool result with
 /// `isError` (the MCP specification, 2025-06-18, "Tools", "Error Handling"), so it can correct
@@ -9,9 +9,9 @@ import MCP
 struct ToolFailure: Error, Equatable {
     let message: String
     /// The control API's or FCM's error body, when the emulator answered with one.
-    var body: Value?
+    var body: JSONValue?
 
-    init(_ message: String, body: Value? = nil) {
+    init(_ message: String, body: JSONValue? = nil) {
         self.message = message
         self.body = body
     }
@@ -26,13 +26,23 @@ struct ToolArguments {
     static let states = ["foreground", "background", "doze", "offline", "uninstalled"]
     static let platforms = ["android", "ios", "web"]
 
-    let values: [String: Value]
+    let values: [String: JSONValue]
 
-    init(_ values: [String: Value]?) { self.values = values ?? [:] }
+    init(_ values: [String: JSONValue]?) { self.values = values ?? [:] }
+
+    /// A call's `arguments`: an object, or absent.
+    init(json: JSONValue?) throws(ToolFailure) {
+        guard let json, json != .null else {
+            self.init(nil)
+            return
+        }
+        guard let pairs = json.objectValue else { throw ToolFailure("arguments must be a JSON object") }
+        self.init(Dictionary(pairs, uniquingKeysWith: { _, last in last }))
+    }
 
     /// A string argument, nil when absent; refused when it is not a string, empty or too long.
     func string(_ name: String) throws(ToolFailure) -> String? {
-        guard let value = values[name], !value.isNull else { return nil }
+        guard let value = values[name], value != .null else { return nil }
         guard let text = value.stringValue else { throw ToolFailure("\(name) must be a string") }
         guard !text.isEmpty else { throw ToolFailure("\(name) must not be empty") }
         guard text.utf8.count <= Self.maxString else { throw ToolFailure("\(name) is longer than \(Self.maxString) bytes") }
@@ -55,11 +65,11 @@ struct ToolArguments {
 
     /// An integer in `range`, `fallback` when absent.
     func integer(_ name: String, in range: ClosedRange<Int>, default fallback: Int) throws(ToolFailure) -> Int {
-        guard let value = values[name], !value.isNull else { return fallback }
+        guard let value = values[name], value != .null else { return fallback }
+        // 5 and 5.0 alike; JSON has one kind of number.
         let number: Int? =
             switch value {
-            case .int(let n): n
-            case .double(let d) where d.rounded() == d && abs(d) < 1e15: Int(d)
+            case .number(let text): Int(text) ?? Double(text).flatMap { $0.rounded() == $0 && abs($0) < 1e15 ? Int($0) : nil }
             default: nil
             }
         guard let number, range.contains(number) else {
@@ -69,20 +79,20 @@ struct ToolArguments {
     }
 
     func bool(_ name: String) throws(ToolFailure) -> Bool? {
-        guard let value = values[name], !value.isNull else { return nil }
+        guard let value = values[name], value != .null else { return nil }
         guard let flag = value.boolValue else { throw ToolFailure("\(name) must be true or false") }
         return flag
     }
 
     /// An object argument, such as a v1 `message`.
-    func object(_ name: String) throws(ToolFailure) -> [String: Value] {
-        guard let value = values[name], let object = value.objectValue else { throw ToolFailure("\(name) must be a JSON object") }
-        return object
+    func object(_ name: String) throws(ToolFailure) -> JSONValue {
+        guard let value = values[name], value.objectValue != nil else { throw ToolFailure("\(name) must be a JSON object") }
+        return value
     }
 
     /// A list of short strings (topics), at most `max` of them.
     func strings(_ name: String, max: Int) throws(ToolFailure) -> [String]? {
-        guard let value = values[name], !value.isNull else { return nil }
+        guard let value = values[name], value != .null else { return nil }
         guard let items = value.arrayValue, items.count <= max else {
             throw ToolFailure("\(name) must be an array of at most \(max) strings")
         }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
-import MCP
+import FCMJSON
 
 /// A tool as the server lists it and runs it. `run` throws `ToolFailure` for what the agent
 /// should read as a failed call (isError); the text is what a model reads, the structured
@@ -8,46 +8,72 @@ import MCP
 struct EmulatorTool: Sendable {
     struct Output {
         let text: String
-        var structured: Value?
+        var structured: JSONValue?
     }
 
-    let tool: Tool
+    let name: String
+    let description: String
+    let inputSchema: JSONValue
     let run: @Sendable (ToolArguments, EmulatorBackend) async throws -> Output
 
     /// A tool taking `properties`; an argument it does not name is refused before `run`.
     init(
-        name: String, description: String, properties: [String: Value], required: [String] = [],
+        name: String, description: String, properties: KeyValuePairs<String, JSONValue>, required: [String] = [],
         run: @escaping @Sendable (ToolArguments, EmulatorBackend) async throws -> Output
     ) {
-        tool = Tool(name: name, description: description, inputSchema: ToolSchema.object(properties, required: required))
-        let known = properties.keys.sorted()
+        self.name = name
+        self.description = description
+        inputSchema = ToolSchema.object(properties, required: required)
+        let known = properties.map(\.key)
         self.run = { arguments, backend in
             try arguments.refuseUnknown(known)
             return try await run(arguments, backend)
         }
+    }
+
+    /// As `tools/list` lists it (the MCP specification, 2025-06-18, "Tools", "Tool").
+    var listed: JSONValue {
+        .object([("name", .string(name)), ("description", .string(description)), ("inputSchema", inputSchema)])
     }
 }
 
 /// JSON Schema pieces for the tools' `inputSchema` (the MCP specification, 2025-06-18, "Tools":
 /// an object schema).
 enum ToolSchema {
-    static func object(_ properties: [String: Value], required: [String] = []) -> Value {
+    static func object(_ properties: KeyValuePairs<String, JSONValue>, required: [String] = []) -> JSONValue {
         .object([
-            "type": "object", "properties": .object(properties), "required": .array(required.map { .string($0) }),
-            "additionalProperties": false,
+            ("type", .string("object")), ("properties", .object(properties.map { ($0.key, $0.value) })),
+            ("required", .array(required.map(JSONValue.string))), ("additionalProperties", .bool(false)),
         ])
     }
 
-    static func string(_ description: String, oneOf values: [String]? = nil) -> Value {
-        var schema: [String: Value] = ["type": "string", "description": .string(description), "maxLength": .int(ToolArguments.maxString)]
-        if let values { schema["enum"] = .array(values.map { .string($0) }) }
-        return .object(schema)
+    static func string(_ description: String, oneOf values: [String]? = nil) -> JSONValue {
+        .object(omittingNils: [
+            ("type", .string("string")), ("description", .string(description)), ("maxLength", .int(ToolArguments.maxString)),
+            ("enum", values.map { .array($0.map(JSONValue.string)) }),
+        ])
     }
 
-    static func integer(_ description: String, _ range: ClosedRange<Int>) -> Value {
+    static func integer(_ description: String, _ range: ClosedRange<Int>) -> JSONValue {
         .object([
-            "type": "integer", "description": .string(description), "minimum": .int(range.lowerBound), "maximum": .int(range.upperBound),
+            ("type", .string("integer")), ("description", .string(description)), ("minimum", .int(range.lowerBound)),
+            ("maximum", .int(range.upperBound)),
         ])
+    }
+
+    static func strings(_ description: String, max: Int) -> JSONValue {
+        .object([
+            ("type", .string("array")), ("items", .object([("type", .string("string"))])), ("maxItems", .int(max)),
+            ("description", .string(description)),
+        ])
+    }
+
+    static func boolean(_ description: String) -> JSONValue {
+        .object([("type", .string("boolean")), ("description", .string(description))])
+    }
+
+    static func anyObject(_ description: String) -> JSONValue {
+        .object([("type", .string("object")), ("description", .string(description))])
     }
 
     static let project = string("The project id, as create_project answered (e.g. demo-fcm-emu)")

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import FCMJSON
-import MCP
 
 /// Projects and devices, through the control API (docs/control-api.md).
 extension EmulatorTool {
@@ -15,7 +14,7 @@ extension EmulatorTool {
         let id = try arguments.string("id") ?? "mcp-" + String(UInt32.random(in: .min ... .max), radix: 16)
         let project = try await backend.call("POST", "\(EmulatorBackend.control)/projects", body: .object([("id", .string(id))]))
         let sender = project["senderId"]?.stringValue ?? project["number"]?.stringValue ?? "?"
-        return Output(text: "Created project \(id) (sender id \(sender)).", structured: MCPValue.value(project))
+        return Output(text: "Created project \(id) (sender id \(sender)).", structured: project)
     }
 
     static let createDevice = EmulatorTool(
@@ -25,9 +24,7 @@ extension EmulatorTool {
             "platform": ToolSchema.string("android, ios or web", oneOf: ToolArguments.platforms),
             "name": ToolSchema.string("A name to find it by, e.g. pixel"),
             "state": ToolSchema.string("The app's state (default foreground)", oneOf: ToolArguments.states),
-            "topics": .object([
-                "type": "array", "items": .object(["type": "string"]), "maxItems": 100, "description": "Topics to subscribe it to",
-            ]),
+            "topics": ToolSchema.strings("Topics to subscribe it to", max: 100),
         ], required: ["project", "platform"]
     ) { arguments, backend in
         let project = try arguments.required("project")
@@ -40,7 +37,7 @@ extension EmulatorTool {
             ("topics", try arguments.strings("topics", max: 100).map { .array($0.map(JSONValue.string)) }),
         ])
         let device = try await backend.call("POST", "\(EmulatorBackend.projectPath(project))/devices", body: body)
-        return Output(text: "Created \(describe(device)).", structured: MCPValue.value(device))
+        return Output(text: "Created \(describe(device)).", structured: device)
     }
 
     static let listDevices = EmulatorTool(
@@ -64,7 +61,7 @@ extension EmulatorTool {
         let lines = devices.map { "- " + describe($0) }
         return Output(
             text: ([head + " in \(project)"] + lines).joined(separator: "\n"),
-            structured: .object(["total": .int(total), "shown": .int(devices.count), "devices": .array(devices.map(MCPValue.value))]))
+            structured: .object([("total", .int(total)), ("shown", .int(devices.count)), ("devices", .array(devices))]))
     }
 
     static let setDeviceState = EmulatorTool(
@@ -81,7 +78,7 @@ extension EmulatorTool {
         guard let state = try arguments.choice("state", ToolArguments.states) else { throw ToolFailure("state is required") }
         let answer = try await backend.call(
             "PATCH", EmulatorBackend.devicePath(project, device), body: .object([("state", .string(state))]))
-        return Output(text: "Now \(describe(answer)).", structured: MCPValue.value(answer))
+        return Output(text: "Now \(describe(answer)).", structured: answer)
     }
 
     /// "device 1002 (pixel) android, foreground, token abc…", one line.

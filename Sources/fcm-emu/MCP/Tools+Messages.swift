@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import FCMJSON
-import MCP
 
 /// Sending as an app server does, reading what a device received, and the clock.
 extension EmulatorTool {
@@ -17,17 +16,14 @@ extension EmulatorTool {
             + "service-account credentials, as an app server would; answers the message name or FCM's error.",
         properties: [
             "project": ToolSchema.project,
-            "message": .object([
-                "type": "object",
-                "description": .string(
-                    "A v1 Message: one of token, topic or condition, and notification, data, android, apns, webpush as FCM takes them "
-                        + "(e.g. {\"token\": \"…\", \"notification\": {\"title\": \"Hi\"}})"),
-            ]),
-            "validate_only": .object(["type": "boolean", "description": "Check the message without sending it"]),
+            "message": ToolSchema.anyObject(
+                "A v1 Message: one of token, topic or condition, and notification, data, android, apns, webpush as FCM takes them "
+                    + "(e.g. {\"token\": \"…\", \"notification\": {\"title\": \"Hi\"}})"),
+            "validate_only": ToolSchema.boolean("Check the message without sending it"),
         ], required: ["project", "message"]
     ) { arguments, backend in
         let project = try arguments.required("project")
-        let message = MCPValue.json(.object(try arguments.object("message")))
+        let message = try arguments.object("message")
         guard message.encoded().utf8.count <= maxMessageBytes else {
             throw ToolFailure("message is larger than \(maxMessageBytes) bytes encoded")
         }
@@ -44,7 +40,7 @@ extension EmulatorTool {
         guard status == 200, let name = answer?["name"]?.stringValue else {
             throw EmulatorBackend.failure(status: status, json: answer, method: "POST", path: path)
         }
-        return Output(text: "Accepted: \(name)", structured: .object(["name": .string(name)]))
+        return Output(text: "Accepted: \(name)", structured: .object([("name", .string(name))]))
     }
 
     static let readInbox = EmulatorTool(
@@ -71,7 +67,7 @@ extension EmulatorTool {
         }
         return Output(
             text: (["\(head) for \(owner), newest first"] + lines).joined(separator: "\n"),
-            structured: .object(["total": .int(all.count), "shown": .int(shown.count), "deliveries": .array(shown.map(MCPValue.value))])
+            structured: .object([("total", .int(all.count)), ("shown", .int(shown.count)), ("deliveries", .array(shown))])
         )
     }
 
@@ -84,7 +80,7 @@ extension EmulatorTool {
         let by = try arguments.duration("duration")
         let clock = try await backend.call("POST", "\(EmulatorBackend.control)/clock:advance", body: .object([("by", .string(by))]))
         let pending = clock["pendingTimers"]?.int64Value.map { ", \($0) timers pending" } ?? ""
-        return Output(text: "Clock now \(clock["now"]?.stringValue ?? "?")\(pending).", structured: MCPValue.value(clock))
+        return Output(text: "Clock now \(clock["now"]?.stringValue ?? "?")\(pending).", structured: clock)
     }
 
     static let listEvents = EmulatorTool(
@@ -112,6 +108,6 @@ extension EmulatorTool {
         }
         return Output(
             text: (["\(events.count) event\(events.count == 1 ? "" : "s") in \(project)\(more)"] + lines).joined(separator: "\n"),
-            structured: .object(["events": .array(events.map(MCPValue.value)), "more": .bool(list["nextBefore"] != nil)]))
+            structured: .object([("events", .array(events)), ("more", .bool(list["nextBefore"] != nil))]))
     }
 }

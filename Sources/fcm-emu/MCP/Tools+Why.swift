@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import FCMJSON
-import MCP
 
 /// "Why didn't it arrive?": a device's outcomes, each message's fate in one line, from
 /// `GET /emulator/v1/projects/{p}/devices/{d}/outcomes`.
@@ -31,7 +30,7 @@ extension EmulatorTool {
             throw ToolFailure(
                 "this emulator has no outcomes route for \(device) (\(failure.message)); it needs a newer fcm-emu", body: failure.body)
         }
-        return Output(text: whyText(outcomes), structured: MCPValue.value(outcomes))
+        return Output(text: whyText(outcomes), structured: outcomes)
     }
 
     /// The outcomes answer as text: the story, then `time kind messageId summary` per outcome.
