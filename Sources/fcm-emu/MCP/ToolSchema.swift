@@ -77,5 +77,5 @@ enum ToolSchema {
     }
 
     static let project = string("The project id, as create_project answered (e.g. demo-fcm-emu)")
-    static let device = string("The device: its id, its name or a token it holds or held")
+    static let device = string("The device: its id, its name, its FID or a token it holds or held")
 }

@@ -13,7 +13,7 @@ extension EmulatorTool {
         description: "Why did (or didn't) messages reach a device: its story, then each message's outcome (delivered, stored, "
             + "expired, collapsed, refused, …) with the reason.",
         properties: [
-            "project": ToolSchema.string("The project; without it, every project is searched for the device"),
+            "project": ToolSchema.string("The project; without it, the first project that knows the device (ids repeat across projects)"),
             "device": ToolSchema.string("The device: its id, name, token or FID"),
         ], required: ["device"]
     ) { arguments, backend in
