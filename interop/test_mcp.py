@@ -6,7 +6,9 @@ The client launches the server as an MCP host would (Claude Desktop, `claude mcp
 import asyncio
 import json
 import os
+import re
 import subprocess
+import urllib.request
 
 import pytest
 from mcp import ClientSession, StdioServerParameters
@@ -27,7 +29,8 @@ def run(session_body):
             async with ClientSession(read, write) as session:
                 init = await session.initialize()
                 assert init.server_info.name == "fcm-emu"
-                assert "http://127.0.0.1:" in init.instructions
+                # The emulator's address is in the instructions, for the agent to point an app at.
+                session.emulator_url = re.search(r"http://127\.0\.0\.1:\d+", init.instructions).group(0)
                 return await session_body(session)
     return asyncio.run(asyncio.wait_for(main(), 60))
 
@@ -74,6 +77,17 @@ def test_send_read_and_advance():
         events = await session.call_tool("list_events", {"project": PROJECT, "kind": "expired", "limit": 10})
         assert not events.is_error, text(events)
         assert [event["messageId"] for event in events.structured_content["events"]] == [waiting.structured_content["name"].rsplit("/", 1)[1]]
+
+        # One access token for every send, until the project's tokens are revoked; then a new one.
+        grants = await session.call_tool("list_events", {"project": PROJECT, "kind": "accessTokenGranted"})
+        assert len(grants.structured_content["events"]) == 1, text(grants)
+        revoke = urllib.request.Request(f"{session.emulator_url}/emulator/v1/projects/{PROJECT}/accessTokens:revoke", data=b"{}", method="POST",
+                                        headers={"Content-Type": "application/json"})
+        urllib.request.urlopen(revoke, timeout=10).read()
+        later = await session.call_tool("send_message", {"project": PROJECT, "message": {"token": token, "data": {"n": "3"}}})
+        assert not later.is_error, text(later)
+        grants = await session.call_tool("list_events", {"project": PROJECT, "kind": "accessTokenGranted"})
+        assert len(grants.structured_content["events"]) == 2, text(grants)
 
         listed = await session.call_tool("list_devices", {"project": PROJECT})
         assert listed.structured_content["total"] == 1 and "1 device in" in text(listed)

@@ -9,6 +9,7 @@ struct EmulatorBackend: Sendable {
     static let control = "/emulator/v1"
 
     let client: ControlClient
+    let tokens = BearerTokens()
 
     /// `method path` with an optional JSON body; a 2xx answer's JSON (an empty object for no
     /// body), anything else thrown with the emulator's own error text.

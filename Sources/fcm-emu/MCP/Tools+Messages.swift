@@ -30,17 +30,28 @@ extension EmulatorTool {
         let body = JSONValue.object(omittingNils: [
             ("message", message), ("validate_only", try arguments.bool("validate_only").map(JSONValue.bool)),
         ])
-        // A token from the emulator's token endpoint's issuer, as the service account's key would get.
-        let grant = try await backend.call("POST", "\(EmulatorBackend.projectPath(project))/accessTokens")
-        guard let bearer = grant["accessToken"]?.stringValue else {
-            throw ToolFailure("the emulator issued no access token for \(project)")
-        }
         let path = "/v1/projects/\(EmulatorBackend.segment(project))/messages:send"
-        let (status, answer) = try await backend.callAsApp("POST", path, body: body, bearer: bearer)
+        var (status, answer) = try await backend.callAsApp("POST", path, body: body, bearer: try await bearer(project, backend))
+        if status == 401 {
+            // Expired or revoked (`POST …/accessTokens:revoke`): a new one, and one more try, as
+            // google-auth's AuthorizedSession does on 401.
+            await backend.tokens.forget(project)
+            (status, answer) = try await backend.callAsApp("POST", path, body: body, bearer: try await bearer(project, backend))
+        }
         guard status == 200, let name = answer?["name"]?.stringValue else {
             throw EmulatorBackend.failure(status: status, json: answer, method: "POST", path: path)
         }
         return Output(text: "Accepted: \(name)", structured: .object([("name", .string(name))]))
+    }
+
+    /// The project's access token: the one kept, or one the control API mints as the token
+    /// endpoint would for the project's service account (`POST …/accessTokens`).
+    static func bearer(_ project: String, _ backend: EmulatorBackend) async throws -> String {
+        if let kept = await backend.tokens.token(for: project) { return kept }
+        let grant = try await backend.call("POST", "\(EmulatorBackend.projectPath(project))/accessTokens")
+        guard let token = grant["accessToken"]?.stringValue else { throw ToolFailure("the emulator issued no access token for \(project)") }
+        await backend.tokens.keep(token, for: project)
+        return token
     }
 
     static let readInbox = EmulatorTool(
