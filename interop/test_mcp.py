@@ -77,6 +77,11 @@ def test_send_read_and_advance():
         events = await session.call_tool("list_events", {"project": PROJECT, "kind": "expired", "limit": 10})
         assert not events.is_error, text(events)
         assert [event["messageId"] for event in events.structured_content["events"]] == [waiting.structured_content["name"].rsplit("/", 1)[1]]
+        # `why` tells the same story as `fcm-emu why`: the newest outcome first.
+        why = await session.call_tool("why", {"project": PROJECT, "device": "pixel"})
+        assert not why.is_error, text(why)
+        assert why.structured_content["outcomes"][0]["kind"] == "expired", text(why)
+        assert "story: expired" in text(why) and "outcomes, newest first:" in text(why), text(why)
 
         # One access token for every send, until the project's tokens are revoked; then a new one.
         grants = await session.call_tool("list_events", {"project": PROJECT, "kind": "accessTokenGranted"})

@@ -55,11 +55,14 @@ struct MCPToolArgumentsTests {
                  "outcomes":[{"time":"2026-11-24T10:00:00Z","kind":"stored","messageId":"m1","reason":"offline","summary":"waits for the device"},
                              {"time":"2026-11-24T09:00:00Z","kind":"delivered","messageId":"m0"}]}
                 """#.utf8))
+        // The same text as `fcm-emu why` prints.
         #expect(
             EmulatorTool.whyText(answer) == """
-                1001 is offline; 1 message waits.
-                2026-11-24T10:00:00Z stored m1 waits for the device
-                2026-11-24T09:00:00Z delivered m0 -
+                device 1001: ?, 1 stored
+                story: 1001 is offline; 1 message waits.
+                outcomes, newest first:
+                  2026-11-24T10:00:00Z  stored     m1  waits for the device
+                  2026-11-24T09:00:00Z  delivered  m0\u{20}\u{20}
                 """)
     }
 

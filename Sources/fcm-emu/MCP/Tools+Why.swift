@@ -27,21 +27,17 @@ extension EmulatorTool {
         do {
             outcomes = try await backend.call("GET", path)
         } catch let failure as ToolFailure where failure.message.contains("answered 404") {
+            // `--attach` to an fcm-emu older than the outcomes route.
             throw ToolFailure(
                 "this emulator has no outcomes route for \(device) (\(failure.message)); it needs a newer fcm-emu", body: failure.body)
         }
         return Output(text: whyText(outcomes), structured: outcomes)
     }
 
-    /// The outcomes answer as text: the story, then `time kind messageId summary` per outcome.
-    /// One function, so the CLI's `fcm-emu why` formatter can take its place.
+    /// The outcomes answer as text, as `fcm-emu why` prints it (`WhyStory`): the device, the
+    /// story, then one line per outcome, newest first.
     static func whyText(_ answer: JSONValue) -> String {
-        let story = answer["story"]?.stringValue ?? "No story."
-        let outcomes = answer["outcomes"]?.arrayValue ?? []
-        let lines = outcomes.map { outcome in
-            ["time", "kind", "messageId", "summary"].map { outcome[$0]?.stringValue ?? "-" }.joined(separator: " ")
-        }
-        return ([story] + lines).joined(separator: "\n")
+        WhyStory.lines(answer).joined(separator: "\n")
     }
 
     /// The first project (of at most `maxProjectsSearched`) that knows `device` by id, name or token.
