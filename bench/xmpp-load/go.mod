@@ -1,0 +1,3 @@
+module fcm-emu/bench/xmpp-load
+
+go 1.19
