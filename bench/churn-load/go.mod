@@ -1,0 +1,3 @@
+module fcm-emu/bench/churn-load
+
+go 1.19
