@@ -20,6 +20,8 @@ let package = Package(
     products: [
         .executable(name: "fcm-emu", targets: ["fcm-emu"]),
         .library(name: "FCMJSON", targets: ["FCMJSON"]),
+        // For the Fuzz package's YAML harness.
+        .library(name: "FCMYAML", targets: ["FCMYAML"]),
         .library(name: "FCMCore", targets: ["FCMCore"]),
         .library(name: "FCMTransport", targets: ["FCMTransport"]),
         .library(name: "FCMHTTP", targets: ["FCMHTTP"]),
@@ -35,8 +37,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-collections.git", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
-        .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
-        .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-nio-http2.git", from: "1.46.0"),
         .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
@@ -45,6 +46,10 @@ let package = Package(
     ],
     targets: [
         .target(name: "FCMJSON"),
+        // libyaml, from Debian's libyaml-dev (apt-get install libyaml-dev), linked statically (its
+        // module map says how); and our YAML nodes read with it, for scenario, config and fault files.
+        .systemLibrary(name: "CYAML"),
+        .target(name: "FCMYAML", dependencies: ["CYAML", "FCMJSON"]),
         .target(
             name: "FCMCore",
             dependencies: [
@@ -159,7 +164,7 @@ let package = Package(
             name: "FCMScenario",
             dependencies: [
                 "FCMCore", "FCMHTTP", "FCMControl", "FCMServer", "FCMTransport", "FCMXMPP", "FCMJSON", "FCMSnapshot",
-                .product(name: "Yams", package: "Yams"),
+                "FCMYAML",
             ]
         ),
         .executableTarget(
@@ -182,7 +187,7 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
-                .product(name: "Yams", package: "Yams"),
+                "FCMYAML",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
@@ -199,6 +204,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "FCMJSONTests", dependencies: ["FCMJSON"]),
+        .testTarget(name: "FCMYAMLTests", dependencies: ["FCMYAML", "FCMJSON"]),
         .testTarget(
             name: "FCMEmuTests",
             dependencies: [

@@ -10,6 +10,7 @@ import PackageDescription
 // `main` is libFuzzer's, no longer links. The harnesses are compiled in the Swift 5 language mode.
 let fuzzers = [
     "json", "condition", "v1", "legacy-json", "legacy-form", "groups", "iid", "batch", "token", "control", "xmpp", "snapshot", "mcs",
+    "yaml",
 ]
 
 let package = Package(
@@ -18,7 +19,7 @@ let package = Package(
     dependencies: [
         .package(name: "fcm-emu", path: ".."),
         // Only the token fuzzer needs it, to sign the assertions it builds.
-        .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
     ],
     targets: [
         .target(
@@ -47,6 +48,7 @@ let package = Package(
                 .product(name: "FCMJSON", package: "fcm-emu"),
                 .product(name: "FCMXMPP", package: "fcm-emu"),
                 .product(name: "FCMMCS", package: "fcm-emu"),
+                .product(name: "FCMYAML", package: "fcm-emu"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],

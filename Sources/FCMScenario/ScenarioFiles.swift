@@ -1,6 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// Finds and reads scenario files: files as given, folders searched for `*.yaml` / `*.yml`.
 package enum ScenarioFiles {
@@ -8,15 +17,15 @@ package enum ScenarioFiles {
         var out: [String] = []
         let files = FileManager.default
         for argument in arguments {
-            var isDirectory: ObjCBool = false
-            guard files.fileExists(atPath: argument, isDirectory: &isDirectory) else {
+            var info = stat()
+            guard stat(argument, &info) == 0 else {
                 throw ScenarioError(file: argument, line: 0, "no such file or folder")
             }
-            guard isDirectory.boolValue else {
+            guard info.st_mode & S_IFMT == S_IFDIR else {
                 out.append(argument)
                 continue
             }
-            let found = (files.enumerator(atPath: argument)?.allObjects as? [String] ?? [])
+            let found = ((try? files.subpathsOfDirectory(atPath: argument)) ?? [])
                 .filter { $0.hasSuffix(".yaml") || $0.hasSuffix(".yml") }
                 .sorted()
                 .map { (argument.hasSuffix("/") ? argument : argument + "/") + $0 }

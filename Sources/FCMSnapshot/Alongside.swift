@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
-import Foundation
+import Dispatch
 import Synchronization
 
 /// Runs `side` on a thread of its own while `main` runs on the caller's, and returns both. A
@@ -12,7 +12,7 @@ func alongside<Side: Sendable, Main, Failure: Error>(
 ) throws(Failure) -> (side: Side?, main: Main) {
     let box = Mutex<Side?>(nil)
     let done = DispatchSemaphore(value: 0)
-    Thread.detachNewThread {
+    DispatchQueue.global(qos: .userInitiated).async {
         let value = side()
         box.withLock { $0 = value }
         done.signal()

@@ -1,7 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import FCMCore
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 extension Emulator {
     /// Writes the world as it is now to `directory`, atomically and durably: the snapshot is
@@ -12,7 +21,7 @@ extension Emulator {
     package func exportSnapshot(to directory: String, options: SnapshotOptions) throws -> SnapshotManifest {
         let image = worldImage()
         let fm = FileManager.default
-        let parent = (directory as NSString).deletingLastPathComponent
+        let parent = FilePaths.parent(directory)
         if !parent.isEmpty { try fm.createDirectory(atPath: parent, withIntermediateDirectories: true) }
         let temporary = SnapshotReplacement.temporaryPath(for: directory)
         guard mkdir(temporary, 0o700) == 0 else { throw SnapshotIOError("create", temporary, errno) }

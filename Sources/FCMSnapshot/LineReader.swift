@@ -2,7 +2,16 @@
 
 import FCMCore
 import FCMJSON
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// Reads one JSON Lines file of a snapshot in big chunks and hands each line, parsed, to a body;
 /// every failure comes back as a `SnapshotError` naming the file and the line.
@@ -33,7 +42,7 @@ struct LineReader {
         fast: ((Int, UnsafeBufferPointer<UInt8>) throws -> Bool)? = nil, _ body: (Int, JSONValue) throws -> Void
     ) throws(SnapshotError) {
         let path = directory + "/" + file
-        guard let handle = FileHandle(forReadingAtPath: path) else {
+        guard let handle = OwnedFile(readingAt: path) else {
             throw SnapshotError(file: file, line: nil, "missing (the manifest lists it)")
         }
         defer { try? handle.close() }
@@ -74,7 +83,7 @@ struct LineReader {
         defer { buffer.deallocate() }
         var filled = 0
         var total = 0
-        let descriptor = handle.fileDescriptor
+        let descriptor = handle.descriptor
         while true {
             if filled == buffer.count {
                 // A line longer than the buffer: grow it, up to the longest line allowed.

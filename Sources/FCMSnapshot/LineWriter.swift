@@ -1,13 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import FCMJSON
-import Foundation
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// Writes one JSON Lines file: bytes go straight into a large buffer (no JSON trees for the
 /// million-line files) and reach the file in big chunks. Counts lines and bytes for the manifest.
 struct LineWriter {
     private static let chunk = 4 << 20
-    private let handle: FileHandle
+    private let file: OwnedFile
     private var buffer: [UInt8] = []
     private(set) var lines = 0
     private(set) var bytes = 0
@@ -19,7 +23,7 @@ struct LineWriter {
         // writes through a link someone left at the path.
         let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, `private` ? 0o600 : 0o644)
         guard fd >= 0 else { throw SnapshotIOError("create", path, errno) }
-        handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
+        file = OwnedFile(descriptor: fd)
         buffer.reserveCapacity(Self.chunk + 65_536)
     }
 
@@ -38,12 +42,12 @@ struct LineWriter {
 
     mutating func close() throws {
         try flush()
-        try handle.close()
+        try file.close()
     }
 
     private mutating func flush() throws {
         guard !buffer.isEmpty else { return }
-        try handle.write(contentsOf: buffer)
+        try file.write(buffer)
         bytes += buffer.count
         buffer.removeAll(keepingCapacity: true)
     }

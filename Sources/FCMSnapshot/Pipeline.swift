@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
-import Foundation
+import Dispatch
 import Synchronization
 
 /// A queue of batches from one producer thread to one consumer thread: an import parses the

@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 import Synchronization
 
 #if canImport(Glibc)
@@ -164,7 +168,7 @@ package enum SnapshotReplacement {
 
     private static func sibling(_ final: String, prefix: String) -> String {
         let random = String(UInt64.random(in: 0...UInt64.max), radix: 16)
-        return parentDirectory(final) + "/" + prefix + "\(getpid())-\(random)." + (final as NSString).lastPathComponent
+        return parentDirectory(final) + "/" + prefix + "\(getpid())-\(random)." + FilePaths.lastComponent(final)
     }
 
     /// `.tmp-<pid>-<random>.<name>` → (prefix, pid, name).
@@ -182,7 +186,7 @@ package enum SnapshotReplacement {
     }
 
     private static func parentDirectory(_ path: String) -> String {
-        let parent = (path as NSString).deletingLastPathComponent
+        let parent = FilePaths.parent(path)
         return parent.isEmpty ? "." : parent
     }
 
@@ -233,7 +237,7 @@ package struct SnapshotIOError: Error, Sendable, CustomStringConvertible {
         self.code = code
     }
 
-    package var description: String { "\(operation) \((path as NSString).lastPathComponent): \(String(cString: strerror(code)))" }
+    package var description: String { "\(operation) \(FilePaths.lastComponent(path)): \(String(cString: strerror(code)))" }
 
     /// The errno of a failure that means the machine ran short (EMFILE, ENFILE, ENOMEM, ENOSPC,
     /// EDQUOT), from our own calls or Foundation's; nil for anything else.
@@ -244,13 +248,8 @@ package struct SnapshotIOError: Error, Sendable, CustomStringConvertible {
             code = io.code
         } else if let posix = error as? POSIXError {
             code = posix.code.rawValue
-        } else {
-            let ns = error as NSError
-            if ns.domain == NSPOSIXErrorDomain {
-                code = Int32(ns.code)
-            } else if let underlying = ns.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
-                code = Int32(underlying.code)
-            }
+        } else if let cocoa = error as? CocoaError, let posix = cocoa.underlying as? POSIXError {
+            code = posix.code.rawValue
         }
         guard let code, short.contains(code) else { return nil }
         return code

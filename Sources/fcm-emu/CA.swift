@@ -2,7 +2,11 @@
 
 import ArgumentParser
 import FCMTransport
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 extension FCMEmu {
     struct CA: ParsableCommand {

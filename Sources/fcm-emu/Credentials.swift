@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import ArgumentParser
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 extension FCMEmu {
     struct Credentials: AsyncParsableCommand {
@@ -33,9 +37,9 @@ extension FCMEmu {
             let data = Data(answer.body)
             if let out {
                 try data.write(to: URL(fileURLWithPath: out))
-                FileHandle.standardError.write(Data("wrote \(out)\n".utf8))
+                StandardStreams.writeError("wrote \(out)\n")
             } else {
-                FileHandle.standardOutput.write(data)
+                StandardStreams.write(Array(data))
             }
         }
     }

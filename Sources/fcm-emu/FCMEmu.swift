@@ -2,7 +2,11 @@
 
 import ArgumentParser
 import FCMCore
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 @main
 struct FCMEmu: AsyncParsableCommand {
@@ -31,7 +35,7 @@ struct FCMEmu: AsyncParsableCommand {
     static func main() async {
         let arguments = Array(CommandLine.arguments.dropFirst())
         if let first = arguments.first, let message = unknownCommand(first) {
-            FileHandle.standardError.write(Data("Error: \(message)\n".utf8))
+            StandardStreams.writeError("Error: \(message)\n")
             Self.exit(withError: ExitCode.validationFailure)
         }
         do {
@@ -42,7 +46,7 @@ struct FCMEmu: AsyncParsableCommand {
                 try command.run()
             }
         } catch let error as ConfigError {
-            FileHandle.standardError.write(Data("Error: \(error.description)\n".utf8))
+            StandardStreams.writeError("Error: \(error.description)\n")
             Self.exit(withError: ExitCode.validationFailure)
         } catch {
             exit(withError: error)

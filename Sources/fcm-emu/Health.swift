@@ -3,7 +3,11 @@
 import ArgumentParser
 import FCMCore
 import FCMJSON
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 extension FCMEmu {
     struct Health: AsyncParsableCommand {
@@ -58,7 +62,7 @@ extension FCMEmu {
                 try await Task.sleep(for: pause)
                 pause = min(pause * 2, .milliseconds(250))
             }
-            if !quiet { FileHandle.standardError.write(Data("fcm-emu health: not healthy after \(timeout): \(lastProblem)\n".utf8)) }
+            if !quiet { StandardStreams.writeError("fcm-emu health: not healthy after \(timeout): \(lastProblem)\n") }
             throw ExitCode(1)
         }
 

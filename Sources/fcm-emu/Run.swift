@@ -3,7 +3,11 @@
 import ArgumentParser
 import FCMScenario
 import FCMTransport
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 extension FCMEmu {
     struct Run: ParsableCommand {

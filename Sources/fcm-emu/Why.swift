@@ -3,7 +3,11 @@
 import ArgumentParser
 import FCMCore
 import FCMJSON
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 extension FCMEmu {
     struct Why: AsyncParsableCommand {

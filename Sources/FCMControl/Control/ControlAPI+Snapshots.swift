@@ -5,7 +5,11 @@ import FCMHTTP
 import FCMJSON
 import FCMSnapshot
 import FCMTransport
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Where and how the control API keeps snapshots.
 public struct SnapshotConfiguration: Sendable {
@@ -120,12 +124,12 @@ struct SnapshotRoutes: Sendable {
                 throw FCMError(.unavailable, "Snapshot failed, the server ran short: \(error)", retryAfterSeconds: 1)
             }
             if let io = error as? SnapshotIOError { throw FCMError(.internalError, "Snapshot failed: \(io)") }
-            throw FCMError(.internalError, "Snapshot failed: \(error.localizedDescription)")
+            throw FCMError(.internalError, "Snapshot failed: \(FilePaths.reason(error))")
         }
     }
 
     private func withTemporaryDirectory<R>(_ body: (String) throws(FCMError) -> R) throws(FCMError) -> R {
-        let directory = NSTemporaryDirectory() + "fcm-emu-snapshot-\(UUID().uuidString)"
+        let directory = FilePaths.temporaryDirectory + "fcm-emu-snapshot-\(UUID().uuidString)"
         try run { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) }
         defer { try? FileManager.default.removeItem(atPath: directory) }
         return try body(directory)

@@ -61,7 +61,7 @@ enum BatchRequestParser {
         guard words.count >= 2 else { throw failure("Malformed request line in a batch part: \(requestLine)") }
         var target = String(words[1])
         // Absolute form (`POST https://fcm.googleapis.com/v1/...`): keep the path and query.
-        if let scheme = target.range(of: "://") {
+        if let scheme = target.firstRange(of: "://") {
             let afterScheme = target[scheme.upperBound...]
             target = afterScheme.firstIndex(of: "/").map { String(afterScheme[$0...]) } ?? "/"
         }

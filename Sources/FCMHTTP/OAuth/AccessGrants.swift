@@ -83,11 +83,11 @@ package final class AccessGrants: Sendable {
         let nonce = (0..<12).map { _ in UInt8.random(in: 0...255, using: &random) }
         let claims = JSONValue.object([
             ("p", .string(projectId)), ("s", .array(scopes.sorted().map(JSONValue.string))), ("e", .int(expiresAt)),
-            ("i", .int(issuedAt)), ("n", .string(Base64URL.encode(nonce))),
+            ("i", .int(issuedAt)), ("n", .string(Base64URLCodec.encode(nonce))),
         ])
         let body = Array(claims.encoded().utf8)
         let mac = HMAC<SHA256>.authenticationCode(for: body, using: SymmetricKey(data: keyBytes))
-        let token = Self.prefix + Base64URL.encode(body) + "." + Base64URL.encode(Array(mac))
+        let token = Self.prefix + Base64URLCodec.encode(body) + "." + Base64URLCodec.encode(Array(mac))
         return Grant(token: token, projectId: projectId, scopes: scopes, expiresAt: expiresAt, issuedAt: issuedAt)
     }
 
@@ -96,7 +96,7 @@ package final class AccessGrants: Sendable {
     func grant(_ token: String) -> Grant? {
         guard token.hasPrefix(Self.prefix), token.utf8.count <= 4096 else { return nil }
         let parts = token.dropFirst(Self.prefix.count).split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 2, let body = Base64URL.decode(parts[0]), let mac = Base64URL.decode(parts[1]),
+        guard parts.count == 2, let body = Base64URLCodec.decode(parts[0]), let mac = Base64URLCodec.decode(parts[1]),
             isAuthentic(mac, body),
             let claims = try? JSONParser.parse(body), let projectId = claims["p"]?.stringValue,
             let scopes = claims["s"]?.arrayValue?.compactMap(\.stringValue), let expiresAt = claims["e"]?.int64Value,

@@ -55,7 +55,7 @@ public final class FrontCredentials: Sendable {
 
     /// `{"type":"accessTokenKey","key":…}` then one `{"type":"serviceAccount","document":…}` per project.
     var snapshotLines: [JSONValue] {
-        [.object([("type", .string("accessTokenKey")), ("key", .string(Base64URL.encode(grants.signingKey)))])]
+        [.object([("type", .string("accessTokenKey")), ("key", .string(Base64URLCodec.encode(grants.signingKey)))])]
             + accounts.documents.map { .object([("type", .string("serviceAccount")), ("document", $0)]) }
     }
 
@@ -69,7 +69,7 @@ public final class FrontCredentials: Sendable {
             }
             switch line["type"]?.stringValue {
             case "accessTokenKey":
-                guard tokenKey == nil, let text = line["key"]?.stringValue, let key = Base64URL.decode(Substring(text)), key.count == 32
+                guard tokenKey == nil, let text = line["key"]?.stringValue, let key = Base64URLCodec.decode(Substring(text)), key.count == 32
                 else {
                     throw SnapshotError(file: file, line: index + 1, "the access-token key is 32 bytes in base64url, once")
                 }

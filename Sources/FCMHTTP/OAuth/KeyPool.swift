@@ -2,7 +2,12 @@
 
 import Crypto
 import FCMCore
-import Foundation
+import Dispatch
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 import Synchronization
 import _CryptoExtras
 

@@ -3,7 +3,11 @@
 import Crypto
 import FCMCore
 import FCMJSON
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 import Synchronization
 import _CryptoExtras
 
@@ -89,7 +93,10 @@ package final class ServiceAccounts: Sendable {
             return .failure(FCMError(.internalError, "Could not make a service-account key: \(error)"))
         }
         var random = SystemRandomNumberGenerator()
-        let keyId = (0..<20).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &random)) }.joined()
+        let keyId = (0..<20).map { _ in
+            let byte = UInt8.random(in: 0...255, using: &random)
+            return (byte < 16 ? "0" : "") + String(byte, radix: 16)
+        }.joined()
         let clientId = String(UInt64.random(in: 100_000_000_000_000_000...999_999_999_999_999_999, using: &random))
         let document: [(String, JSONValue)] = [
             ("type", .string("service_account")),

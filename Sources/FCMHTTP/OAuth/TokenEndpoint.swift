@@ -167,8 +167,8 @@ struct JWT {
 
     init?(_ compact: String) {
         let parts = compact.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3, let headerBytes = Base64URL.decode(parts[0]), let claimBytes = Base64URL.decode(parts[1]),
-            let signature = Base64URL.decode(parts[2]),
+        let decode = { (part: Substring) in Base64URLCodec.decode(part, maxBytes: 1 << 20) }
+        guard parts.count == 3, let headerBytes = decode(parts[0]), let claimBytes = decode(parts[1]), let signature = decode(parts[2]),
             let header = try? JSONParser.parse(headerBytes), let claims = try? JSONParser.parse(claimBytes),
             case .object = header, case .object = claims
         else { return nil }
@@ -176,19 +176,5 @@ struct JWT {
         self.claims = claims
         self.signature = signature
         signedPart = Array("\(parts[0]).\(parts[1])".utf8)
-    }
-}
-
-enum Base64URL {
-    static func decode(_ text: Substring) -> [UInt8]? {
-        guard text.utf8.count <= 1 << 20 else { return nil }
-        var standard = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        while standard.utf8.count % 4 != 0 { standard += "=" }
-        return Data(base64Encoded: standard).map(Array.init)
-    }
-
-    static func encode(_ bytes: [UInt8]) -> String {
-        Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
     }
 }

@@ -96,8 +96,8 @@ struct CheckinFront: Sendable {
     static func aidLogin(_ header: String?) -> (androidId: UInt64, securityToken: UInt64)? {
         guard let header, header.hasPrefix("AidLogin ") else { return nil }
         let parts = header.dropFirst(9).split(separator: ":", maxSplits: 1)
-        guard parts.count == 2, let id = UInt64(parts[0].trimmingCharacters(in: .whitespaces)),
-            let token = UInt64(parts[1].trimmingCharacters(in: .whitespaces))
+        guard parts.count == 2, let id = UInt64(parts[0].trimming()),
+            let token = UInt64(parts[1].trimming())
         else { return nil }
         return (id, token)
     }

@@ -55,7 +55,7 @@ struct InstallationsFront: Sendable {
     /// `Authorization: FIS_v2 <refresh token>` (generate-auth-token-request.ts, `getAuthorizationHeader`).
     private static func refreshToken(_ request: HTTPRequest) -> String? {
         guard let value = request.header("Authorization"), value.hasPrefix("FIS_v2 ") else { return nil }
-        return String(value.dropFirst(7)).trimmingCharacters(in: .whitespaces)
+        return String(value.dropFirst(7)).trimming()
     }
 
     private func generate(_ request: HTTPRequest, project: String, fid: String) -> HTTPResponse {

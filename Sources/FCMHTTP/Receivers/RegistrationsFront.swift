@@ -29,7 +29,7 @@ struct RegistrationsFront: Sendable {
     /// `x-goog-firebase-installations-auth`: `FIS <token>` from the JS SDK, the bare token from
     /// firebase-messaging.
     private static func authToken(_ request: HTTPRequest) -> String? {
-        guard let value = request.header("x-goog-firebase-installations-auth")?.trimmingCharacters(in: .whitespaces), !value.isEmpty else {
+        guard let value = request.header("x-goog-firebase-installations-auth")?.trimming(), !value.isEmpty else {
             return nil
         }
         return value.hasPrefix("FIS ") ? String(value.dropFirst(4)) : value

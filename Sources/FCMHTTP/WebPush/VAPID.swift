@@ -3,7 +3,11 @@
 import Crypto
 import FCMCore
 import FCMJSON
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Voluntary Application Server Identification (RFC 8292): the publisher's signed claim and the
 /// key it signed with, checked as FCM's push service checks it (docs/receivers.md, "VAPID").
@@ -27,15 +31,15 @@ enum VAPID {
     /// older `Authorization: WebPush <JWT>` with `Crypto-Key: p256ecdsa=<key>`
     /// (draft-ietf-webpush-vapid-01 §4, which publishers still send with `aesgcm`).
     static func credentials(_ request: HTTPRequestView) throws(Refusal) -> (token: String, key: [UInt8]) {
-        guard let header = request.authorization?.trimmingCharacters(in: .whitespaces), !header.isEmpty else { throw .missing }
+        guard let header = request.authorization?.trimming(), !header.isEmpty else { throw .missing }
         let scheme = header.prefix { $0 != " " }.lowercased()
-        let rest = header.dropFirst(scheme.count).trimmingCharacters(in: .whitespaces)
+        let rest = header.dropFirst(scheme.count).trimming()
         var token: String?
         var key: String?
         switch scheme {
         case "vapid":
             for part in rest.split(separator: ",") {
-                let pair = part.trimmingCharacters(in: .whitespaces)
+                let pair = part.trimming()
                 if pair.hasPrefix("t=") { token = String(pair.dropFirst(2)) }
                 if pair.hasPrefix("k=") { key = String(pair.dropFirst(2)) }
             }
@@ -85,9 +89,9 @@ struct HTTPRequestView {
     func cryptoKeyParameter(_ name: String) -> String? {
         for entry in (cryptoKey ?? "").split(separator: ",") {
             for parameter in entry.split(separator: ";") {
-                let pair = parameter.trimmingCharacters(in: .whitespaces)
+                let pair = parameter.trimming()
                 if pair.lowercased().hasPrefix(name + "=") {
-                    return String(pair.dropFirst(name.count + 1)).trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+                    return String(pair.dropFirst(name.count + 1)).trimming { $0 == "\"" }
                 }
             }
         }

@@ -2,7 +2,11 @@
 
 import Crypto
 import FCMCore
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Decrypts a Web Push message body as the receiving browser would (docs/receivers.md): `aes128gcm`
 /// (RFC 8188's content coding with RFC 8291's keys) and the older `aesgcm`

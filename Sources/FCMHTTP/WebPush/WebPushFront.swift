@@ -74,19 +74,19 @@ struct WebPushFront: Sendable {
             }
         }
         // RFC 8030 §5.2: TTL is required, a number of seconds.
-        guard let ttlText = request.header("TTL")?.trimmingCharacters(in: .whitespaces), !ttlText.isEmpty else {
+        guard let ttlText = request.header("TTL")?.trimming(), !ttlText.isEmpty else {
             return Self.text(400, "The TTL header is required (RFC 8030 §5.2)\n")
         }
         guard ttlText.utf8.count <= 12, ttlText.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let ttl = Int64(ttlText) else {
             return Self.text(400, "TTL must be a whole number of seconds (RFC 8030 §5.2)\n")
         }
         // RFC 8030 §5.3.
-        let urgency = request.header("Urgency")?.trimmingCharacters(in: .whitespaces).lowercased() ?? "normal"
+        let urgency = request.header("Urgency")?.trimming().lowercased() ?? "normal"
         guard ["very-low", "low", "normal", "high"].contains(urgency) else {
             return Self.text(400, "Urgency must be very-low, low, normal or high (RFC 8030 §5.3)\n")
         }
         // RFC 8030 §5.4: at most 32 characters of the base64url alphabet.
-        let topic = request.header("Topic")?.trimmingCharacters(in: .whitespaces)
+        let topic = request.header("Topic")?.trimming()
         if let topic {
             let alphabet = { (c: UInt8) in
                 (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A) || (c >= 0x30 && c <= 0x39) || c == 0x2D || c == 0x5F
@@ -133,7 +133,7 @@ struct WebPushFront: Sendable {
     /// for a push with no body.
     private func relay(_ request: HTTPRequest, view: HTTPRequestView) throws(WebPushDecryption.Failure) -> RelayedPush? {
         guard !request.body.isEmpty else { return nil }
-        switch request.header("Content-Encoding")?.trimmingCharacters(in: .whitespaces).lowercased() {
+        switch request.header("Content-Encoding")?.trimming().lowercased() {
         case "aes128gcm":
             // RFC 8188 §2.1: salt (16), rs (4), idlen (1), keyid (65 for Web Push, RFC 8291 §4), then a record.
             guard request.body.count >= 16 + 4 + 1 + 65 + 17 else { throw WebPushDecryption.Failure("The aes128gcm body is shorter than its header") }
@@ -158,7 +158,7 @@ struct WebPushFront: Sendable {
         -> [UInt8]?
     {
         guard !request.body.isEmpty else { return nil }
-        switch request.header("Content-Encoding")?.trimmingCharacters(in: .whitespaces).lowercased() {
+        switch request.header("Content-Encoding")?.trimming().lowercased() {
         case "aes128gcm":
             return try WebPushDecryption.aes128gcm(request.body, subscription: subscription)
         case "aesgcm":

@@ -3,7 +3,7 @@
 import FCMCore
 import FCMHTTP
 import FCMJSON
-import Yams
+import FCMYAML
 
 /// Reads scenario YAML strictly: an unknown key or a wrong type is an error with the file, the
 /// line and a hint, before anything runs.
@@ -15,9 +15,9 @@ package enum ScenarioParser {
     ]
 
     package static func parse(_ text: String, file: String) throws(ScenarioError) -> Scenario {
-        let root: Node?
+        let root: YAMLNode?
         do {
-            root = try Yams.compose(yaml: text)
+            root = try YAMLDocument.compose(text)
         } catch {
             throw ScenarioError(file: file, line: 1, "not valid YAML: \(error)")
         }
@@ -26,7 +26,7 @@ package enum ScenarioParser {
         }
         let defaultName = String(file.split(separator: "/").last ?? Substring(file))
         var scenario = Scenario(name: defaultName, file: file)
-        let fail = { (node: Node, message: String) in ScenarioError(file: file, line: YAMLJSON.line(node), message) }
+        let fail = { (node: YAMLNode, message: String) in ScenarioError(file: file, line: node.line, message) }
         for (keyNode, value) in mapping {
             let key = keyNode.string ?? ""
             switch key {
@@ -40,7 +40,7 @@ package enum ScenarioParser {
                 let path = try scalar(value, fail)
                 guard !path.isEmpty else { throw fail(value, "world names a snapshot directory, relative to this file") }
                 let folder = file.contains("/") ? String(file[..<(file.lastIndex(of: "/") ?? file.endIndex)]) : "."
-                scenario.world = (path.hasPrefix("/") ? path : folder + "/" + path, YAMLJSON.line(value))
+                scenario.world = (path.hasPrefix("/") ? path : folder + "/" + path, value.line)
             case "auth":
                 guard let mode = AuthMode(rawValue: try scalar(value, fail)) else { throw fail(value, "auth must be strict or lax") }
                 scenario.authMode = mode
@@ -57,7 +57,7 @@ package enum ScenarioParser {
                 }
             case "projects":
                 for item in try list(value, fail) {
-                    let project = YAMLJSON.json(item)
+                    let project = item.json
                     try only(item, ["id", "number", "serverKeys"], fail)
                     guard let id = project["id"]?.stringValue else { throw fail(item, "a project needs an 'id'") }
                     let keys = project["serverKeys"]?.arrayValue?.compactMap(\.stringValue) ?? []
@@ -66,14 +66,14 @@ package enum ScenarioParser {
             case "devices":
                 for item in try list(value, fail) {
                     try only(item, ["name", "project", "platform", "clientSdk", "appId", "token", "fid", "state", "topics", "senders"], fail)
-                    var body = YAMLJSON.json(item)
+                    var body = item.json
                     guard body["name"]?.stringValue != nil else { throw fail(item, "a device needs a 'name' to be referred to in steps") }
                     let project = body["project"]?.stringValue ?? DemoProject.id
                     body = .object((body.objectValue ?? []).filter { $0.0 != "project" })
-                    scenario.devices.append((YAMLJSON.line(item), body, project))
+                    scenario.devices.append((item.line, body, project))
                 }
-            case "faults": scenario.faults = try list(value, fail).map(YAMLJSON.json)
-            case "steps": scenario.steps = try list(value, fail).map { (node: Node) throws(ScenarioError) -> Step in try step(node, fail) }
+            case "faults": scenario.faults = try list(value, fail).map(\.json)
+            case "steps": scenario.steps = try list(value, fail).map { (node: YAMLNode) throws(ScenarioError) -> Step in try step(node, fail) }
             default:
                 throw fail(keyNode, "unknown key '\(key)'; a scenario has: \(topKeys.joined(separator: ", "))")
             }
@@ -81,16 +81,16 @@ package enum ScenarioParser {
         return scenario
     }
 
-    private static func step(_ node: Node, _ fail: (Node, String) -> ScenarioError) throws(ScenarioError) -> Step {
+    private static func step(_ node: YAMLNode, _ fail: (YAMLNode, String) -> ScenarioError) throws(ScenarioError) -> Step {
         guard let mapping = node.mapping else { throw fail(node, "a step is a mapping such as {send: …} or {advance: 15m}") }
-        var action: (String, Node)?
+        var action: (String, YAMLNode)?
         var expect: JSONValue?
         var save: [(String, String)] = []
         var times = 1
         for (k, v) in mapping {
             let key = k.string ?? ""
             switch key {
-            case "expect": expect = YAMLJSON.json(v)
+            case "expect": expect = v.json
             case "repeat":
                 guard let n = Int(try scalar(v, fail)), (1...100_000).contains(n) else {
                     throw fail(v, "repeat is a count from 1 to 100000")
@@ -98,7 +98,7 @@ package enum ScenarioParser {
                 times = n
             case "save":
                 guard let pairs = v.mapping else { throw fail(v, "save is a mapping of variable: path.in.the.answer") }
-                save = try pairs.map { (pair: (key: Node, value: Node)) throws(ScenarioError) -> (String, String) in
+                save = try pairs.map { (pair: (key: YAMLNode, value: YAMLNode)) throws(ScenarioError) -> (String, String) in
                     (pair.key.string ?? "", try scalar(pair.value, fail))
                 }
             case "note": break
@@ -117,8 +117,8 @@ package enum ScenarioParser {
         guard let (keyword, value) = action else {
             throw fail(node, "the step has no action; use one of: \(actions.joined(separator: ", "))")
         }
-        let json = YAMLJSON.json(value)
-        let line = YAMLJSON.line(node)
+        let json = value.json
+        let line = node.line
         func field(_ name: String) throws(ScenarioError) -> String {
             guard let s = json[name]?.stringValue else { throw fail(value, "\(keyword) needs '\(name)'") }
             return s
@@ -148,7 +148,7 @@ package enum ScenarioParser {
             let (device, topic) = (try field("device"), try field("topic"))
             parsed = keyword == "subscribe" ? .subscribe(device: device, topic: topic) : .unsubscribe(device: device, topic: topic)
         case "advance":
-            if let text = value.scalar?.string {
+            if let text = value.string {
                 parsed = .advance(by: text, to: nil)
             } else {
                 try only(value, ["by", "to"], fail)
@@ -166,7 +166,7 @@ package enum ScenarioParser {
         case "upstream":
             try only(value, ["device", "data", "messageId"], fail)
             parsed = .upstream(device: try field("device"), data: json["data"], messageId: json["messageId"]?.stringValue)
-        case "drain": parsed = .drain(project: value.scalar?.string ?? DemoProject.id)
+        case "drain": parsed = .drain(project: value.string ?? DemoProject.id)
         default:
             try only(value, ["device", "inbox", "tray", "events", "stored", "state", "tokenValid", "topics", "xmpp"], fail)
             parsed = .check(json)
@@ -174,17 +174,17 @@ package enum ScenarioParser {
         return Step(line: line, keyword: keyword, action: parsed, expect: expect, save: save, times: times)
     }
 
-    private static func scalar(_ node: Node, _ fail: (Node, String) -> ScenarioError) throws(ScenarioError) -> String {
-        guard let s = node.scalar?.string else { throw fail(node, "expected a single value") }
+    private static func scalar(_ node: YAMLNode, _ fail: (YAMLNode, String) -> ScenarioError) throws(ScenarioError) -> String {
+        guard let s = node.string else { throw fail(node, "expected a single value") }
         return s
     }
 
-    private static func list(_ node: Node, _ fail: (Node, String) -> ScenarioError) throws(ScenarioError) -> [Node] {
+    private static func list(_ node: YAMLNode, _ fail: (YAMLNode, String) -> ScenarioError) throws(ScenarioError) -> [YAMLNode] {
         guard let sequence = node.sequence else { throw fail(node, "expected a list") }
         return Array(sequence)
     }
 
-    private static func only(_ node: Node, _ allowed: Set<String>, _ fail: (Node, String) -> ScenarioError) throws(ScenarioError) {
+    private static func only(_ node: YAMLNode, _ allowed: Set<String>, _ fail: (YAMLNode, String) -> ScenarioError) throws(ScenarioError) {
         guard let mapping = node.mapping else { throw fail(node, "expected a mapping with: \(allowed.sorted().joined(separator: ", "))") }
         for (k, _) in mapping where !allowed.contains(k.string ?? "") {
             throw fail(k, "unknown key '\(k.string ?? "")'; expected one of: \(allowed.sorted().joined(separator: ", "))")

@@ -6,7 +6,7 @@ import FCMXMPP
 /// each difference, and the recent event log.
 package enum ScenarioReport {
     package static func line(_ result: ScenarioResult) -> String {
-        let time = String(format: "%.1f ms", result.seconds * 1000)
+        let time = (result.seconds * 1000).fixed(1) + " ms"
         let warnings = result.unusedFaults.map { "\n  warning: \($0)" }.joined()
         guard let failure = result.failure else {
             return "PASS  \(result.name)  (\(result.file), \(result.steps) steps, \(time))" + warnings

@@ -238,7 +238,7 @@ package struct ScenarioRunner {
         guard text.contains("${") else { return text }
         var out = ""
         var rest = Substring(text)
-        while let open = rest.range(of: "${"), let close = rest[open.upperBound...].firstIndex(of: "}") {
+        while let open = rest.firstRange(of: "${"), let close = rest[open.upperBound...].firstIndex(of: "}") {
             out += rest[..<open.lowerBound]
             let name = String(rest[open.upperBound..<close])
             if let value = variables[name] {

@@ -48,7 +48,7 @@ package struct AccessLog: Sendable {
 
     /// The project a path names (`/v1/projects/{p}/…`, `/emulator/v1/projects/{p}/…`), if any.
     package static func project(_ path: String) -> Substring? {
-        guard let range = path.range(of: "/projects/") else { return nil }
+        guard let range = path.firstRange(of: "/projects/") else { return nil }
         let rest = path[range.upperBound...]
         return rest.split(separator: "/", maxSplits: 1).first.map { $0.split(separator: ":").first ?? $0 }
     }

@@ -122,7 +122,7 @@ final class ProxyRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     /// `http://host[:port]/path?query` → the host and `/path?query`; nil for origin-form targets.
     static func originForm(_ uri: String) -> (host: String?, target: String)? {
-        guard let scheme = uri.range(of: "://"), uri.lowercased().hasPrefix("http") else { return nil }
+        guard let scheme = uri.firstRange(of: "://"), uri.lowercased().hasPrefix("http") else { return nil }
         let rest = uri[scheme.upperBound...]
         let slash = rest.firstIndex(of: "/") ?? rest.endIndex
         let host = String(rest[..<slash])

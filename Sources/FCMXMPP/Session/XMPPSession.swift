@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// One CCS stream's negotiation and stanza routing, as a pure state machine: each stream event
 /// returns the actions to carry out, and the machine never touches the core, a channel or a
@@ -51,11 +55,17 @@ public struct XMPPSession: Sendable {
 
     public private(set) var state = State.awaitingStream
     private let credentials: Credentials
+    /// 16 hex digits, upper case, as the stream ids CCS sends.
+    public static func randomStreamId() -> String {
+        let digits = String(UInt64.random(in: 0...UInt64.max), radix: 16, uppercase: true)
+        return String(repeating: "0", count: 16 - digits.count) + digits
+    }
+
     private let streamId: @Sendable () -> String
 
     public init(
         credentials: @escaping Credentials,
-        streamId: @escaping @Sendable () -> String = { String(format: "%016llX", UInt64.random(in: 0...UInt64.max)) }
+        streamId: @escaping @Sendable () -> String = { XMPPSession.randomStreamId() }
     ) {
         self.credentials = credentials
         self.streamId = streamId
@@ -127,7 +137,7 @@ public struct XMPPSession: Sendable {
     /// (docs/xmpp.md).
     private mutating func authenticate(_ stanza: XMPPElement) -> [Action] {
         guard stanza.attribute("mechanism") == "PLAIN" else { return refuse("invalid-mechanism") }
-        guard let decoded = Data(base64Encoded: stanza.text.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+        guard let decoded = Data(base64Encoded: stanza.text.trimming()) else {
             return refuse("incorrect-encoding")
         }
         let parts = decoded.split(separator: 0, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }

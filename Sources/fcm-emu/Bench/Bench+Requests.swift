@@ -5,7 +5,11 @@ import FCMCore
 import FCMServer
 import FCMTransport
 import FCMXMPP
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 import Logging
 import NIOCore
 import NIOEmbedded
@@ -54,10 +58,9 @@ extension FCMEmu.Bench {
         for _ in 0..<requests where !send() { failures += 1 }
         let elapsed = ContinuousClock.now - start
         print(
-            String(
-                format: "send:    %d \(api.rawValue) sends in process in %.2f s = %.0f requests/s on one core (%.1f µs each, %d failed)",
-                requests, elapsed.seconds, Double(requests) / elapsed.seconds, elapsed.seconds / Double(requests) * 1e6,
-                failures))
+            "send:    \(requests) \(api.rawValue) sends in process in \(elapsed.seconds.fixed(2)) s"
+                + " = \((Double(requests) / elapsed.seconds).fixed(0)) requests/s on one core"
+                + " (\((elapsed.seconds / Double(requests) * 1e6).fixed(1)) µs each, \(failures) failed)")
     }
 
     private static let data = #""data":{"score":"3-0","minute":"90"}"#

@@ -2,14 +2,24 @@
 
 import FCMCore
 import FCMSnapshot
-import Foundation
+import Dispatch
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 import Synchronization
 
 extension FCMEmu.Bench {
     /// Export and import of a big world: `snapshotDevices` offline devices, each storing
     /// `snapshotMessages` topic messages (one shared message per send, as a fan-out stores them).
     func snapshotRoundTrip() throws {
-        let scratch = NSTemporaryDirectory() + "fcm-emu-bench-snapshot-\(getpid())"
+        let scratch = FilePaths.temporaryDirectory + "fcm-emu-bench-snapshot-\(getpid())"
         try? FileManager.default.removeItem(atPath: scratch)
         defer { try? FileManager.default.removeItem(atPath: scratch) }
         let baseline = Memory.residentBytes()
@@ -24,9 +34,8 @@ extension FCMEmu.Bench {
         }
         let world = Memory.residentBytes() - baseline
         print(
-            String(
-                format: "snapshot: world of %d offline devices × %d stored messages built in %.1f s; resident +%.0f MiB",
-                snapshotDevices, snapshotMessages, (ContinuousClock.now - buildStart).seconds, Double(world) / 1_048_576))
+            "snapshot: world of \(snapshotDevices) offline devices × \(snapshotMessages) stored messages built in"
+                + " \((ContinuousClock.now - buildStart).seconds.fixed(1)) s; resident +\((Double(world) / 1_048_576).fixed(0)) MiB")
 
         let options = SnapshotOptions(emulatorVersion: FCMEmuVersion.current)
         let peak = PeakMemory()
@@ -35,10 +44,9 @@ extension FCMEmu.Bench {
         let exportTime = (ContinuousClock.now - exportStart).seconds
         let extra = peak.peak - baseline - world
         print(
-            String(
-                format: "snapshot: export %.2f s, %.0f MiB on disk (%@); peak resident during export +%.0f MiB over the world (%.2f×)",
-                exportTime, Double(manifest.totalBytes) / 1_048_576, sizes(manifest), Double(max(0, extra)) / 1_048_576,
-                Double(peak.peak - baseline) / Double(max(1, world))))
+            "snapshot: export \(exportTime.fixed(2)) s, \((Double(manifest.totalBytes) / 1_048_576).fixed(0)) MiB on disk (\(sizes(manifest)));"
+                + " peak resident during export +\((Double(max(0, extra)) / 1_048_576).fixed(0)) MiB over the world"
+                + " (\((Double(peak.peak - baseline) / Double(max(1, world))).fixed(2))×)")
         original = nil
 
         let before = Memory.residentBytes()
@@ -47,10 +55,8 @@ extension FCMEmu.Bench {
         try copy.importSnapshot(from: scratch + "/snap", clock: .snapshot)
         let importTime = (ContinuousClock.now - importStart).seconds
         print(
-            String(
-                format: "snapshot: import %.2f s (%d devices, %d timers); resident after import +%.0f MiB",
-                importTime, copy.worldImage().deviceSlotCount, copy.clockStatus.pendingTimers,
-                Double(Memory.residentBytes() - before) / 1_048_576))
+            "snapshot: import \(importTime.fixed(2)) s (\(copy.worldImage().deviceSlotCount) devices, \(copy.clockStatus.pendingTimers) timers);"
+                + " resident after import +\((Double(Memory.residentBytes() - before) / 1_048_576).fixed(0)) MiB")
     }
 
     private func sizes(_ manifest: SnapshotManifest) -> String {
@@ -69,7 +75,7 @@ final class PeakMemory: Sendable {
         highest.store(Memory.residentBytes(), ordering: .relaxed)
         running.store(true, ordering: .relaxed)
         let done = DispatchSemaphore(value: 0)
-        Thread.detachNewThread { [self] in
+        DispatchQueue.global().async { [self] in
             while running.load(ordering: .relaxed) {
                 let now = Memory.residentBytes()
                 if now > highest.load(ordering: .relaxed) { highest.store(now, ordering: .relaxed) }

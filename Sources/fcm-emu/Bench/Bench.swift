@@ -4,7 +4,16 @@ import ArgumentParser
 import FCMCore
 import FCMJSON
 import FCMScenario
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 extension FCMEmu {
     struct Bench: ParsableCommand {
@@ -61,7 +70,7 @@ extension FCMEmu {
                 let warning =
                     "warning: this is a debug build; its figures are not representative. Build with `swift build -c release` "
                     + "and run .build/release/fcm-emu bench\n"
-                FileHandle.standardError.write(Data(warning.utf8))
+                StandardStreams.writeError(warning)
             #endif
             if snapshotOnly { return try snapshotRoundTrip() }
             try inProcessSends()
@@ -86,9 +95,8 @@ extension FCMEmu {
             let after = Memory.residentBytes()
             let perDevice = Double(after - before) / Double(devices)
             print(
-                String(
-                    format: "memory:  %d idle devices registered in %.2f s; resident +%.1f MiB = %.0f bytes/device (event log included)",
-                    devices, elapsed.seconds, Double(after - before) / 1_048_576, perDevice))
+                "memory:  \(devices) idle devices registered in \(elapsed.seconds.fixed(2)) s;"
+                    + " resident +\((Double(after - before) / 1_048_576).fixed(1)) MiB = \(perDevice.fixed(0)) bytes/device (event log included)")
             emulator = nil
         }
 
@@ -101,9 +109,8 @@ extension FCMEmu {
             let outcome = try emulator.send(request, from: DemoProject.id)
             let elapsed = ContinuousClock.now - start
             print(
-                String(
-                    format: "fan-out: one topic message to %d subscribers (%@) in %.3f s = %.2f M recipients/s",
-                    outcome.groupSuccess, label, elapsed.seconds, Double(outcome.groupSuccess) / elapsed.seconds / 1e6))
+                "fan-out: one topic message to \(outcome.groupSuccess) subscribers (\(label)) in \(elapsed.seconds.fixed(3)) s"
+                    + " = \((Double(outcome.groupSuccess) / elapsed.seconds / 1e6).fixed(2)) M recipients/s")
         }
     }
 }
@@ -131,11 +138,9 @@ extension FCMEmu.Bench {
         latencies.sort()
         let percentile = { (p: Double) in latencies.isEmpty ? 0 : latencies[min(latencies.count - 1, Int(Double(latencies.count) * p))] }
         print(
-            String(
-                format:
-                    "fan-out: %d sends during a %d-subscriber fan-out (%.2f s): p50 %.3f ms, p99 %.3f ms, max %.2f ms"
-                    + " (target p99 under 50 ms)",
-                latencies.count, subscribers, total, percentile(0.5), percentile(0.99), latencies.last ?? 0))
+            "fan-out: \(latencies.count) sends during a \(subscribers)-subscriber fan-out (\(total.fixed(2)) s):"
+                + " p50 \(percentile(0.5).fixed(3)) ms, p99 \(percentile(0.99).fixed(3)) ms, max \((latencies.last ?? 0).fixed(2)) ms"
+                + " (target p99 under 50 ms)")
     }
 }
 
@@ -155,7 +160,7 @@ extension FCMEmu.Bench {
         let result = ScenarioRunner.run(try ScenarioParser.parse(yaml, file: "bench.yaml"))
         let elapsed = ContinuousClock.now - start
         guard result.passed else { throw RuntimeFailure(ScenarioReport.line(result)) }
-        print(String(format: "scenario: %d steps parsed and run in %.3f s (target: under 1 s)", scenarioSteps, elapsed.seconds))
+        print("scenario: \(scenarioSteps) steps parsed and run in \(elapsed.seconds.fixed(3)) s (target: under 1 s)")
     }
 }
 

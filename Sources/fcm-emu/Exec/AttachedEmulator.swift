@@ -1,7 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import FCMJSON
-import Foundation
+import FCMSnapshot
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 #if canImport(Glibc)
     import Glibc
@@ -59,11 +64,10 @@ struct AttachedEmulator {
                     + "an emulator's address is an http:// URL such as \(defaultAddress)")
         }
         // Not a FIFO or a device, which a read could wait on forever or never finish.
-        guard status.st_mode & S_IFMT == S_IFREG, let handle = FileHandle(forReadingAtPath: path) else {
+        guard status.st_mode & S_IFMT == S_IFREG, let handle = OwnedFile(readingAt: path) else {
             throw RuntimeFailure("\(path) is not a ready file that can be read (a regular file written by `fcm-emu serve --ready-file`)")
         }
-        defer { try? handle.close() }
-        let data = (try? handle.read(upToCount: maxReadyFile + 1)) ?? Data()
+        let data = (try? handle.read(upToCount: maxReadyFile + 1)) ?? []
         guard data.count <= maxReadyFile, let json = try? JSONParser.parse(Array(data)),
             let address = json["http"]?["url"]?.stringValue, address.hasPrefix("http://")
         else {

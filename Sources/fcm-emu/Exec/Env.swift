@@ -3,7 +3,11 @@
 import ArgumentParser
 import FCMCore
 import FCMJSON
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 extension FCMEmu {
     struct Env: AsyncParsableCommand {
@@ -93,7 +97,7 @@ extension FCMEmu {
             print(Self.render(variables, as: format), terminator: "")
         }
 
-        static func say(_ line: String) { FileHandle.standardError.write(Data((line + "\n").utf8)) }
+        static func say(_ line: String) { StandardStreams.writeError(line + "\n") }
 
         static func render(_ variables: [(String, String)], as format: Format) -> String {
             switch format {
@@ -104,6 +108,6 @@ extension FCMEmu {
         }
 
         /// Single-quoted for the shell (and for dotenv readers, which take the same form).
-        static func quoted(_ value: String) -> String { "'" + value.replacingOccurrences(of: "'", with: #"'\''"#) + "'" }
+        static func quoted(_ value: String) -> String { "'" + value.replacing("'", with: #"'\''"#) + "'" }
     }
 }

@@ -2,7 +2,11 @@
 
 import FCMControl
 import FCMJSON
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The environment that points unmodified SDKs at a running emulator: what each Admin
 /// SDK honours, from the emulator's info document. `exec` sets it for a command, only where the

@@ -5,7 +5,11 @@ import FCMControl
 import FCMCore
 import FCMJSON
 import FCMTransport
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 import Logging
 import NIOCore
 import ServiceLifecycle
@@ -263,8 +267,7 @@ extension FCMEmu {
             switch ChildProcess.spawn(command, environment: environment) {
             case .success(let started): child = started
             case .failure(let error):
-                FileHandle.standardError.write(
-                    Data("fcm-emu exec: cannot run \(command[0]): \(String(cString: strerror(error.code.rawValue)))\n".utf8))
+                Self.say("fcm-emu exec: cannot run \(command[0]): \(String(cString: strerror(error.code.rawValue)))")
                 return 127
             }
             // A signal to exec (the group's graceful shutdown) goes on to the command's process
@@ -338,7 +341,7 @@ extension FCMEmu {
             return [(NameRoute.variable, NameRoute.table(routes))]
         }
 
-        static func say(_ line: String) { FileHandle.standardError.write(Data((line + "\n").utf8)) }
+        static func say(_ line: String) { StandardStreams.writeError(line + "\n") }
     }
 }
 

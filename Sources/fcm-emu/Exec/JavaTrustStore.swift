@@ -1,6 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// A Java trust store with the emulator's CA, for `JAVA_TOOL_OPTIONS`: the bytes of the JDK's own
 /// `cacerts` copied into a new file of ours, and the CA imported there with `keytool`, so Java
@@ -45,11 +54,11 @@ enum JavaTrustStore {
             }
         }
         let importing = ["-importcert", "-noprompt", "-alias", alias, "-file", ca] + storeArguments(store)
-        var (status, output) = run(keytool, importing)
+        var (status, output) = ChildOutput.run(keytool, importing)
         if status != 0, output.contains("already exists") {
             // The JDK's store already holds our alias: an older fcm-emu wrote through its link.
-            _ = run(keytool, ["-delete", "-alias", alias] + storeArguments(store))
-            (status, output) = run(keytool, importing)
+            _ = ChildOutput.run(keytool, ["-delete", "-alias", alias] + storeArguments(store))
+            (status, output) = ChildOutput.run(keytool, importing)
         }
         guard status == 0 else {
             let said = output.split(whereSeparator: \.isNewline).first.map(String.init) ?? "no output"
@@ -66,25 +75,6 @@ enum JavaTrustStore {
 
     private static func storeArguments(_ store: String) -> [String] {
         ["-keystore", store, "-storetype", "PKCS12", "-storepass", password]
-    }
-
-    /// Runs `tool`: its exit status (-1 when it could not start) and what it printed.
-    private static func run(_ tool: String, _ arguments: [String]) -> (Int32, String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: tool)
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        process.standardInput = FileHandle.nullDevice
-        do {
-            try process.run()
-        } catch {
-            return (-1, "\(error)")
-        }
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: output, as: UTF8.self))
     }
 
     private static func which(_ name: String) -> String? {

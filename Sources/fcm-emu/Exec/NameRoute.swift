@@ -2,7 +2,11 @@
 
 import FCMJSON
 import FCMTransport
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The Python name route: clients that ignore `HTTPS_PROXY` (aiohttp with `trust_env=False`,
 /// firebase-admin's `send_each_async` over httpx HTTP/2, raw `asyncio.open_connection`) still

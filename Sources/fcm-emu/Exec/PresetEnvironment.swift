@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// What `exec` does with variables the caller's environment already sets.
 /// Every variable of the plan is set only where it is not set already, except the CA bundles:
@@ -39,7 +43,7 @@ enum PresetEnvironment {
                 guard text.contains("-----BEGIN CERTIFICATE-----") || name == extraVariable else {
                     throw PrivateFiles.Failure(description: "\(source) holds no PEM certificate")
                 }
-                if !text.contains(caPEM.trimmingCharacters(in: .whitespacesAndNewlines)) {
+                if !text.contains(caPEM.trimming()) {
                     if let last = bytes.last, last != UInt8(ascii: "\n") { bytes.append(UInt8(ascii: "\n")) }
                     bytes += Array(caPEM.utf8)
                 }
@@ -104,7 +108,7 @@ enum PresetEnvironment {
 
     /// The first of Google's hosts a `NO_PROXY` list sends around the proxy, if any.
     static func excludedGoogleHost(_ list: String) -> String? {
-        let entries = list.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+        let entries = list.split(separator: ",").map { $0.trimming().lowercased() }
         for host in googleHosts {
             for entry in entries where !entry.isEmpty {
                 var suffix = entry

@@ -1,7 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import FCMCore
-import Foundation
+import FCMSnapshot
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 #if canImport(Glibc)
     import Glibc
@@ -24,7 +29,7 @@ enum PrivateFiles {
 
     /// A fresh directory `<parent>/<prefix>XXXXXX` (a random name made by `mkdtemp`, mode 0700;
     /// never one that already exists).
-    static func makeDirectory(in parent: String = NSTemporaryDirectory(), prefix: String) throws -> String {
+    static func makeDirectory(in parent: String = FilePaths.temporaryDirectory, prefix: String) throws -> String {
         let base = parent.hasSuffix("/") ? parent : parent + "/"
         var template = Array((base + prefix + "XXXXXX").utf8CString)
         let made = template.withUnsafeMutableBufferPointer { buffer -> Bool in

@@ -2,7 +2,11 @@
 
 import ArgumentParser
 import FCMJSON
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 import Logging
 
 extension FCMEmu {

@@ -1,6 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 
-import Foundation
+import Dispatch
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 #if canImport(Glibc)
     import Glibc
@@ -27,7 +32,7 @@ enum StdinLines {
     /// The lines of file descriptor `fd` until it ends.
     static func lines(_ fd: Int32 = 0) -> AsyncStream<Line> {
         AsyncStream { continuation in
-            let thread = Thread {
+            DispatchQueue.global().async {
                 var pending: [UInt8] = []
                 var skipping = false
                 var buffer = [UInt8](repeating: 0, count: 64 << 10)
@@ -58,7 +63,6 @@ enum StdinLines {
                 if !pending.isEmpty, !skipping { continuation.yield(.text(pending)) }
                 continuation.finish()
             }
-            thread.start()
         }
     }
 }

@@ -2,7 +2,11 @@
 
 import FCMCore
 import FCMJSON
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 import Logging
 
 /// The MCP server over stdio: JSON-RPC 2.0, one message a line (the MCP specification,
@@ -29,7 +33,7 @@ enum ToolServer {
                 guard bytes.contains(where: { ![0x20, 0x09, 0x0D].contains($0) }) else { continue }
                 reply = await answer(bytes, backend, instructions: instructions, logger: logger)
             }
-            if let reply { FileHandle.standardOutput.write(Data((reply.encoded() + "\n").utf8)) }
+            if let reply { StandardStreams.write(reply.encoded() + "\n") }
         }
     }
 

@@ -1,8 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import FCMCore
-import Foundation
-import Yams
+import FCMSnapshot
+import FCMYAML
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// A YAML (or JSON) file of settings, projects and devices, read strictly: an unknown key or a
 /// wrong type is an error that names the file and line.
@@ -38,11 +43,11 @@ struct ConfigFile {
         do {
             text = try String(contentsOfFile: path, encoding: .utf8)
         } catch {
-            throw ConfigError("cannot read \(path): \(error.localizedDescription)")
+            throw ConfigError("cannot read \(path): \(FilePaths.reason(error))")
         }
-        let root: Node?
+        let root: YAMLNode?
         do {
-            root = try Yams.compose(yaml: text)
+            root = try YAMLDocument.compose(text)
         } catch {
             throw ConfigError("\(path) is not valid YAML: \(error)")
         }
@@ -51,12 +56,12 @@ struct ConfigFile {
         guard let mapping = root.mapping else { throw ConfigError("\(path): the top level must be a mapping of settings") }
         for (keyNode, value) in mapping {
             let key = keyNode.string ?? ""
-            let origin = "\(path):\((keyNode.mark?.line ?? 0))"
+            let origin = "\(path):\(keyNode.line)"
             switch key {
             case "projects":
                 for item in try list(value, origin) { file.projects.append(try project(item, path: path)) }
             case "devices":
-                guard value.scalar == nil else {
+                guard value.string == nil else {
                     file.settings.append((key, value.string ?? "", origin))
                     continue
                 }
@@ -65,75 +70,75 @@ struct ConfigFile {
                 guard Settings.named(key) != nil else {
                     throw ConfigError("\(origin): unknown setting '\(key)'\(Settings.hint(for: key)) (`fcm-emu serve --help` lists them)")
                 }
-                guard let scalar = value.scalar else { throw ConfigError("\(origin): '\(key)' takes a single value") }
-                file.settings.append((key, scalar.string, origin))
+                guard let scalar = value.string else { throw ConfigError("\(origin): '\(key)' takes a single value") }
+                file.settings.append((key, scalar, origin))
             }
         }
         return file
     }
 
-    private static func list(_ node: Node, _ origin: String) throws(ConfigError) -> [Node] {
+    private static func list(_ node: YAMLNode, _ origin: String) throws(ConfigError) -> [YAMLNode] {
         guard let sequence = node.sequence else { throw ConfigError("\(origin): expected a list") }
         return Array(sequence)
     }
 
     private static func fields(
-        _ node: Node, allowed: Set<String>, path: String
-    ) throws(ConfigError) -> (values: [String: Node], origin: String) {
-        let origin = "\(path):\(node.mark?.line ?? 0)"
+        _ node: YAMLNode, allowed: Set<String>, path: String
+    ) throws(ConfigError) -> (values: [String: YAMLNode], origin: String) {
+        let origin = "\(path):\(node.line)"
         guard let mapping = node.mapping else { throw ConfigError("\(origin): expected a mapping") }
-        var values: [String: Node] = [:]
+        var values: [String: YAMLNode] = [:]
         for (k, v) in mapping {
             let key = k.string ?? ""
             guard allowed.contains(key) else {
                 throw ConfigError(
-                    "\(path):\(k.mark?.line ?? 0): unknown key '\(key)'; expected one of: \(allowed.sorted().joined(separator: ", "))")
+                    "\(path):\(k.line): unknown key '\(key)'; expected one of: \(allowed.sorted().joined(separator: ", "))")
             }
             values[key] = v
         }
         return (values, origin)
     }
 
-    private static func strings(_ node: Node?, _ origin: String) throws(ConfigError) -> [String] {
+    private static func strings(_ node: YAMLNode?, _ origin: String) throws(ConfigError) -> [String] {
         guard let node else { return [] }
         guard let sequence = node.sequence else { throw ConfigError("\(origin): expected a list of strings") }
         var out: [String] = []
         for item in sequence {
-            guard let s = item.scalar?.string else { throw ConfigError("\(origin): expected a list of strings") }
+            guard let s = item.string else { throw ConfigError("\(origin): expected a list of strings") }
             out.append(s)
         }
         return out
     }
 
-    private static func project(_ node: Node, path: String) throws(ConfigError) -> ProjectEntry {
+    private static func project(_ node: YAMLNode, path: String) throws(ConfigError) -> ProjectEntry {
         let (v, origin) = try fields(node, allowed: ["id", "number", "serverKeys"], path: path)
-        guard let id = v["id"]?.scalar?.string else { throw ConfigError("\(origin): a project needs an 'id'") }
-        return ProjectEntry(id: id, number: v["number"]?.scalar?.string, serverKeys: try strings(v["serverKeys"], origin), origin: origin)
+        guard let id = v["id"]?.string else { throw ConfigError("\(origin): a project needs an 'id'") }
+        return ProjectEntry(id: id, number: v["number"]?.string, serverKeys: try strings(v["serverKeys"], origin), origin: origin)
     }
 
-    private static func device(_ node: Node, path: String) throws(ConfigError) -> DeviceEntry {
+    private static func device(_ node: YAMLNode, path: String) throws(ConfigError) -> DeviceEntry {
         let allowed: Set<String> = ["project", "platform", "clientSdk", "appId", "name", "token", "fid", "state", "senders", "topics"]
         let (v, origin) = try fields(node, allowed: allowed, path: path)
-        guard let platformText = v["platform"]?.scalar?.string, let platform = Platform(rawValue: platformText) else {
+        guard let platformText = v["platform"]?.string, let platform = Platform(rawValue: platformText) else {
             throw ConfigError("\(origin): a device needs 'platform': android, ios or web")
         }
         var state = DeviceState.foreground
-        if let text = v["state"]?.scalar?.string {
+        if let text = v["state"]?.string {
             guard let s = DeviceState(rawValue: text) else {
                 throw ConfigError("\(origin): state must be one of \(DeviceState.allCases.map(\.rawValue).joined(separator: ", "))")
             }
             state = s
         }
         var spec = DeviceSpec(
-            platform: platform, appId: v["appId"]?.scalar?.string ?? DeviceSpec.defaultAppId(for: platform),
-            name: v["name"]?.scalar?.string, token: v["token"]?.scalar?.string, fid: v["fid"]?.scalar?.string,
+            platform: platform, appId: v["appId"]?.string ?? DeviceSpec.defaultAppId(for: platform),
+            name: v["name"]?.string, token: v["token"]?.string, fid: v["fid"]?.string,
             state: state, extraSenders: try strings(v["senders"], origin), topics: try strings(v["topics"], origin)
         )
-        if let text = v["clientSdk"]?.scalar?.string {
+        if let text = v["clientSdk"]?.string {
             guard let sdk = ClientSDK(rawValue: text) else { throw ConfigError("\(origin): clientSdk must be current or legacy") }
             spec.clientSdk = sdk
         }
-        return DeviceEntry(project: v["project"]?.scalar?.string ?? DemoProject.id, spec: spec, origin: origin)
+        return DeviceEntry(project: v["project"]?.string ?? DemoProject.id, spec: spec, origin: origin)
     }
 
     /// Creates the file's projects and devices.

@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import FCMJSON
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 import Logging
 import ServiceLifecycle
 import Synchronization
@@ -89,7 +93,7 @@ struct Announcement: Service {
     func run() async throws {
         if let readyFile { try ReadyFile.write(info, to: readyFile) }
         // Unbuffered: a harness reading a pipe should see the banner now, not at exit.
-        FileHandle.standardOutput.write(Data(banner.utf8))
+        StandardStreams.write(banner)
         try? await gracefulShutdown()
         if let readyFile { ReadyFile.remove(readyFile) }
     }

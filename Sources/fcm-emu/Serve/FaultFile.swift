@@ -4,8 +4,12 @@ import FCMControl
 import FCMCore
 import FCMCoreJSON
 import FCMJSON
-import Foundation
-import Yams
+import FCMYAML
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// A file of fault rules for `serve --faults`, YAML or JSON, in the control API's rule format:
 ///
@@ -16,13 +20,13 @@ import Yams
 enum FaultFile {
     static func load(path: String) throws(ConfigError) -> [FaultRule] {
         guard let data = FileManager.default.contents(atPath: path) else { throw ConfigError("cannot read \(path)") }
-        let node: Node?
+        let node: YAMLNode?
         do {
-            node = try Yams.compose(yaml: String(decoding: data, as: UTF8.self))
+            node = try YAMLDocument.compose(String(decoding: data, as: UTF8.self))
         } catch {
             throw ConfigError("\(path) is not valid YAML: \(error)")
         }
-        guard let node, let items = json(node)["faults"]?.arrayValue else {
+        guard let node, let items = node.json["faults"]?.arrayValue else {
             throw ConfigError("\(path): expected a top-level 'faults:' list of rules")
         }
         var rules: [FaultRule] = []
@@ -38,19 +42,5 @@ enum FaultFile {
             throw ConfigError("\(path): rule \(i + 1): the id '\(rule.id)' is not 1–200 bytes without '/', '.' or '..'")
         }
         return rules
-    }
-
-    /// YAML as JSON: scalars that read as numbers or booleans become them, the rest strings.
-    static func json(_ node: Node) -> JSONValue {
-        if let mapping = node.mapping { return .object(mapping.map { ($0.key.string ?? "", json($0.value)) }) }
-        if let sequence = node.sequence { return .array(sequence.map(json)) }
-        guard let scalar = node.scalar else { return .null }
-        if scalar.style == .plain {
-            if let n = Int64(scalar.string) { return .int(n) }
-            if let d = Double(scalar.string) { return .double(d) }
-            if scalar.string == "true" || scalar.string == "false" { return .bool(scalar.string == "true") }
-            if scalar.string == "null" || scalar.string == "~" { return .null }
-        }
-        return .string(scalar.string)
     }
 }

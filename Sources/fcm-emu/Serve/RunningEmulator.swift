@@ -7,7 +7,11 @@ import FCMMCS
 import FCMServer
 import FCMTransport
 import FCMXMPP
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 import Logging
 import NIOCore
 import NIOPosix

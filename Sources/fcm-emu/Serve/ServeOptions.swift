@@ -5,7 +5,11 @@ import FCMHTTP
 import FCMServer
 import FCMSnapshot
 import FCMTransport
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 import Logging
 
 /// Everything `serve` was told, resolved from defaults < config file < environment < flags.
@@ -93,7 +97,7 @@ enum Settings {
             help: "Host names (or name:port) the control API and dashboard answer besides localhost, 127.0.0.0/8, ::1 and --host; "
                 + "others get 403 (DNS rebinding, docs/security.md). * answers any"
         ) { o, v throws(ConfigError) in
-            let names = v.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            let names = v.split(separator: ",").map { String($0).trimming() }.filter { !$0.isEmpty }
             guard names.count <= 100, names.allSatisfy({ $0.utf8.count <= 260 }) else {
                 throw ConfigError("expected at most 100 names of at most 260 bytes each")
             }

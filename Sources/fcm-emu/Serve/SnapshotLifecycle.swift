@@ -3,7 +3,11 @@
 import FCMCore
 import FCMHTTP
 import FCMSnapshot
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 import Logging
 
 /// What `serve` and `exec` do with snapshots: import at start, autosave, export at exit.
@@ -25,7 +29,7 @@ enum SnapshotLifecycle {
         var folders: [String] = []
         if let root = options.fronts.snapshots.root { folders.append(root) }
         for directory in [options.importDirectory, options.exportOnExit, autosaveDirectory(options)].compactMap({ $0 }) {
-            let parent = (directory as NSString).deletingLastPathComponent
+            let parent = FilePaths.parent(directory)
             folders.append(parent.isEmpty ? "." : parent)
         }
         var seen = Set<String>()

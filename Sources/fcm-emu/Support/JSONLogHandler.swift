@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import FCMJSON
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 import Logging
 
 /// `--log-format json`: one JSON object per line on standard error, for log collectors:
@@ -25,7 +29,7 @@ struct JSONLogHandler: LogHandler {
         for key in merged.keys.sorted() where !["time", "level", "label", "message"].contains(key) {
             pairs.append((key, merged[key].map(Self.json) ?? .null))
         }
-        FileHandle.standardError.write(Data((JSONValue.object(pairs).encoded() + "\n").utf8))
+        StandardStreams.writeError(JSONValue.object(pairs).encoded() + "\n")
     }
 
     /// A number or a boolean given as a value (`.stringConvertible(200)`) stays one, so a

@@ -1,7 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import FCMJSON
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// The `--ready-file`: written atomically once the emulator listens, so a harness that polls for
 /// it never reads half a file; removed on a clean stop.

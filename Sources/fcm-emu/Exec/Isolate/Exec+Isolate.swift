@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import ArgumentParser
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 import Logging
 import ServiceLifecycle
 

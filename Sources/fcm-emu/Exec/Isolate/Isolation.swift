@@ -2,7 +2,11 @@
 
 import FCMCore
 import FCMTransport
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 import NIOCore
 
 #if canImport(Glibc)

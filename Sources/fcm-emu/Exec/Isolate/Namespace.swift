@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 #if canImport(Glibc)
     import Glibc
