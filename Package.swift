@@ -201,6 +201,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                // RawHTTP2Client: HTTP/2 frames over TLS, byte by byte.
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
         .testTarget(name: "FCMJSONTests", dependencies: ["FCMJSON"]),
@@ -239,17 +241,49 @@ let package = Package(
         ),
         .testTarget(name: "FCMSnapshotTests", dependencies: ["FCMSnapshot", "FCMCore", "FCMJSON", "FCMTesting"]),
         .testTarget(name: "FCMLegacyFormatTests", dependencies: ["FCMLegacyFormat", "FCMCore", "FCMJSON"]),
+        // One test target per source target: what a module's tests need beyond it is the
+        // harness (FCMTesting) and the NIO pieces they drive it with.
+        .testTarget(name: "FCMCoreJSONTests", dependencies: ["FCMCoreJSON", "FCMCore", "FCMJSON"]),
+        .testTarget(
+            name: "FCMTransportTests",
+            dependencies: [
+                // FCMHTTP and FCMServer: a few tests drive the transport with a front's routes.
+                "FCMTransport", "FCMCore", "FCMCoreJSON", "FCMJSON", "FCMHTTP", "FCMServer", "FCMTesting",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ]
+        ),
         .testTarget(
             name: "FCMHTTPTests",
             dependencies: [
+                // FCMServer: a few tests mount a front on the server's route table.
+                "FCMHTTP", "FCMTransport", "FCMCore", "FCMCoreJSON", "FCMJSON", "FCMServer", "FCMTesting",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ]
+        ),
+        .testTarget(
+            name: "FCMControlTests",
+            dependencies: [
                 // FCMXMPP: one test refuses a message on each front, CCS included (RefusalEventTests).
-                "FCMHTTP", "FCMControl", "FCMServer", "FCMTransport", "FCMCore", "FCMCoreJSON", "FCMJSON", "FCMSnapshot", "FCMXMPP",
-                "FCMTesting",
+                "FCMControl", "FCMHTTP", "FCMServer", "FCMTransport", "FCMCore", "FCMJSON", "FCMSnapshot", "FCMXMPP", "FCMTesting",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+            ]
+        ),
+        .testTarget(
+            name: "FCMServerTests",
+            dependencies: [
+                "FCMServer", "FCMHTTP", "FCMTransport", "FCMCore", "FCMCoreJSON", "FCMJSON", "FCMTesting",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 // An HTTP/2 client over TLS, for faults that must act on the connection.
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 @testable import FCMHTTP
+import FCMTesting
 @testable import FCMTransport
 import Logging
 import NIOCore

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import FCMCore
+import FCMTesting
 @testable import FCMTransport
 import NIOCore
 import NIOHTTP1

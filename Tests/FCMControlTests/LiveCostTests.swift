@@ -54,13 +54,13 @@ struct LiveCostTests {
             let pending = try Self.pending(api.call("GET", Self.demo + "/devices/b/events?kind=delivered&waitFor=1&timeout=5m"))
             held.append((pending, pending.watch { woken.add(1, ordering: .relaxed) }))
         }
-        for _ in 0..<20 { try WaitTests.sendData(api, token: try #require(a.string("token"))) }
+        for _ in 0..<20 { try EventStreamTests.sendData(api, token: try #require(a.string("token"))) }
         #expect(woken.load(ordering: .relaxed) == 0)
         // Waits that match nothing and cannot be indexed (a message id) are woken, and stay waiting.
         let idle = try Self.pending(api.call("GET", "/emulator/v1/events?message=none&waitFor=1&timeout=5m"))
         let idleWoken = Atomic<Int>(0)
         let idleWatch = idle.watch { idleWoken.add(1, ordering: .relaxed) }
-        try WaitTests.sendData(api, token: try #require(a.string("token")))
+        try EventStreamTests.sendData(api, token: try #require(a.string("token")))
         #expect(idleWoken.load(ordering: .relaxed) == 1)
         guard case .waiting = idle.check() else {
             Issue.record("a wait for nothing answered")
@@ -68,7 +68,7 @@ struct LiveCostTests {
         }
         // The device's own delivery satisfies every one of the 300.
         let b = try api.json("GET", Self.demo + "/devices/b")
-        try WaitTests.sendData(api, token: try #require(b.string("token")))
+        try EventStreamTests.sendData(api, token: try #require(b.string("token")))
         #expect(woken.load(ordering: .relaxed) == 300)
         for (pending, _) in held {
             guard case .answer(let answer) = pending.check() else {

@@ -31,11 +31,11 @@ struct EventBroadcastTests {
         let token = try #require(device.string("token"))
         let bodies = try (0..<200).map { _ in try EventStreamTests.stream(api, "/emulator/v1/events:stream").1 }
         // Each stream's first read places it in the log (its generation); after that, the window.
-        try WaitTests.sendData(api, token: token)
+        try EventStreamTests.sendData(api, token: token)
         for body in bodies { _ = EventStreamTests.read(body) }
         for round in 0..<5 {
             let before = Self.reads(api)
-            try WaitTests.sendData(api, token: token)
+            try EventStreamTests.sendData(api, token: token)
             for body in bodies { #expect(try Self.kinds(body) == ["accepted", "delivered"], "round \(round)") }
             #expect(Self.reads(api) - before <= 2, "round \(round): \(Self.reads(api) - before) reads for 200 streams")
         }
@@ -59,8 +59,8 @@ struct EventBroadcastTests {
         api.emulator.recordProxyConnect("warm-up")
         for body in bodies.values { _ = EventStreamTests.read(body) }
         let before = Self.reads(api)
-        try WaitTests.sendData(api, token: try #require(a.string("token")))
-        try WaitTests.sendData(api, token: try #require(b.string("token")))
+        try EventStreamTests.sendData(api, token: try #require(a.string("token")))
+        try EventStreamTests.sendData(api, token: try #require(b.string("token")))
         _ = try api.json("POST", "/v1/projects/\(DemoProject.id)/messages:send", #"{"message":{"topic":"news","data":{"k":"v"}}}"#)
         let texts = bodies.mapValues { EventStreamTests.read($0) }
         #expect(Self.reads(api) - before <= 3)

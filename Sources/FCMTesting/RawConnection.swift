@@ -10,17 +10,17 @@
 
 /// A blocking TCP client for live tests that need exact bytes: garbage, half requests, early
 /// closes. Reads time out after a few seconds, so a wrong server can fail a test but not hang it.
-final class RawConnection {
-    struct Failure: Error, CustomStringConvertible {
-        let description: String
+public final class RawConnection {
+    public struct Failure: Error, CustomStringConvertible {
+        public let description: String
     }
 
-    struct Response {
-        let status: Int
-        let headers: [(String, String)]
-        let body: String
+    public struct Response {
+        public let status: Int
+        public let headers: [(String, String)]
+        public let body: String
 
-        func header(_ name: String) -> String? { headers.first { $0.0.lowercased() == name.lowercased() }?.1 }
+        public func header(_ name: String) -> String? { headers.first { $0.0.lowercased() == name.lowercased() }?.1 }
     }
 
     private let fd: Int32
@@ -28,7 +28,7 @@ final class RawConnection {
 
     /// - Parameter receiveBuffer: SO_RCVBUF, set before connecting so the window stays small and
     ///   a server's writes back up into its own buffers as soon as this side stops reading.
-    init(port: Int, receiveBuffer: Int32? = nil) throws {
+    public init(port: Int, receiveBuffer: Int32? = nil) throws {
         #if canImport(Glibc)
             fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
@@ -50,9 +50,9 @@ final class RawConnection {
 
     deinit { close(fd) }
 
-    func send(_ text: String) throws { try send(Array(text.utf8)) }
+    public func send(_ text: String) throws { try send(Array(text.utf8)) }
 
-    func send(_ bytes: [UInt8]) throws {
+    public func send(_ bytes: [UInt8]) throws {
         var offset = 0
         while offset < bytes.count {
             let n = bytes[offset...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
@@ -72,7 +72,7 @@ final class RawConnection {
     }
 
     /// Reads one response with a Content-Length body.
-    func readResponse() throws -> Response {
+    public func readResponse() throws -> Response {
         let (status, headers) = try readHead()
         let length = Int(headers.first { $0.0.lowercased() == "content-length" }?.1 ?? "0") ?? 0
         while buffer.count < length { guard try fill() else { throw Failure(description: "closed mid-body") } }
@@ -82,7 +82,7 @@ final class RawConnection {
     }
 
     /// Reads a response's status line and headers, leaving its body unread.
-    func readHead() throws -> (status: Int, headers: [(String, String)]) {
+    public func readHead() throws -> (status: Int, headers: [(String, String)]) {
         let separator: [UInt8] = [13, 10, 13, 10]
         var headEnd: Int?
         while headEnd == nil {
@@ -101,7 +101,7 @@ final class RawConnection {
     }
 
     /// Reads at most `limit` bytes and throws them away: how many, 0 at end of stream.
-    func discard(upTo limit: Int) throws -> Int {
+    public func discard(upTo limit: Int) throws -> Int {
         if !buffer.isEmpty {
             let n = min(limit, buffer.count)
             buffer.removeFirst(n)
@@ -116,7 +116,7 @@ final class RawConnection {
     /// Whether the server ends the connection within `milliseconds`, discarding what it sends
     /// first: true at end of stream or a reset, false when it is still open at the deadline, so an
     /// expectation can see both outcomes. `poll` waits for the close itself; nothing sleeps.
-    func isClosedByPeer(within milliseconds: Int = 5_000) throws -> Bool {
+    public func isClosedByPeer(within milliseconds: Int = 5_000) throws -> Bool {
         let deadline = ContinuousClock.now + .milliseconds(milliseconds)
         buffer.removeAll()
         while true {
@@ -134,12 +134,13 @@ final class RawConnection {
     }
 }
 
+// Foundation's two, for this file alone: FCMTesting does not import Foundation.
 extension String {
-    func components(separatedBy separator: String) -> [String] {
+    fileprivate func components(separatedBy separator: String) -> [String] {
         split(separator: separator, omittingEmptySubsequences: false).map(String.init)
     }
 
-    func trimmingCharacters(in _: CharacterSetWhitespace) -> String {
+    fileprivate func trimmingCharacters(in _: CharacterSetWhitespace) -> String {
         var s = Substring(self)
         while s.first == " " || s.first == "\t" { s = s.dropFirst() }
         while s.last == " " || s.last == "\t" { s = s.dropLast() }
@@ -147,4 +148,4 @@ extension String {
     }
 }
 
-enum CharacterSetWhitespace { case whitespaces }
+private enum CharacterSetWhitespace { case whitespaces }

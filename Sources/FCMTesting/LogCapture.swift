@@ -4,24 +4,24 @@ import Logging
 import Synchronization
 
 /// A log handler that keeps what it is given, so tests can read the lines a user would see.
-final class LogCapture: Sendable {
-    struct Line: Sendable {
-        let level: Logger.Level
-        let message: String
-        let metadata: [String: String]
+public final class LogCapture: Sendable {
+    public struct Line: Sendable {
+        public let level: Logger.Level
+        public let message: String
+        public let metadata: [String: String]
     }
 
     private let lines = Mutex<[Line]>([])
     /// Told of each line as it is logged, for tests that await one.
     private let observer: (@Sendable (Line) -> Void)?
 
-    init(observer: (@Sendable (Line) -> Void)? = nil) {
+    public init(observer: (@Sendable (Line) -> Void)? = nil) {
         self.observer = observer
     }
 
-    var logged: [Line] { lines.withLock { $0 } }
+    public var logged: [Line] { lines.withLock { $0 } }
 
-    func logger(level: Logger.Level = .debug) -> Logger {
+    public func logger(level: Logger.Level = .debug) -> Logger {
         var logger = Logger(label: "test") { _ in Handler(capture: self) }
         logger.logLevel = level
         return logger

@@ -8,22 +8,28 @@ import NIOSSL
 /// An HTTP/2 client over TLS that writes frames byte by byte and reads every frame the server
 /// sends, for tests of what a client that does not wait for SETTINGS meets: it can open more
 /// streams than the server advertised, which NIO's own client (rightly) never does.
-final class RawHTTP2Client: Sendable {
+public final class RawHTTP2Client: Sendable {
     /// A frame as read (RFC 9113 §4.1), or the end of the connection.
-    enum Event: Sendable, Equatable {
+    public enum Event: Sendable, Equatable {
         case frame(type: UInt8, flags: UInt8, stream: UInt32, payload: [UInt8])
         case closed
     }
 
     /// A GOAWAY's fields (RFC 9113 §6.8).
-    struct GoAway: Equatable {
-        let lastStreamID: UInt32
-        let errorCode: UInt32
-        let debugData: String
+    public struct GoAway: Equatable {
+        public let lastStreamID: UInt32
+        public let errorCode: UInt32
+        public let debugData: String
+
+        public init(lastStreamID: UInt32, errorCode: UInt32, debugData: String) {
+            self.lastStreamID = lastStreamID
+            self.errorCode = errorCode
+            self.debugData = debugData
+        }
     }
 
-    let channel: any Channel
-    let events: AsyncStream<Event>
+    public let channel: any Channel
+    public let events: AsyncStream<Event>
 
     private init(channel: any Channel, events: AsyncStream<Event>) {
         self.channel = channel
@@ -34,7 +40,7 @@ final class RawHTTP2Client: Sendable {
     /// SETTINGS frame with `settings` (RFC 9113 §6.5.1: identifier, value), empty by default,
     /// then `frames` in the same write (for tests whose server would let a connection that
     /// waits go idle).
-    static func connect(port: Int, settings: [(UInt16, UInt32)] = [], then frames: [UInt8] = []) async throws -> RawHTTP2Client {
+    public static func connect(port: Int, settings: [(UInt16, UInt32)] = [], then frames: [UInt8] = []) async throws -> RawHTTP2Client {
         let (events, continuation) = AsyncStream.makeStream(of: Event.self)
         let channel = try await tlsChannel(port: port, alpn: "h2", reader: FrameReader(continuation))
         let client = RawHTTP2Client(channel: channel, events: events)
@@ -45,7 +51,7 @@ final class RawHTTP2Client: Sendable {
 
     /// Sends `request` over TLS with ALPN http/1.1 and answers everything the server wrote until it
     /// closed the connection.
-    static func http1(port: Int, _ request: String) async throws -> String {
+    public static func http1(port: Int, _ request: String) async throws -> String {
         let (bytes, continuation) = AsyncStream.makeStream(of: ByteBuffer.self)
         let channel = try await tlsChannel(port: port, alpn: "http/1.1", reader: ByteReader(continuation))
         try await channel.writeAndFlush(ByteBuffer(string: request))
@@ -83,12 +89,12 @@ final class RawHTTP2Client: Sendable {
         func errorCaught(context: ChannelHandlerContext, error: any Error) { context.close(promise: nil) }
     }
 
-    func send(_ bytes: [UInt8]) async throws {
+    public func send(_ bytes: [UInt8]) async throws {
         try await channel.writeAndFlush(ByteBuffer(bytes: bytes))
     }
 
     /// One frame's bytes.
-    static func frame(type: UInt8, flags: UInt8, stream: UInt32, payload: [UInt8]) -> [UInt8] {
+    public static func frame(type: UInt8, flags: UInt8, stream: UInt32, payload: [UInt8]) -> [UInt8] {
         let n = payload.count
         return [UInt8(n >> 16 & 0xff), UInt8(n >> 8 & 0xff), UInt8(n & 0xff), type, flags]
             + withUnsafeBytes(of: stream.bigEndian, Array.init) + payload
@@ -96,7 +102,7 @@ final class RawHTTP2Client: Sendable {
 
     /// A HEADERS frame (END_HEADERS; END_STREAM when `endStream`) posting to `path`, its header
     /// block in HPACK literals without indexing (RFC 7541 §6.2.2), so no table is shared.
-    static func post(stream: UInt32, path: String, endStream: Bool = false, extra: [(String, String)] = []) -> [UInt8] {
+    public static func post(stream: UInt32, path: String, endStream: Bool = false, extra: [(String, String)] = []) -> [UInt8] {
         headers(
             stream: stream,
             [
@@ -106,13 +112,13 @@ final class RawHTTP2Client: Sendable {
     }
 
     /// A HEADERS frame that asks GET `path` and ends the stream.
-    static func get(stream: UInt32, path: String, authority: String = "127.0.0.1", extra: [(String, String)] = []) -> [UInt8] {
+    public static func get(stream: UInt32, path: String, authority: String = "127.0.0.1", extra: [(String, String)] = []) -> [UInt8] {
         headers(stream: stream, [(":method", "GET"), (":scheme", "https"), (":path", path), (":authority", authority)] + extra, endStream: true)
     }
 
     /// A HEADERS frame (END_HEADERS; END_STREAM when `endStream`) with `fields`, in HPACK literals
     /// without indexing (RFC 7541 §6.2.2): names and values under 128 bytes each.
-    static func headers(stream: UInt32, _ fields: [(String, String)], endStream: Bool) -> [UInt8] {
+    public static func headers(stream: UInt32, _ fields: [(String, String)], endStream: Bool) -> [UInt8] {
         var block: [UInt8] = []
         for (name, value) in fields {
             block += [0x00, UInt8(name.utf8.count)] + Array(name.utf8) + [UInt8(value.utf8.count)] + Array(value.utf8)
@@ -121,13 +127,13 @@ final class RawHTTP2Client: Sendable {
     }
 
     /// A DATA frame that ends the stream.
-    static func data(stream: UInt32, _ body: String) -> [UInt8] {
+    public static func data(stream: UInt32, _ body: String) -> [UInt8] {
         frame(type: 0x0, flags: 0x1, stream: stream, payload: Array(body.utf8))
     }
 
     /// Reads to the end of the connection: the server's GOAWAY, if it sent one, and whether the
     /// connection ended.
-    func goAwayAndEnd() async -> (goAway: GoAway?, closed: Bool) {
+    public func goAwayAndEnd() async -> (goAway: GoAway?, closed: Bool) {
         var goAway: GoAway?
         for await event in events {
             switch event {
@@ -139,7 +145,7 @@ final class RawHTTP2Client: Sendable {
         return (goAway, false)
     }
 
-    static func goAway(_ payload: [UInt8]) -> GoAway? {
+    public static func goAway(_ payload: [UInt8]) -> GoAway? {
         guard payload.count >= 8 else { return nil }
         func word(_ at: Int) -> UInt32 { payload[at..<at + 4].reduce(0) { $0 << 8 | UInt32($1) } }
         return GoAway(
