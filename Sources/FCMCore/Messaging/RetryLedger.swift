@@ -75,22 +75,38 @@ struct RetryLedger: Sendable {
     /// A send's key: its front's fingerprint of the request with its target, which tells apart the
     /// sends of one legacy request to several tokens (FNV-1a, 64 bits: stable across runs).
     static func key(fingerprint: UInt64, target: String) -> UInt64 {
-        SendFingerprint.mix(fingerprint, target.utf8)
+        SendFingerprint.mix(fingerprint, target)
     }
 }
 
 /// A front's fingerprint of a send request (`SendRequest.fingerprint`): the project or sender it
 /// named and the request body's bytes, FNV-1a over 64 bits, stable across runs.
+///
+/// Over contiguous bytes, not any `Sequence`: a generic called from the fronts, across the module
+/// boundary, ran unspecialized, a witness call per byte, and was half of a send's instructions
+/// (docs/benchmarks.md).
 package enum SendFingerprint {
-    package static func of(project: String, body: some Sequence<UInt8>) -> UInt64 {
+    private static let offsetBasis: UInt64 = 0xcbf2_9ce4_8422_2325
+
+    package static func of(project: String, body: [UInt8]) -> UInt64 {
         // A zero byte between the two, so ("ab", "c") and ("a", "bc") differ.
-        mix(mix(mix(0xcbf2_9ce4_8422_2325, project.utf8), CollectionOfOne(0)), body)
+        let hash = step(mix(offsetBasis, project), 0)
+        return body.withUnsafeBufferPointer { mix(hash, $0) }
     }
 
-    /// FNV-1a's step over `bytes`, from `hash`.
-    static func mix(_ hash: UInt64, _ bytes: some Sequence<UInt8>) -> UInt64 {
+    /// FNV-1a's steps over `text`'s UTF-8, from `hash`.
+    static func mix(_ hash: UInt64, _ text: String) -> UInt64 {
+        var text = text
+        return text.withUTF8 { mix(hash, $0) }
+    }
+
+    private static func mix(_ hash: UInt64, _ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
         var hash = hash
-        for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        for byte in bytes { hash = step(hash, byte) }
         return hash
+    }
+
+    private static func step(_ hash: UInt64, _ byte: UInt8) -> UInt64 {
+        (hash ^ UInt64(byte)) &* 0x100_0000_01b3
     }
 }
