@@ -12,7 +12,7 @@ import FuzzSupport
 public func test(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     let bytes = Fuzz.bytes(start, count)
     let text = String(decoding: bytes, as: UTF8.self)
-    let lines = text.utf8.reduce(1) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }
+    let lines = lineCount(text)
     guard let root = try? YAMLDocument.compose(text) else { return 0 }
     var visited = 0
     var deepest = 0
@@ -37,4 +37,19 @@ public func test(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     Fuzz.check(again.map { $0.json == root.json } == true, "a second compose differs: \(Fuzz.preview(bytes))")
     _ = root.json.encoded()
     return 0
+}
+
+/// Lines as YAML counts them: LF, CR, CR LF, and (YAML 1.1) NEL, LS and PS each end one.
+func lineCount(_ text: String) -> Int {
+    var count = 1
+    var afterCR = false
+    for scalar in text.unicodeScalars {
+        switch scalar {
+        case "\n": if !afterCR { count += 1 }
+        case "\r", "\u{85}", "\u{2028}", "\u{2029}": count += 1
+        default: break
+        }
+        afterCR = scalar == "\r"
+    }
+    return count
 }
