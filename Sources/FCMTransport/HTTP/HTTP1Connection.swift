@@ -25,31 +25,17 @@ import NIOHTTP1
 ///   keeps its explanation and its length, where NIO's encoder dropped both and left the client
 ///   reading to the close. A header that is not a token, or a value
 ///   with CR, LF or NUL, is never written (RFC 9110 §5.1, §5.5): the answer goes without it.
+///
+/// Where the connection stands is one `HTTP1ConnectionState`, whose transitions return what
+/// this handler does; the handler keeps only the answer being encoded.
 final class HTTP1Connection: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias InboundOut = HTTPServerRequestPart
     typealias OutboundIn = HTTPServerResponsePart
     typealias OutboundOut = IOData
 
-    /// The request being answered has sent its head and not yet its end.
-    private var requestOpen = false
-    /// A request's head has been passed on and its answer's end not yet written.
-    private var answerOwed = false
-    /// An answer's head has been written and its end not yet: a 400 for a malformed request
-    /// would come too late.
-    private var answerBegun = false
-    /// A malformed request behind one whose answer is owed: refused after that answer.
-    private var deferredError: HTTPParserError?
-    /// Pipelined parts behind the request being answered.
-    private var waiting = CircularBuffer<HTTPServerRequestPart>()
-    /// Passing waiting parts on (an answer written meanwhile must not start another pass).
-    private var delivering = false
-    /// A `read` held back until the owed answer is written.
-    private var readHeld = false
-    private var quiescing = false
-    /// The answer being written says `Connection: close`: no request after it is run (RFC 9112
-    /// §9.6), since its answer would never be read; the handler behind closes the connection.
-    private var closing = false
+    /// The request and answer cycle, what waits behind it and how the connection ends.
+    private var state = HTTP1ConnectionState()
     /// The method of the request being answered: a HEAD's answer carries no body.
     private var method = HTTPMethod.GET
     private var framing = Framing.plain
@@ -64,60 +50,24 @@ final class HTTP1Connection: ChannelDuplexHandler, RemovableChannelHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let part = unwrapInboundIn(data)
-        if quiescing || closing, !requestOpen { return }  // no new request on a closing connection
-        if !waiting.isEmpty {
-            waiting.append(part)
-            return
+        switch state.received(part) {
+        case .pass:
+            pass(part, context: context)
+        case .passThenClose:
+            pass(part, context: context)
+            close(after: context.channel.allocator.buffer(capacity: 0), promise: nil, context: context)
+        case .wait, .drop:
+            break
         }
-        if case .head = part, answerOwed {
-            waiting.append(part)
-            return
-        }
-        deliver(part, context: context)
     }
 
-    private func deliver(_ part: HTTPServerRequestPart, context: ChannelHandlerContext) {
-        switch part {
-        case .head(let head):
-            requestOpen = true
-            answerOwed = true
-            method = head.method
-        case .body:
-            break
-        case .end:
-            requestOpen = false
-        }
+    private func pass(_ part: HTTPServerRequestPart, context: ChannelHandlerContext) {
+        if case .head(let head) = part { method = head.method }
         context.fireChannelRead(wrapInboundOut(part))
     }
 
-    /// After an answer: the waiting parts, up to the next request that owes one.
-    private func deliverWaiting(context: ChannelHandlerContext) {
-        guard !delivering else { return }
-        delivering = true
-        defer { delivering = false }
-        while !answerOwed || (requestOpen && !isHead(waiting.first)), let part = waiting.popFirst() {
-            deliver(part, context: context)
-        }
-    }
-
-    private func isHead(_ part: HTTPServerRequestPart?) -> Bool {
-        if case .head = part { return true }
-        return false
-    }
-
-    /// Nothing more is read while an answer is owed for a complete request (a client that
-    /// pipelines without reading answers is read no faster than it is answered), while parts or a
-    /// malformed request wait, or once the connection is closing and no request is arriving.
-    private var holdsReads: Bool {
-        (answerOwed || quiescing || closing) && !requestOpen || !waiting.isEmpty || deferredError != nil
-    }
-
     func read(context: ChannelHandlerContext) {
-        guard !holdsReads else {
-            readHeld = true
-            return
-        }
-        context.read()
+        if state.readRequested() { context.read() }
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
@@ -125,11 +75,8 @@ final class HTTP1Connection: ChannelDuplexHandler, RemovableChannelHandler {
             context.fireUserInboundEventTriggered(event)
             return
         }
-        quiescing = true
-        waiting.removeAll()
-        guard !answerOwed, !requestOpen else { return }
         // What is still being written (a big answer to a slow reader) goes out first.
-        close(after: context.channel.allocator.buffer(capacity: 0), promise: nil, context: context)
+        if state.quiesce() { close(after: context.channel.allocator.buffer(capacity: 0), promise: nil, context: context) }
     }
 
     /// Writes `bytes` and closes the connection once they are out.
@@ -142,21 +89,15 @@ final class HTTP1Connection: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func errorCaught(context: ChannelHandlerContext, error: Error) {
-        guard let error = error as? HTTPParserError else {
-            // More bytes after the malformed ones, while the requests before them are answered.
-            if deferredError != nil, error is ByteToMessageDecoderError { return }
-            context.fireErrorCaught(error)
-            return
+        switch state.caught(error) {
+        case .refuse(let answerBegun): refuse(error, answerBegun: answerBegun, context: context)
+        case .pass: context.fireErrorCaught(error)
+        case .wait, .ignore: break
         }
-        if answerOwed, !requestOpen {
-            deferredError = error  // the requests before it are answered first, in order
-            return
-        }
-        refuse(error, context: context)
     }
 
     /// NIO's `HTTPServerProtocolErrorHandler`'s answer, byte for byte, unless an answer has begun.
-    private func refuse(_ error: HTTPParserError, context: ChannelHandlerContext) {
+    private func refuse(_ error: Error, answerBegun: Bool, context: ChannelHandlerContext) {
         if !answerBegun {
             var buffer = context.channel.allocator.buffer(capacity: 80)
             buffer.writeStaticString("HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n")
@@ -165,19 +106,26 @@ final class HTTP1Connection: ChannelDuplexHandler, RemovableChannelHandler {
         context.fireErrorCaught(error)
     }
 
+    /// After an answer: what waited, a malformed request's refusal, or the held read.
+    private func followNext(context: ChannelHandlerContext) {
+        while let next = state.next() {
+            switch next {
+            case .pass(let part): pass(part, context: context)
+            case .refuse(let error, let answerBegun): refuse(error, answerBegun: answerBegun, context: context)
+            case .read: context.read()
+            }
+        }
+    }
+
     /// A tunnel takes the connection over (the proxy port): what was gathered goes out, and a
     /// held read is let go, as the tunnel reads from now on.
     func handlerRemoved(context: ChannelHandlerContext) {
         writePending(context: context)
-        waiting.removeAll()
-        if readHeld {
-            readHeld = false
-            context.read()
-        }
+        if state.clear() { context.read() }
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        waiting.removeAll()
+        _ = state.clear()
         pending = nil
         context.fireChannelInactive()
     }
@@ -195,11 +143,7 @@ final class HTTP1Connection: ChannelDuplexHandler, RemovableChannelHandler {
         case .head(let head):
             var buffer = context.channel.allocator.buffer(capacity: 512)
             encode(head, into: &buffer)
-            answerBegun = true
-            if head.headers["connection"].contains(where: { $0.equalsIgnoringASCIICase("close") }) {
-                closing = true
-                waiting.removeAll()
-            }
+            state.answerHeadWritten(closes: head.headers["connection"].contains { $0.equalsIgnoringASCIICase("close") })
             append(&buffer, context: context, promise: promise)
         case .body(let body):
             guard framing != .none, method != .HEAD else {
@@ -233,27 +177,18 @@ final class HTTP1Connection: ChannelDuplexHandler, RemovableChannelHandler {
                 last.writeStaticString("\r\n")
                 pending.setOrWriteBuffer(&last)
             }
-            answerOwed = false
-            answerBegun = false
             let answer = pending ?? context.channel.allocator.buffer(capacity: 0)
             pending = nil
-            if quiescing {
+            let action = state.answerEndWritten()
+            guard action != .writeThenClose else {
                 close(after: answer, promise: promise, context: context)
                 return
             }
             if answer.readableBytes > 0 || promise != nil {
                 context.write(wrapOutboundOut(.byteBuffer(answer)), promise: promise)
             }
-            deliverWaiting(context: context)
-            if let error = deferredError, waiting.isEmpty, !(answerOwed && !requestOpen) {
-                deferredError = nil
-                refuse(error, context: context)
-                return
-            }
-            if readHeld, !holdsReads {
-                readHeld = false
-                context.read()
-            }
+            // `.write`: the answer came from a part `followNext` is passing on, and it carries on.
+            if action == .writeThenNext { followNext(context: context) }
         }
     }
 
@@ -302,7 +237,7 @@ final class HTTP1Connection: ChannelDuplexHandler, RemovableChannelHandler {
         } else {
             framing = .plain  // HTTP/1.0: the body runs to the close
         }
-        if quiescing, head.isKeepAlive { headers.replaceOrAdd(name: "connection", value: "close") }
+        if state.ending == .quiescing, head.isKeepAlive { headers.replaceOrAdd(name: "connection", value: "close") }
         // The head is gathered as bytes and written to the buffer once: each of a ByteBuffer's
         // small writes checks its storage, and a head was thirty of them (docs/benchmarks.md).
         var bytes: [UInt8] = []

@@ -14,19 +14,20 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart
 
+    /// One request's way from its head to its answer.
     private enum State {
         case idle
         case receiving(HTTPRequestHead, ByteBuffer)
         /// The request was refused mid-body; ignore the rest and close after answering.
         case discarding
+        /// Complete, and its answer waits for the channel to drain (`answerHeld`).
+        case complete(HTTPRequestHead, HTTPRequest)
+        /// Complete, and queued on its HTTP/2 connection until that holds fewer answers
+        /// (HTTP2HeldAnswers.swift).
+        case waitingForRoom(HTTPRequestHead, HTTPRequest)
     }
 
     private var state = State.idle
-    /// A complete request whose answer waits for the channel to drain, or on HTTP/2 for its
-    /// connection to hold less (HTTP2HeldAnswers.swift).
-    private var held: (HTTPRequestHead, HTTPRequest)?
-    /// Whether `held` is queued on the HTTP/2 connection (`answerWhenRoom`).
-    private var waitingForRoom = false
     let responder: HTTPResponder
     let log: AccessLog
     /// A wait or an event stream in progress (HTTPRequestHandler+Live.swift).
@@ -92,7 +93,7 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
             state = .receiving(head, buffer)
         case .end:
             guard case .receiving(let head, var buffer) = state else {
-                state = .idle
+                if case .discarding = state { state = .idle }
                 return
             }
             state = .idle
@@ -102,7 +103,7 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
                 body: buffer.readBytes(length: buffer.readableBytes) ?? []
             )
             request.authority = authority
-            held = (head, request)
+            state = .complete(head, request)
             answerHeld(context: context)
         }
     }
@@ -120,22 +121,18 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// control keeps (HTTP2HeldAnswers.swift): the answer is made only then. Each of them calls
     /// this again when it changes.
     private func answerHeld(context: ChannelHandlerContext) {
-        guard let (head, request) = held, context.channel.isWritable else { return }
+        guard case .complete(let head, let request) = state, context.channel.isWritable else { return }
         if let connection = http2?.connection, !connection.hasRoomForAnswers {
-            guard !waitingForRoom else { return }
-            waitingForRoom = true
+            state = .waitingForRoom(head, request)
             connection.answerWhenRoom { [self] in
-                waitingForRoom = false
+                guard case .waitingForRoom(let head, let request) = state else { return }
                 // A stream reset meanwhile has nobody to answer.
-                guard context.channel.isActive else {
-                    held = nil
-                    return
-                }
+                state = context.channel.isActive ? .complete(head, request) : .idle
                 answerHeld(context: context)
             }
             return
         }
-        held = nil
+        state = .idle
         answer(request, head: head, context: context)
     }
 
