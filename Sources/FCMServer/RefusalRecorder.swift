@@ -17,7 +17,7 @@ struct RefusalRecorder: Sendable {
     /// records them; the transport's access log then says why. `api`: the request's, from the
     /// router's mounts.
     func record(_ response: inout HTTPResponse, for request: HTTPRequest, api: API) {
-        guard let name = api.refusalName, response.live == nil, response.held == nil, !response.resetConnection else {
+        guard let name = api.refusalName, response.outcome.writesAnswer else {
             response.refusals = []
             return
         }

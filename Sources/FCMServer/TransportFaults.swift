@@ -48,7 +48,8 @@ struct TransportFaults: Sendable {
             return Self.dropped
         case .latency(let millis):
             var response = next(request)
-            response.delayMillis = millis
+            // A wait or a stream answers later anyway; a fault that drops the call stays one.
+            if case .write = response.outcome { response.outcome = .delay(millis: millis) }
             return response
         case .deliverThenFail(let status, let retryAfter):
             // Served for real first: the message is accepted and delivered, events and all.
@@ -61,12 +62,11 @@ struct TransportFaults: Sendable {
         case .goAway(let code, let debugData):
             let goAway = GoAway(errorCode: code, debugData: debugData)
             var response = goAway.isGraceful ? next(request) : Self.dropped
-            if goAway.isGraceful { response.closeConnection = true }
-            response.goAway = goAway
+            response.outcome = .goAway(goAway)
             return response
         case .rstStream(let code):
             var response = Self.dropped
-            response.resetStream = code
+            response.outcome = .resetStream(code)
             return response
         case .hold:
             // Past the bound the call is refused as an overloaded FCM refuses it, in its dialect:
@@ -75,7 +75,7 @@ struct TransportFaults: Sendable {
             // No socket's client sees the status; an in-process caller (a scenario) reads 504, what
             // a gateway that gave up on the call would say.
             var response = HTTPResponse(status: 504)
-            response.held = slot
+            response.outcome = .hold(slot)
             return response
         case .error, .drain, .slowHandshake:
             // The core applies errors in the API's dialect; drains are XMPP's; handshakes come
@@ -87,7 +87,7 @@ struct TransportFaults: Sendable {
     /// No answer: the connection is dropped.
     static var dropped: HTTPResponse {
         var response = HTTPResponse(status: 500)
-        response.resetConnection = true
+        response.outcome = .reset
         return response
     }
 }

@@ -25,7 +25,7 @@ struct EventStreamTests {
 
     static func stream(_ api: InProcess, _ path: String, headers: [(String, String)] = []) throws -> (HTTPResponse, StreamingBody) {
         let response = api.call("GET", path, headers: headers)
-        guard case .stream(let body) = response.live else {
+        guard case .live(.stream(let body)) = response.outcome else {
             Issue.record("no stream: \(response.status) \(response.bodyText)")
             throw CancellationError()
         }
@@ -73,7 +73,7 @@ struct EventStreamTests {
         #expect(try Self.events(Self.read(body)).map { $0.string("device") } == ["0"])
         let refused = api.call("GET", "/emulator/v1/events:stream?kind=nope")
         #expect(refused.status == 400)
-        #expect(refused.live == nil)
+        #expect(refused.outcome.writesAnswer)
     }
 
     @Test func resumesAfterLastEventIdAndReplaysFromTheOldestWithMinusOne() throws {

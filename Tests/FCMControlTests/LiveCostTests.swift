@@ -16,7 +16,7 @@ struct LiveCostTests {
     static let demo = EventStreamTests.demo
 
     static func pending(_ response: HTTPResponse) throws -> PendingAnswer {
-        guard case .wait(let pending) = response.live else {
+        guard case .live(.wait(let pending)) = response.outcome else {
             Issue.record("no wait: \(response.status) \(response.bodyText)")
             throw CancellationError()
         }
@@ -35,7 +35,7 @@ struct LiveCostTests {
             let refused = api.call("GET", Self.demo + "/events?kind=delivered&\(query)")
             #expect(refused.status == 400, "\(query)")
             #expect(refused.bodyText.contains("\"field\": \"\(field)\""), "\(query): \(refused.bodyText)")
-            #expect(refused.live == nil)
+            #expect(refused.outcome.writesAnswer)
         }
         for good in ["waitFor=1&timeout=500ms", "waitFor=1&timeout=10s", "waitFor=1&timeout=5m", "waitFor=1&timeout=1m30s"] {
             #expect(api.call("GET", Self.demo + "/events?kind=delivered&\(good)").status == 200, "\(good)")

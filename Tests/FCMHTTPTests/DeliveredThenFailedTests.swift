@@ -34,7 +34,7 @@ struct DeliveredThenFailedTests {
         let d = try api.emulator.createDevice(DeviceSpec(platform: .android, appId: "a"), projectId: DemoProject.id)
         _ = try api.json("POST", "/emulator/v1/faults", #"{"action":{"deliverThenFail":true,"reset":true}}"#, status: 201)
         let answer = api.call("POST", send, #"{"message":{"token":"\#(d.token)"}}"#)
-        #expect(answer.resetConnection)
+        #expect(answer.outcome.dropsConnection)
         #expect(try api.emulator.inbox(d.token, projectId: DemoProject.id).1.count == 1)
     }
 

@@ -81,7 +81,7 @@ struct HTTP1ConnectionTests {
     @Test func aRequestBehindADelayedAnswerWaitsForIt() throws {
         let channel = try Self.wire { request in
             var response = HTTPResponse(status: 200, contentType: "text/plain", body: request.path)
-            if request.path == "/slow" { response.delayMillis = 2000 }
+            if request.path == "/slow" { response.outcome = .delay(millis: 2000) }
             return response
         }
         try Self.send(channel, "GET /slow HTTP/1.1\r\nHost: x\r\n\r\n" + Self.get)
@@ -96,7 +96,7 @@ struct HTTP1ConnectionTests {
     @Test func aMalformedRequestBehindOwedAnswersIsRefusedAfterThem() throws {
         let channel = try Self.wire { request in
             var response = HTTPResponse(status: 200, contentType: "text/plain", body: request.path)
-            if request.path == "/slow" { response.delayMillis = 1000 }
+            if request.path == "/slow" { response.outcome = .delay(millis: 1000) }
             return response
         }
         try? Self.send(channel, "GET /slow HTTP/1.1\r\nHost: x\r\n\r\n" + Self.get + "GARBAGE\r\n\r\n")
@@ -117,7 +117,7 @@ struct HTTP1ConnectionTests {
         let channel = try Self.wire { request in
             calls.add(request.path)
             var response = HTTPResponse(status: 200, contentType: "text/plain", body: "ok")
-            response.closeConnection = request.path == "/last"
+            if request.path == "/last" { response.outcome = .writeThenClose }
             return response
         }
         try Self.send(channel, "GET /last HTTP/1.1\r\nHost: x\r\n\r\n" + "POST /send HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n")
@@ -141,6 +141,25 @@ struct HTTP1ConnectionTests {
         let answer = try Self.writes(channel).joined()
         #expect(answer.hasSuffix("connection: close\r\n\r\n6"))
         #expect(!channel.isActive)
+    }
+
+    /// Outcomes HTTP/1.1 has no frame for: a graceful GOAWAY is an answer that closes, an error
+    /// GOAWAY or a stream reset drops the connection unanswered, as an injected reset does.
+    @Test func anHTTP2OutcomeIsWhatHTTP1CanDo() throws {
+        let outcomes: [(HTTPResponse.Outcome, String)] = [
+            (.goAway(GoAway(errorCode: 0)), "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok"),
+            (.goAway(GoAway(errorCode: 11)), ""), (.resetStream(7), ""), (.reset, ""),
+        ]
+        for (outcome, expected) in outcomes {
+            let channel = try Self.wire { _ in
+                var response = HTTPResponse(status: 200, contentType: "text/plain", body: "ok")
+                response.outcome = outcome
+                return response
+            }
+            try Self.send(channel, Self.get + Self.get)
+            #expect(try Self.writes(channel).joined() == expected, "\(outcome)")
+            #expect(!channel.isActive, "\(outcome)")
+        }
     }
 
     /// RFC 9110 §5.5: a value with CR or LF could end the head and start an answer of its own;
@@ -182,7 +201,7 @@ struct HTTP1ConnectionTests {
     @Test func aQuiescedConnectionClosesAfterItsAnswer() throws {
         let channel = try Self.wire { _ in
             var response = HTTPResponse(status: 200, contentType: "text/plain", body: "last")
-            response.delayMillis = 1000
+            response.outcome = .delay(millis: 1000)
             return response
         }
         try Self.send(channel, Self.get)

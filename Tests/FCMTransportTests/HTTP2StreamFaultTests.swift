@@ -134,7 +134,7 @@ struct HTTP2StreamFaultTests {
                 refused: { HTTPResponse(status: $0.status) }))
         router.add("GET", "/hold") { _, _ in
             var response = HTTPResponse(status: 504)
-            response.held = live.admit(.hold)
+            if let slot = live.admit(.hold) { response.outcome = .hold(slot) }
             return response
         }
         let responder = HTTPResponder(router: router, maxBodyBytes: 1024, live: live) { _ in HTTPResponse(status: 413) }

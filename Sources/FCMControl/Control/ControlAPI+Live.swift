@@ -98,10 +98,11 @@ extension ControlAPI {
             }
         }
         var response = Self.tagged(answer(current), "timeout")
-        response.live = .wait(
-            PendingAnswer(
-                timeoutMillis: wait.timeoutMillis, check: check, expire: { final("timeout") },
-                watch: { [emulator] in emulator.watchEvents(interest, $0) }, slot: slot))
+        response.outcome = .live(
+            .wait(
+                PendingAnswer(
+                    timeoutMillis: wait.timeoutMillis, check: check, expire: { final("timeout") },
+                    watch: { [emulator] in emulator.watchEvents(interest, $0) }, slot: slot)))
         return response
     }
 
@@ -150,10 +151,11 @@ extension ControlAPI {
             emulator: emulator, query: query, cursor: start, broadcast: feed.broadcast(for: emulator), frames: feed.frames)
         var response = HTTPResponse(status: 200, contentType: "text/event-stream; charset=utf-8", body: "")
         response.body = reader.opening(reconnectMillis: Self.reconnectMillis)
-        response.live = .stream(
-            StreamingBody(
-                first: response.body, next: { reader.next() }, heartbeat: { reader.heartbeat() }, heartbeatMillis: Self.heartbeatMillis,
-                farewell: Array("event: shutdown\ndata: {}\n\n".utf8), watch: { reader.watch(on: $0, $1) }, slot: slot))
+        response.outcome = .live(
+            .stream(
+                StreamingBody(
+                    first: response.body, next: { reader.next() }, heartbeat: { reader.heartbeat() }, heartbeatMillis: Self.heartbeatMillis,
+                    farewell: Array("event: shutdown\ndata: {}\n\n".utf8), watch: { reader.watch(on: $0, $1) }, slot: slot)))
         return response
     }
 }

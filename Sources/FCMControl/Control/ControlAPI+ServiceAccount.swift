@@ -29,7 +29,8 @@ extension ControlAPI {
         }
         guard let ticket = accounts.request(forProject: project.id, room: room) else {
             return Self.keysBusy(
-                "\(accounts.keys.maxRunning) service-account keys are being made and \(accounts.keys.maxQueued) more wait; try again in a second")
+                "\(accounts.keys.maxRunning) service-account keys are being made and \(accounts.keys.maxQueued) more wait; try again in a second"
+            )
         }
         let answer = { @Sendable (result: Result<ServiceAccount, FCMError>) -> HTTPResponse in
             switch result {
@@ -45,22 +46,24 @@ extension ControlAPI {
         let projectId = project.id
         // What an in-process caller would see; the transport answers once the ticket is done.
         var response = Self.keysBusy("The service-account key is still being made; try again in a second")
-        response.live = .wait(
-            PendingAnswer(
-                timeoutMillis: Self.keyWaitMillis,
-                check: { [emulator] in
-                    if let result = ticket.result { return .answer(answer(result)) }
-                    guard (try? emulator.project(projectId)) != nil else {
-                        return .answer(ControlError.response(status: 404, name: "NOT_FOUND", message: "Project '\(projectId)' was deleted"))
-                    }
-                    return .waiting
-                },
-                expire: { ticket.result.map(answer) ?? Self.keysBusy("The service-account key is still being made; try again") },
-                watch: { [emulator] wake in
-                    ticket.onDone(wake)
-                    // The project's deletion answers too.
-                    return emulator.watchEvents(EventInterest(projectId: projectId, kinds: [.projectDeleted]), wake)
-                }, slot: slot))
+        response.outcome = .live(
+            .wait(
+                PendingAnswer(
+                    timeoutMillis: Self.keyWaitMillis,
+                    check: { [emulator] in
+                        if let result = ticket.result { return .answer(answer(result)) }
+                        guard (try? emulator.project(projectId)) != nil else {
+                            return .answer(
+                                ControlError.response(status: 404, name: "NOT_FOUND", message: "Project '\(projectId)' was deleted"))
+                        }
+                        return .waiting
+                    },
+                    expire: { ticket.result.map(answer) ?? Self.keysBusy("The service-account key is still being made; try again") },
+                    watch: { [emulator] wake in
+                        ticket.onDone(wake)
+                        // The project's deletion answers too.
+                        return emulator.watchEvents(EventInterest(projectId: projectId, kinds: [.projectDeleted]), wake)
+                    }, slot: slot)))
         return response
     }
 

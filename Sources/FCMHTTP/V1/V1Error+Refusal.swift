@@ -17,6 +17,6 @@ extension V1Error {
             }
         }
         let detail = field.map { message.contains($0) ? message : "\(message) (field \($0))" } ?? message
-        return Refusal(api: "v1", status: status, code: code, detail: detail)
+        return Refusal(api: "v1", status: status, code: code, target: target, detail: detail)
     }
 }

@@ -8,7 +8,7 @@ import FCMTransport
 /// names only, an `FcmError` detail where FCM sends one, and `Retry-After` where it applies
 /// (https://cloud.google.com/apis/design/errors, https://firebase.google.com/docs/reference/fcm/rest/v1/ErrorCode).
 /// Every SDK builds its exception class from these bytes.
-struct V1Error: Error, Sendable {
+struct V1Error: RouteError, Sendable {
     enum Detail: Sendable {
         case fcmError(String)
         case badRequest(field: String, description: String)
@@ -29,6 +29,8 @@ struct V1Error: Error, Sendable {
     let message: String
     var details: [Detail]
     var retryAfterSeconds: Int?
+    /// The token, topic or condition the refused request named, for its `refused` event.
+    var target: String?
 
     /// What Google's JSON transcoder refuses, worded as it words it: 400 with a `BadRequest`
     /// naming the field path (`message.data[0].value`).

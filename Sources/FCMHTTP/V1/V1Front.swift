@@ -13,52 +13,52 @@ struct V1Front: Sendable {
     func register(into router: inout Router) {
         router.mount(.v1, ["/v1/*"], dialect: Self.dialect)
         router.add("POST", "/v1/projects/{project}/messages:send") { request, params in
-            guard let project = params["project"] else { return V1Error.routeMismatch.response }
-            return send(request, project: project)
+            guard let project = params["project"] else { throw V1Error.routeMismatch }
+            return try send(request, project: project)
         }
     }
 
-    func send(_ request: HTTPRequest, project: String) -> HTTPResponse {
+    func send(_ request: HTTPRequest, project: String) throws(V1Error) -> HTTPResponse {
         // Credentials are answered before the body, as Google's front end does. What they need of
         // the world (the demo-project rule, the grant's project) is weighed in the send's own
         // world call, so nothing changes between the check and the send.
         let credentials = auth.v1Credentials(request)
-        if case .refused(let failure) = credentials { return failure.v1.response }
-        var target: String?
+        if case .refused(let failure) = credentials { throw failure.v1 }
+        let send = try decode(request, project: project)
+        var denied: AuthFailure?
+        let sent: SendOutcome?
+        do throws(FCMError) {
+            sent = try emulator.send(send, from: .project(project)) { found in
+                denied = credentials.check(found, named: project)
+                return denied == nil
+            }
+        } catch {
+            var refused = V1Error(error)
+            refused.target = send.target.description
+            throw refused
+        }
+        guard let outcome = sent else { throw (denied ?? .unauthenticated).v1 }
+        // `{project}` is echoed as given: id or number (docs/http-v1.md).
+        return V1Response.json(.object([("name", .string("projects/\(project)/messages/\(outcome.messageId)"))]))
+    }
+
+    /// The message a send's body holds. One that does not decode is refused with what it named,
+    /// read leniently from the body parsed once, unless its credentials fail first: a request
+    /// without them learns nothing of its body.
+    private func decode(_ request: HTTPRequest, project: String) throws(V1Error) -> SendRequest {
         var json: JSONValue?
         do throws(V1Error) {
-            var send: SendRequest
-            do throws(V1Error) {
-                let parsed = try V1MessageDecoder.parse(request.body)
-                json = parsed
-                send = try V1MessageDecoder.decode(parsed)
-                // A repeat of these bytes to this project is marked as a retry (docs/simulation.md).
-                send.fingerprint = SendFingerprint.of(project: project, body: request.body)
-            } catch {
-                if let failure = auth.authenticateV1(request, project: project) { return failure.v1.response }
-                throw error
-            }
-            target = send.target.description
-            var denied: AuthFailure?
-            let sent: SendOutcome?
-            do throws(FCMError) {
-                sent = try emulator.send(send, from: .project(project)) { found in
-                    denied = credentials.check(found, named: project)
-                    return denied == nil
-                }
-            } catch {
-                throw V1Error(error)
-            }
-            guard let outcome = sent else { return (denied ?? .unauthenticated).v1.response }
-            // `{project}` is echoed as given: id or number (docs/http-v1.md).
-            return V1Response.json(.object([("name", .string("projects/\(project)/messages/\(outcome.messageId)"))]))
+            let parsed = try V1MessageDecoder.parse(request.body)
+            json = parsed
+            var send = try V1MessageDecoder.decode(parsed)
+            // A repeat of these bytes to this project is marked as a retry (docs/simulation.md).
+            send.fingerprint = SendFingerprint.of(project: project, body: request.body)
+            return send
         } catch {
-            var response = error.response
-            // The refused event names what the request named, even when the message did not
-            // decode: read leniently from the body, parsed once.
-            let named = target ?? json.flatMap(Self.namedTarget)
-            for i in response.refusals.indices { response.refusals[i].target = named }
-            return response
+            if let failure = auth.authenticateV1(request, project: project) { throw failure.v1 }
+            var refused = error
+            refused.target = json.flatMap(Self.namedTarget)
+            throw refused
         }
     }
 

@@ -18,7 +18,7 @@ extension ScenarioRunner {
         if let expected = expect?["connection"]?.stringValue, expected != connection {
             out.append("connection: expected \(expected), got \(connection)")
         }
-        if response.resetConnection || response.held != nil, expect?["connection"] != nil, expect?["status"] == nil {
+        if connection != "kept", !response.outcome.writesAnswer, expect?["connection"] != nil, expect?["status"] == nil {
             // No answer was written, so there is no status to hold to the 2xx default.
         } else if let status = expect?["status"] {
             if status.int64Value != Int64(response.status) {
@@ -47,10 +47,13 @@ extension ScenarioRunner {
     }
 
     static func connection(_ response: HTTPResponse) -> String {
-        if let goAway = response.goAway { return "goaway \(FaultRule.goAwayName(goAway.errorCode))" }
-        if let code = response.resetStream { return "rstStream \(FaultRule.http2ErrorName(code))" }
-        if response.held != nil { return "held" }
-        return response.resetConnection ? "reset" : "kept"
+        switch response.outcome {
+        case .goAway(let goAway): "goaway \(FaultRule.goAwayName(goAway.errorCode))"
+        case .resetStream(let code): "rstStream \(FaultRule.http2ErrorName(code))"
+        case .hold: "held"
+        case .reset: "reset"
+        case .write, .writeThenClose, .delay, .live: "kept"
+        }
     }
 
     /// Keeps fields of an answer as variables for later steps.

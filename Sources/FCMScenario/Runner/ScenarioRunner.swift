@@ -172,7 +172,7 @@ package struct ScenarioRunner {
         case .drain(let project): response = control("POST", "/projects/\(project)/xmpp:drain", nil)
         }
         // An injected latency takes emulator time: the answer arrives that much later.
-        if response.delayMillis > 0 { _ = try? emulator.advance(byMillis: response.delayMillis) }
+        if case .delay(let millis) = response.outcome, millis > 0 { _ = try? emulator.advance(byMillis: millis) }
         return verify(response, step)
     }
 

@@ -95,10 +95,9 @@ extension HTTPRequestHandler {
         timeout.cancel()
         live = nil
         var answer = response
-        answer.live = nil
+        answer.outcome = .write
         answer.api = liveAPI
-        if head.version.major < 2, !head.keepsConnection { answer.closeConnection = true }
-        write(answer, head: head, context: context)
+        write(answer, head: head, close: head.version.major < 2 && !head.keepsConnection, context: context)
     }
 
     private func startStream(_ body: StreamingBody, head request: HTTPRequestHead, context: ChannelHandlerContext) {

@@ -147,49 +147,54 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     private func answer(_ request: HTTPRequest, head: HTTPRequestHead, context: ChannelHandlerContext) {
-        var response = responder.respond(request)
-        if let answer = response.live {
+        let response = responder.respond(request)
+        // Over HTTP/1.1 a request that cannot be followed by another closes its connection.
+        let closes = head.version.major < 2 && !head.keepsConnection
+        switch response.outcome {
+        case .write:
+            write(response, head: head, close: closes, context: context)
+        case .writeThenClose:
+            write(response, head: head, close: true, context: context)
+        case .delay(let millis):
+            // Emulator time to wall time: a paused or virtual clock (speed 0) does not wait.
+            let wallDelay = Self.wallDelay(emulatorMillis: millis, speed: responder.clockSpeed())
+            guard wallDelay > 0 else {
+                write(response, head: head, close: closes, context: context)
+                return
+            }
+            // Injected latency: `HTTP1Connection` holds later requests until this answer is written.
+            let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+            context.eventLoop.scheduleTask(in: .milliseconds(wallDelay)) {
+                let (handler, context) = loopBound.value
+                handler.write(response, head: head, close: closes, context: context)
+            }
+        case .goAway(let goAway):
+            guard let http2, let connection = context.channel.parent else {
+                // No GOAWAY frame on HTTP/1.1: a graceful one is an answer that closes, another a drop.
+                guard goAway.isGraceful else { return drop(head: head, context: context) }
+                return write(response, head: head, close: true, context: context)
+            }
+            // Graceful: this answer, then the GOAWAY; an error: the GOAWAY instead of an answer.
+            if goAway.isGraceful { write(response, head: head, close: true, context: context) }
+            http2.connection.sendGoAway(goAway, from: http2.stream, on: connection)
+        case .resetStream(let code):
+            if http2 != nil { resetStream(code, context: context) } else { drop(head: head, context: context) }
+        case .reset:
+            drop(head: head, context: context)
+        case .hold(let slot):
+            hold(slot, context: context)
+        case .live(let answer):
             liveAPI = response.api
             begin(answer, head: head, context: context)
-            return
         }
-        if head.version.major < 2, !head.keepsConnection { response.closeConnection = true }
-        if let goAway = response.goAway, let http2, let connection = context.channel.parent {
-            // Graceful: this answer, then the GOAWAY; an error: the GOAWAY instead of an answer.
-            if goAway.isGraceful { write(response, head: head, context: context) }
-            http2.connection.sendGoAway(goAway, from: http2.stream, on: connection)
-            return
-        }
-        if let code = response.resetStream, http2 != nil {
-            resetStream(code, context: context)
-            return
-        }
-        if let slot = response.held {
-            hold(slot, context: context)
-            return
-        }
-        if response.resetConnection {
-            // On HTTP/2 this handler sits on a stream channel, and closing it resets only the
-            // stream; a reset fault stands for a dropped connection, which clients retry, so
-            // close the connection (the stream's parent). On HTTP/1 the parent is the listener.
-            let connection = head.version.major >= 2 ? context.channel.parent ?? context.channel : context.channel
-            connection.close(promise: nil)
-            return
-        }
-        // Emulator time to wall time: a paused or virtual clock (speed 0) does not wait.
-        // The speed is read only for a delayed answer.
-        let wallDelay = response.delayMillis > 0 ? Self.wallDelay(emulatorMillis: response.delayMillis, speed: responder.clockSpeed()) : 0
-        guard wallDelay > 0 else {
-            write(response, head: head, context: context)
-            return
-        }
-        // Injected latency: `HTTP1Connection` holds later requests until this answer is written.
-        let delayed = response
-        let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-        context.eventLoop.scheduleTask(in: .milliseconds(wallDelay)) {
-            let (handler, context) = loopBound.value
-            handler.write(delayed, head: head, context: context)
-        }
+    }
+
+    /// An injected reset. On HTTP/2 this handler sits on a stream channel, and closing it resets
+    /// only the stream; a reset fault stands for a dropped connection, which clients retry, so
+    /// the connection (the stream's parent) closes. On HTTP/1 the parent is the listener.
+    private func drop(head: HTTPRequestHead, context: ChannelHandlerContext) {
+        let connection = head.version.major >= 2 ? context.channel.parent ?? context.channel : context.channel
+        connection.close(promise: nil)
     }
 
     /// Emulator milliseconds as wall milliseconds at `speed`; a tiny speed makes a huge quotient,
@@ -216,12 +221,10 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
         state = .discarding
         var request = HTTPRequest(method: head.method.rawValue, target: head.uri, headers: head.headers.map { ($0.name, $0.value) })
         request.authority = authority
-        var response = responder.tooLarge(request)
-        response.closeConnection = true
-        write(response, head: head, context: context)
+        write(responder.tooLarge(request), head: head, close: true, context: context)
     }
 
-    func write(_ response: HTTPResponse, head request: HTTPRequestHead, context: ChannelHandlerContext) {
+    func write(_ response: HTTPResponse, head request: HTTPRequestHead, close: Bool, context: ChannelHandlerContext) {
         log.answered(
             api: response.api, method: request.method.rawValue, target: request.uri, status: response.status, version: request.version, since: started,
             refusals: response.refusals)
@@ -235,7 +238,7 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
             headers.replaceOrAdd(name: "Content-Length", value: String(response.body.count))
         }
         // HTTP/2 forbids connection-specific headers; closing there ends only the stream.
-        if response.closeConnection, version.major < 2 { headers.replaceOrAdd(name: "Connection", value: "close") }
+        if close, version.major < 2 { headers.replaceOrAdd(name: "Connection", value: "close") }
         let head = HTTPResponseHead(
             version: version,
             status: HTTPResponseStatus(statusCode: response.status, reasonPhrase: HTTPResponse.reasonPhrase(response.status)),
@@ -247,7 +250,7 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
             buffer.writeBytes(response.body)
             context.write(wrapOutboundOut(.body(.byteBuffer(buffer))), promise: nil)
         }
-        if response.closeConnection {
+        if close {
             let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
             context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in loopBound.value.close(promise: nil) }
         } else {

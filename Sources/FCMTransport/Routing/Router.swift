@@ -23,8 +23,9 @@ public struct PathParameters: Sendable {
     }
 }
 
-/// A request handler: pure, synchronous, and free of transport types.
-public typealias RouteHandler = @Sendable (HTTPRequest, PathParameters) -> HTTPResponse
+/// A request handler: pure, synchronous, and free of transport types. It may throw a `RouteError`,
+/// its own answer.
+public typealias RouteHandler = @Sendable (HTTPRequest, PathParameters) throws -> HTTPResponse
 
 /// Maps (method, path) to handlers, and paths to the API that owns them. Patterns are
 /// `/`-separated segments where `{name}` captures a segment and `{name}:verb` captures a segment
@@ -186,7 +187,14 @@ public struct Router: Sendable {
     /// Answers a resolved request: its route, or its API's 404/405 (with the methods the path has).
     public func respond(to request: HTTPRequest, _ resolution: Resolution) -> HTTPResponse {
         guard let route = resolution.route else { return resolution.dialect.notFound(request, resolution.allowed) }
-        var response = route.handler(request, resolution.parameters)
+        var response: HTTPResponse
+        do {
+            response = try route.handler(request, resolution.parameters)
+        } catch let error as any RouteError {
+            response = error.response
+        } catch {
+            response = resolution.dialect.injected?(500) ?? HTTPResponse(status: 500)
+        }
         if request.method == "HEAD" {
             // The length the GET would have (RFC 9110 §9.3.2), with no body.
             response.headers.removeAll { $0.0.equalsIgnoringASCIICase("content-length") }
