@@ -90,7 +90,7 @@ public enum EmulatorRoutes {
                     // The fronts' refusals become events here, whatever refused them.
                     recorder.record(&response, for: request, api: resolution.api)
                 }
-                response.api = resolution.api.rawValue
+                response.api = resolution.api.name
                 return response
             },
             clockSpeed: { emulator.clockSpeed }, live: live,
@@ -99,7 +99,7 @@ public enum EmulatorRoutes {
             let resolution = routes.resolve(request)
             var response = resolution.dialect.tooLarge(maxBodyBytes)
             recorder.record(&response, for: request, api: resolution.api)
-            response.api = resolution.api.rawValue
+            response.api = resolution.api.name
             return response
         }
     }

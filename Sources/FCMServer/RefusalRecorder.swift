@@ -106,7 +106,7 @@ extension API {
         case .installations: "installations"
         case .registrations: "registrations"
         case .checkin: "checkin"
-        case .oauth, .metadata, .control, .dashboard, .other: nil
+        default: nil  // OAuth, metadata, the emulator's own APIs
         }
     }
 }

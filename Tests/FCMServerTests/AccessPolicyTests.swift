@@ -201,8 +201,8 @@ struct AccessPolicyTests {
         #expect(plane("/emulator") == .control)
         #expect(plane("/ui") == .dashboard)
         #expect(plane("/ui/app.js") == .dashboard)
-        #expect(plane("/v1/projects/p/messages:send") == .fronts)
-        #expect(plane("/") == .fronts)
-        #expect(plane("/emulatorx/v1/info") == .fronts)
+        #expect(plane("/v1/projects/p/messages:send") == .standIn)
+        #expect(plane("/") == .standIn)
+        #expect(plane("/emulatorx/v1/info") == .standIn)
     }
 }

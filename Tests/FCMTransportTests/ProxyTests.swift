@@ -161,7 +161,7 @@ extension HTTPHandlerTests.Wire {
         api = InProcess(emulator)
         let logger = Logger.quiet
         let front = ProxyRequestHandler(
-            configuration: .init(targets: ProxyHosts.Targets(tlsPort: nil, xmppPorts: [:])), emulator: emulator, logger: logger)
+            configuration: .init(targets: ProxyHosts.Targets(tlsPort: nil, xmppPorts: [:])), record: { emulator.recordProxyConnect($0) }, logger: logger)
         try channel.pipeline.syncOperations.addHandler(ProxyPipelineTests.ReadCounter())
         try HTTPServer.configurePlainHTTP(
             channel.pipeline.syncOperations, responder: api.responder, idleTimeout: .seconds(120), logger: logger, proxy: front)

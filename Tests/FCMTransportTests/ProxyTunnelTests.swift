@@ -24,7 +24,8 @@ struct ProxyTunnelTests {
             let proxy = try await ProxyServer.start(
                 host: "127.0.0.1", port: 0, targets: ProxyHosts.Targets(tlsPort: server.https?.port, xmppPorts: [:]),
                 tunnel: try tunnel(server), ownPorts: Set([server.http.port, server.https?.port].compactMap { $0 }),
-                responder: server.responder, emulator: server.emulator, group: MultiThreadedEventLoopGroup.singleton,
+                responder: server.responder, record: { [emulator = server.emulator] in emulator.recordProxyConnect($0) },
+                group: MultiThreadedEventLoopGroup.singleton,
                 idleTimeout: .seconds(120), logger: .quiet)
             try await body(server, proxy)
             await proxy.close()
@@ -79,7 +80,7 @@ struct ProxyTunnelTests {
                 _ = try await ProxyServer.start(
                     host: "0.0.0.0", port: 0, targets: ProxyHosts.Targets(tlsPort: nil, xmppPorts: [:]),
                     tunnel: TunnelPolicy(anyHostOffThisMachine: true), ownPorts: [], responder: server.responder,
-                    emulator: server.emulator, group: MultiThreadedEventLoopGroup.singleton, idleTimeout: .seconds(120), logger: .quiet)
+                    record: { _ in }, group: MultiThreadedEventLoopGroup.singleton, idleTimeout: .seconds(120), logger: .quiet)
             }
         }
     }

@@ -10,6 +10,9 @@ import FCMTransport
 /// OpenAPI at `/emulator/v1/openapi.json`.
 public struct ControlAPI: Sendable {
     public static let prefix = "/emulator/v1"
+    /// The health check, which stays open where the rest needs the control token: container
+    /// health checks carry none (`AccessPolicy.Plane.control`).
+    public static let healthPath = prefix + "/health"
 
     let emulator: Emulator
     let accounts: ServiceAccounts
@@ -42,7 +45,7 @@ public struct ControlAPI: Sendable {
         router.mount(.control, ["/emulator", "/emulator/*"], dialect: Self.dialect)
         let p = Self.prefix
         // The one path the access policy leaves open to any caller.
-        router.add("GET", AccessPolicy.healthPath) { _, _ in ControlJSON.response(.object([("status", .string("ok"))])) }
+        router.add("GET", Self.healthPath) { _, _ in ControlJSON.response(.object([("status", .string("ok"))])) }
         router.add("GET", "\(p)/info") { _, _ in ControlJSON.response(info()) }
         router.add("GET", "\(p)/openapi.json") { _, _ in
             HTTPResponse(status: 200, headers: [("Content-Type", "application/json; charset=UTF-8")], body: OpenAPIDocument.bytes)

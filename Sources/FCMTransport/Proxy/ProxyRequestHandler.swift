@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
 
-import FCMCore
 import Logging
 import NIOCore
 import NIOHTTP1
@@ -37,7 +36,8 @@ final class ProxyRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     let configuration: Configuration
-    private let emulator: Emulator
+    /// Where what the proxy did with a request is recorded (the emulator's event log).
+    private let record: @Sendable (String) -> Void
     private let logger: Logger
     /// A CONNECT being read: where to, once its `.end` arrives.
     private var connect: (host: String, port: Int)?
@@ -47,9 +47,9 @@ final class ProxyRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// cannot pile bytes up behind its CONNECT meanwhile.
     var opening = false
 
-    init(configuration: Configuration, emulator: Emulator, logger: Logger) {
+    init(configuration: Configuration, record: @escaping @Sendable (String) -> Void, logger: Logger) {
         self.configuration = configuration
-        self.emulator = emulator
+        self.record = record
         self.logger = logger
     }
 
@@ -107,7 +107,7 @@ final class ProxyRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func note(_ what: String) {
-        emulator.recordProxyConnect(what)
+        record(what)
         logger.info("proxy \(what.hasPrefix("plain HTTP") ? "" : "CONNECT ")\(what)")
     }
 

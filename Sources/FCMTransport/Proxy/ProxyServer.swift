@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
 
-import FCMCore
 import Logging
 import NIOCore
 import NIOHTTP1
@@ -21,9 +20,10 @@ public final class ProxyServer: Sendable {
     /// - Parameters:
     ///   - tunnel: where CONNECTs to hosts fcm-emu does not stand in for may go.
     ///   - ownPorts: fcm-emu's other listening ports, which no tunnel reaches.
+    ///   - record: told what the proxy did with each CONNECT and plain-HTTP request.
     public static func start(
         host: String, port: Int, targets: ProxyHosts.Targets, tunnel: TunnelPolicy, ownPorts: Set<Int>, responder: HTTPResponder,
-        emulator: Emulator, group: any EventLoopGroup, idleTimeout: TimeAmount, logger: Logger
+        record: @escaping @Sendable (String) -> Void, group: any EventLoopGroup, idleTimeout: TimeAmount, logger: Logger
     ) async throws -> ProxyServer {
         let bare = HostRules.bare(host)
         if tunnel.anyHostOffThisMachine, !HostRules.isLoopback(bare.lowercased()) {
@@ -35,7 +35,7 @@ public final class ProxyServer: Sendable {
         let floor = ConnectionFloor(idle: .bothWays(idleTimeout), logger: logger)
         let listener = try await Listener.bind(host: host, port: port, group: group, floor: floor) { channel in
             channel.eventLoop.makeCompletedFuture {
-                let front = ProxyRequestHandler(configuration: configuration, emulator: emulator, logger: logger)
+                let front = ProxyRequestHandler(configuration: configuration, record: record, logger: logger)
                 try HTTPServer.addHTTP1(channel.pipeline.syncOperations, responder: responder, logger: logger, proxy: front)
             }
         }

@@ -16,15 +16,30 @@ import Synchronization
 ///   no-cors GET (an `<img>`, `fetch(…, {mode: "no-cors"})`) sends no `Origin`.
 /// - Beyond loopback, the control API needs `Authorization: Bearer <controlToken>`.
 public struct AccessPolicy: Sendable {
-    /// Which part of the emulator a path belongs to: what its Host may be and whether it needs
-    /// the control token.
-    public enum Plane: Sendable, Equatable {
-        /// `/emulator/…`: the control API.
-        case control
-        /// `/ui…`: the dashboard's files.
-        case dashboard
-        /// Everything else: the FCM, IID, OAuth and metadata fronts.
-        case fronts
+    /// What the checks ask of the part of the emulator a path belongs to, as the API that owns
+    /// the path declares it (`API.plane`): what its Host may be, whether a browser may open it,
+    /// and whether it needs the control token.
+    public struct Plane: Sendable, Hashable {
+        /// Beyond loopback, a call needs `Authorization: Bearer <controlToken>`, but a GET or
+        /// HEAD of `openPaths` (a container's health check carries no token).
+        public var needsToken: Bool
+        public var openPaths: Set<String>
+        /// Answered under the names of the hosts the emulator stands in for (`HostRules`), not
+        /// only under its own.
+        public var answersStandInNames: Bool
+        /// A browser may open its pages from a link on another site (a top-level navigation
+        /// sends `Sec-Fetch-Site: cross-site`).
+        public var navigable: Bool
+
+        public init(needsToken: Bool = false, openPaths: Set<String> = [], answersStandInNames: Bool = false, navigable: Bool = false) {
+            self.needsToken = needsToken
+            self.openPaths = openPaths
+            self.answersStandInNames = answersStandInNames
+            self.navigable = navigable
+        }
+
+        /// What the emulator stands in for, Google's services: under their names too, no token.
+        public static let standIn = Plane(answersStandInNames: true)
     }
 
     /// A request refused, for the calling API to word in its own dialect.
@@ -62,7 +77,7 @@ public struct AccessPolicy: Sendable {
         }
         let host = request.authority ?? hostValues.first?.1
         if let host {
-            guard let (name, port) = HostRules.split(host), plane == .fronts
+            guard let (name, port) = HostRules.split(host), plane.answersStandInNames
                 ? hosts.allowsFronts(host: name, port: port) : hosts.allowsControl(host: name, port: port)
             else {
                 let shown = String(host.prefix(80))
@@ -80,13 +95,13 @@ public struct AccessPolicy: Sendable {
                     + "may. Call it from your test code or a server, not from another site's page")
         }
         if let site = request.header("Sec-Fetch-Site")?.lowercased(), site == "cross-site" || site == "same-site",
-            !(plane == .dashboard && request.header("Sec-Fetch-Mode")?.lowercased() == "navigate")
+            !(plane.navigable && request.header("Sec-Fetch-Mode")?.lowercased() == "navigate")
         {
             return refuse(
                 .origin, 403, "PERMISSION_DENIED",
                 "A \(site) request from a browser page may not call the emulator; open the dashboard from its own address")
         }
-        if plane == .control, let token = controlToken, !isHealth(request) {
+        if plane.needsToken, let token = controlToken, !Self.isOpen(request, plane) {
             guard presentedToken(&request).map({ Self.equalInConstantTime($0, token) }) == true else {
                 return refuse(
                     .token, 401, "UNAUTHENTICATED",
@@ -98,11 +113,8 @@ public struct AccessPolicy: Sendable {
         return nil
     }
 
-    /// The control API's health check, which stays open: container health checks carry no token.
-    public static let healthPath = "/emulator/v1/health"
-
-    private func isHealth(_ request: HTTPRequest) -> Bool {
-        (request.method == "GET" || request.method == "HEAD") && request.path == Self.healthPath
+    private static func isOpen(_ request: HTTPRequest, _ plane: Plane) -> Bool {
+        (request.method == "GET" || request.method == "HEAD") && plane.openPaths.contains(request.path)
     }
 
     /// The bearer, or on an event stream `?access_token=` (an `EventSource` cannot send headers;
@@ -147,16 +159,5 @@ final class OnceWarnings: Sendable {
     func warn(_ kind: String, _ message: String) {
         guard let logger, seen.withLock({ $0.insert(kind).inserted }) else { return }
         logger.warning("Refused a request: \(message) (logged once per kind; see docs/security.md)")
-    }
-}
-
-extension API {
-    /// The part of the emulator an API is, for the access policy.
-    public var plane: AccessPolicy.Plane {
-        switch self {
-        case .control: .control
-        case .dashboard: .dashboard
-        default: .fronts
-        }
     }
 }

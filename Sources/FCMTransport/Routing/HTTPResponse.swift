@@ -13,7 +13,7 @@ public struct HTTPResponse: Sendable {
     /// success status (legacy per-result errors); error statuses are noted even when it does not.
     public var refusals: [Refusal] = []
     /// The API that answered, as the access log names it (`API`, set from the router's mounts).
-    public var api = API.other.rawValue
+    public var api = API.other.name
     public var outcome = Outcome.write
 
     public init(status: Int, headers: [(String, String)] = [], body: [UInt8] = []) {

@@ -175,7 +175,7 @@ extension FCMEmu {
                     host: options.server.host, port: port, targets: targets,
                     tunnel: TunnelPolicy(anyHostOffThisMachine: options.proxyTunnel, hosts: options.proxyTunnelHosts),
                     ownPorts: Set([server.http.port, server.https?.port, mcs?.port].compactMap { $0 } + xmpp.map(\.port)),
-                    responder: server.responder, emulator: server.emulator, group: group,
+                    responder: server.responder, record: { [emulator = server.emulator] in emulator.recordProxyConnect($0) }, group: group,
                     idleTimeout: .seconds(options.server.idleTimeoutSeconds), logger: logger)
             }
             // Named as the other listeners are: host, port, and a URL (IPv6 in brackets).
