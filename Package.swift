@@ -210,7 +210,7 @@ let package = Package(
         .testTarget(
             name: "FCMEmuTests",
             dependencies: [
-                "fcm-emu", "FCMCore", "FCMJSON", "FCMTesting", "FCMTransport",
+                "fcm-emu", "FCMCore", "FCMHTTP", "FCMJSON", "FCMTesting", "FCMTransport", "FCMXMPP",
                 // A quiet logger for the MCP server's protocol tests.
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -2,6 +2,7 @@
 
 import FCMControl
 import FCMCore
+import FCMHTTP
 import FCMJSON
 import FCMTransport
 #if canImport(FoundationEssentials)
@@ -131,7 +132,8 @@ public final class EmulatorServer: Sendable {
         let clients = fronts.clients ?? ClientConnections()
         fronts.clients = clients
         fronts.access = AccessPolicy(
-            listenHost: configuration.host, allowedHosts: configuration.allowedHosts, controlToken: token, logger: logger)
+            listenHost: configuration.host, allowedHosts: configuration.allowedHosts, standInNames: Set(FrontHosts.all), controlToken: token,
+            logger: logger)
         if configuration.controlToken == .off, !HostRules.isLoopback(configuration.host.lowercased()) {
             let warning =
                 "controlToken=off while listening on \(configuration.host): anyone who reaches this port can read the server key "
@@ -155,7 +157,7 @@ public final class EmulatorServer: Sendable {
         let tlsDirectory = try fronts.stateDirectory ?? Self.privateTemporaryDirectory()
         if let tlsPort = configuration.tlsPort {
             do {
-                let (tls, path) = try TLSFiles.serverContext(directory: tlsDirectory, alpn: ["h2", "http/1.1"])
+                let (tls, path) = try TLSFiles.serverContext(directory: tlsDirectory, hosts: FrontHosts.https, alpn: ["h2", "http/1.1"])
                 https = try await ListenFailure.naming("TLS", host: configuration.host, port: tlsPort) {
                     try await HTTPServer.start(
                         host: configuration.host, port: tlsPort, responder: responder, group: group,

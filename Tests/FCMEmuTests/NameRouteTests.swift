@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 
+import FCMHTTP
 import FCMJSON
 import FCMTransport
+import FCMXMPP
 import Foundation
 import Testing
 
@@ -25,14 +27,14 @@ struct NameRouteTests {
 
     @Test func googlesNamesGoToTheTLSAndXMPPPorts() {
         let routes = Dictionary(NameRoute.routes(info: info()), uniquingKeysWith: { first, _ in first })
-        for host in ProxyHosts.https { #expect(routes["\(host):443"] == "127.0.0.1:41001") }
+        for host in FrontHosts.https { #expect(routes["\(host):443"] == "127.0.0.1:41001") }
         // One XMPP listener stands for FCM's production port, as the proxy pairs them.
-        for host in ProxyHosts.xmpp {
+        for host in XMPPServer.hosts {
             #expect(routes["\(host):5235"] == "127.0.0.1:41003")
             #expect(routes["\(host):5236"] == nil)
         }
         #expect(routes["mtalk.google.com:5228"] == nil, "no MCS listener in the info document")
-        #expect(routes.count == ProxyHosts.https.count + ProxyHosts.xmpp.count)
+        #expect(routes.count == FrontHosts.https.count + XMPPServer.hosts.count)
     }
 
     @Test func theMCSPortOnceTheInfoDocumentHasOne() {

@@ -17,7 +17,7 @@ func withHTTPSServer(
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fcm-emu-h2-\(UUID().uuidString)").path
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(atPath: directory) }
-    let (tls, _) = try TLSFiles.serverContext(directory: directory, alpn: ["h2", "http/1.1"])
+    let (tls, _) = try TLSFiles.serverContext(directory: directory, hosts: [], alpn: ["h2", "http/1.1"])
     var router = Router(
         unmounted: Dialect(
             notFound: { _, _ in HTTPResponse(status: 404) }, tooLarge: { _ in HTTPResponse(status: 413) },

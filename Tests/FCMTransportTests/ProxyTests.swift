@@ -29,20 +29,20 @@ struct ProxyTests {
         #expect(ProxyRequestHandler.originForm("/already/origin") == nil)
     }
 
-    @Test func googlesHostsGoToTheEmulatorsOwnPorts() {
-        let targets = ProxyHosts.Targets(tlsPort: 9093, xmppPorts: [5235: 40001, 5236: 40002])
-        #expect(targets.port(for: "FCM.googleapis.com", 443) == 9093)
-        #expect(targets.port(for: "oauth2.googleapis.com", 443) == 9093)
-        #expect(targets.port(for: "fcm.googleapis.com", 8443) == nil)
-        #expect(targets.port(for: "fcm-xmpp.googleapis.com", 5236) == 40002)
-        #expect(targets.port(for: "example.com", 443) == nil)
-        // The receiver side: its HTTPS hosts on the TLS port, MCS on the MCS port when there is one.
-        #expect(targets.port(for: "android.clients.google.com", 443) == 9093)
-        #expect(targets.port(for: "firebaseinstallations.googleapis.com", 443) == 9093)
-        #expect(targets.port(for: "mtalk.google.com", 5228) == nil)
-        let withMCS = ProxyHosts.Targets(tlsPort: 9093, xmppPorts: [:], mcsPort: 40003)
-        #expect(withMCS.port(for: "MTALK.google.com", 5228) == 40003)
-        #expect(withMCS.port(for: "mtalk.google.com", 443) == nil)
+    @Test func aStoodInHostGoesToTheLocalPortForItsPort() {
+        var standIns = StandIns()
+        standIns.serve(["a.example", "B.example"], port: 443, by: 9093)
+        standIns.serve(["x.example"], port: 5236, by: 40002)
+        standIns.serve(["off.example"], port: 443, by: nil)
+        standIns.answerPlainHTTP(["Plain.example"])
+        #expect(standIns.port(for: "A.example", 443) == 9093)
+        #expect(standIns.port(for: "b.example", 443) == 9093)
+        #expect(standIns.port(for: "a.example", 8443) == nil)
+        #expect(standIns.port(for: "x.example", 5236) == 40002)
+        #expect(standIns.port(for: "off.example", 443) == nil, "a listener that is off stands in for nothing")
+        #expect(standIns.hosts(on: 443) == ["a.example", "b.example"])
+        #expect(standIns.answersPlainHTTP("PLAIN.example"))
+        #expect(!standIns.answersPlainHTTP("a.example"))
     }
 }
 
@@ -161,7 +161,7 @@ extension HTTPHandlerTests.Wire {
         api = InProcess(emulator)
         let logger = Logger.quiet
         let front = ProxyRequestHandler(
-            configuration: .init(targets: ProxyHosts.Targets(tlsPort: nil, xmppPorts: [:])), record: { emulator.recordProxyConnect($0) }, logger: logger)
+            configuration: .init(standIns: ProxyTunnelTests.standIns(tls: nil)), record: { emulator.recordProxyConnect($0) }, logger: logger)
         try channel.pipeline.syncOperations.addHandler(ProxyPipelineTests.ReadCounter())
         try HTTPServer.configurePlainHTTP(
             channel.pipeline.syncOperations, responder: api.responder, idleTimeout: .seconds(120), logger: logger, proxy: front)

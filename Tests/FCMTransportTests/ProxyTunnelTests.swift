@@ -22,7 +22,7 @@ struct ProxyTunnelTests {
     ) async throws {
         try await withLiveServer(tls: true) { server in
             let proxy = try await ProxyServer.start(
-                host: "127.0.0.1", port: 0, targets: ProxyHosts.Targets(tlsPort: server.https?.port, xmppPorts: [:]),
+                host: "127.0.0.1", port: 0, standIns: Self.standIns(tls: server.https?.port),
                 tunnel: try tunnel(server), ownPorts: Set([server.http.port, server.https?.port].compactMap { $0 }),
                 responder: server.responder, record: { [emulator = server.emulator] in emulator.recordProxyConnect($0) },
                 group: MultiThreadedEventLoopGroup.singleton,
@@ -30,6 +30,14 @@ struct ProxyTunnelTests {
             try await body(server, proxy)
             await proxy.close()
         }
+    }
+
+    /// The HTTP fronts' hosts on 443, served by the TLS port, and their names for plain HTTP.
+    static func standIns(tls: Int?) -> StandIns {
+        var standIns = StandIns()
+        standIns.serve(FrontHosts.https, port: 443, by: tls)
+        standIns.answerPlainHTTP(FrontHosts.all)
+        return standIns
     }
 
     private static func connect(_ target: String) -> String { "CONNECT \(target) HTTP/1.1\r\nHost: \(target)\r\n\r\n" }
@@ -78,7 +86,7 @@ struct ProxyTunnelTests {
         try await withLiveServer { server in
             await #expect(throws: ProxyServer.OpenProxyError.self) {
                 _ = try await ProxyServer.start(
-                    host: "0.0.0.0", port: 0, targets: ProxyHosts.Targets(tlsPort: nil, xmppPorts: [:]),
+                    host: "0.0.0.0", port: 0, standIns: StandIns(),
                     tunnel: TunnelPolicy(anyHostOffThisMachine: true), ownPorts: [], responder: server.responder,
                     record: { _ in }, group: MultiThreadedEventLoopGroup.singleton, idleTimeout: .seconds(120), logger: .quiet)
             }

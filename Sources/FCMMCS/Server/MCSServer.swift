@@ -31,12 +31,17 @@ public final class MCSServer: Sendable {
 
     public static let defaultMaxFrameBytes = 64 << 10
 
-    /// - Parameter tlsDirectory: where the local CA lives; the certificate covers `mtalk.google.com`.
+    /// MCS, the connection receivers hold open (docs/receivers.md), on FCM's port: what this
+    /// listener stands in for, and what its certificate covers.
+    public static let host = "mtalk.google.com"
+    public static let fcmPort = 5228
+
+    /// - Parameter tlsDirectory: where the local CA lives; the certificate covers `host`.
     public static func start(
         configuration: Configuration, tlsDirectory: String, emulator: Emulator, group: any EventLoopGroup, logger: Logger
     ) async throws -> MCSServer {
         // Chromium's client negotiates no application protocol (socket TLS, no ALPN).
-        let (tls, _) = try TLSFiles.serverContext(directory: tlsDirectory, alpn: [])
+        let (tls, _) = try TLSFiles.serverContext(directory: tlsDirectory, hosts: [host], alpn: [])
         let floor = ConnectionFloor(idle: idle(configuration), tls: tls, logger: logger)
         let router = MCSRouter(emulator: emulator)
         let listener = try await Listener.bind(host: configuration.host, port: configuration.port, group: group, floor: floor) { channel in

@@ -7,7 +7,7 @@ import NIOHTTP1
 /// emulator does not answer: `exec` sets `http_proxy` for clients whose HTTP library reads only it
 /// (Ruby's httpclient 2.8), so the command's plain HTTP to its own services comes here too. It
 /// goes where a CONNECT to the same host and port may go (`TunnelPolicy`), or is refused with the
-/// same 403; a name of Google's never leaves (`ProxyHosts.answersPlainHTTP`).
+/// same 403; a name the emulator stands in for never leaves (`StandIns.answersPlainHTTP`).
 ///
 /// The request is read to its end (at most `bodyLimit` bytes of body, so a chunked one can be
 /// sent on with its length), written to the origin in origin form with `Connection: close`, and
@@ -28,13 +28,13 @@ struct PlainForward {
 
     /// The plain-HTTP request to forward, or nil when the emulator answers it itself or it is not
     /// plain HTTP to a host.
-    init?(head: HTTPRequestHead, allocator: ByteBufferAllocator) {
+    init?(head: HTTPRequestHead, standIns: StandIns, allocator: ByteBufferAllocator) {
         guard let origin = ProxyRequestHandler.originForm(head.uri), let named = origin.host,
             head.uri.lowercased().hasPrefix("http://")
         else { return nil }
         let authority = named.split(separator: "@").last.map(String.init) ?? named
         let (host, port) = ProxyRequestHandler.authority(authority) ?? (HostRules.bare(authority), 80)
-        guard !host.isEmpty, !ProxyHosts.answersPlainHTTP(host) else { return nil }
+        guard !host.isEmpty, !standIns.answersPlainHTTP(host) else { return nil }
         self.host = host
         self.port = port
         self.authority = authority

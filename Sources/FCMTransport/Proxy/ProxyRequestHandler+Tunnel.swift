@@ -13,7 +13,7 @@ extension ProxyRequestHandler {
         let name = "\(target.host):\(target.port)"
         // A forward's lines and events say so: "plain HTTP forwarded example.com:80".
         let kind = request == nil ? "" : "plain HTTP "
-        if request == nil, let local = configuration.targets.port(for: target.host, target.port) {
+        if request == nil, let local = configuration.standIns.port(for: target.host, target.port) {
             note("intercepted \(name)")
             do {
                 connect(to: try SocketAddress(ipAddress: "127.0.0.1", port: local), name: name, context: context, request: nil)
@@ -24,7 +24,7 @@ extension ProxyRequestHandler {
         }
         guard let admission = configuration.tunnel.admits(host: target.host, port: target.port) else {
             note(kind + "refused \(name)")
-            refuse(context: context, status: .forbidden, text: Self.notStoodInFor(target.host, name: name))
+            refuse(context: context, status: .forbidden, text: Self.notStoodInFor(target.host, name: name, standIns: configuration.standIns))
             return
         }
         // The proxy's own port too (the connection's local one); a constant the resolver's
@@ -61,8 +61,8 @@ extension ProxyRequestHandler {
         }
     }
 
-    static func notStoodInFor(_ host: String, name: String) -> String {
-        "fcm-emu's proxy does not stand in for \(name). It answers for \(ProxyHosts.https.joined(separator: ", ")) "
+    static func notStoodInFor(_ host: String, name: String, standIns: StandIns) -> String {
+        "fcm-emu's proxy does not stand in for \(name). It answers for \(standIns.hosts(on: 443).joined(separator: ", ")) "
             + "(port 443) and the XMPP hosts on 5235/5236. Add \(host) to NO_PROXY, or let the proxy tunnel it untouched: "
             + "--set proxyTunnelHosts=\(host) (a comma list; host, host:port or *.domain), or --set proxyTunnel=true for any "
             + "host off this machine (when listening on loopback only).\n"

@@ -20,7 +20,8 @@ final class ProxyRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias OutboundOut = HTTPServerResponsePart
 
     struct Configuration: Sendable {
-        var targets: ProxyHosts.Targets
+        /// The hosts the proxy answers for and the local ports that serve them.
+        var standIns: StandIns
         var tunnel = TunnelPolicy()
         /// fcm-emu's listening ports, never tunnelled to (the proxy's own is also the connection's local port).
         var ownPorts: Set<Int> = []
@@ -72,7 +73,7 @@ final class ProxyRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
             forwardPart(part, of: plain, context: context)
             return
         }
-        if case .head(let head) = part, let plain = PlainForward(head: head, allocator: context.channel.allocator) {
+        if case .head(let head) = part, let plain = PlainForward(head: head, standIns: configuration.standIns, allocator: context.channel.allocator) {
             forwarding = plain
             return
         }

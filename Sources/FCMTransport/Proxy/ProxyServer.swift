@@ -22,7 +22,7 @@ public final class ProxyServer: Sendable {
     ///   - ownPorts: fcm-emu's other listening ports, which no tunnel reaches.
     ///   - record: told what the proxy did with each CONNECT and plain-HTTP request.
     public static func start(
-        host: String, port: Int, targets: ProxyHosts.Targets, tunnel: TunnelPolicy, ownPorts: Set<Int>, responder: HTTPResponder,
+        host: String, port: Int, standIns: StandIns, tunnel: TunnelPolicy, ownPorts: Set<Int>, responder: HTTPResponder,
         record: @escaping @Sendable (String) -> Void, group: any EventLoopGroup, idleTimeout: TimeAmount, logger: Logger
     ) async throws -> ProxyServer {
         let bare = HostRules.bare(host)
@@ -31,7 +31,7 @@ public final class ProxyServer: Sendable {
                 description: "proxyTunnel=true while listening on \(host) would make an open proxy: anyone who reaches the port "
                     + "could tunnel anywhere. Name the hosts to tunnel in proxyTunnelHosts instead.")
         }
-        let configuration = ProxyRequestHandler.Configuration(targets: targets, tunnel: tunnel, ownPorts: ownPorts)
+        let configuration = ProxyRequestHandler.Configuration(standIns: standIns, tunnel: tunnel, ownPorts: ownPorts)
         let floor = ConnectionFloor(idle: .bothWays(idleTimeout), logger: logger)
         let listener = try await Listener.bind(host: host, port: port, group: group, floor: floor) { channel in
             channel.eventLoop.makeCompletedFuture {

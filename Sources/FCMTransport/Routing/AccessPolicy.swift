@@ -54,8 +54,12 @@ public struct AccessPolicy: Sendable {
     public let controlToken: String?
     private let warnings: OnceWarnings
 
-    public init(listenHost: String, allowedHosts: [String] = [], controlToken: String? = nil, logger: Logger? = nil) {
-        hosts = HostRules(listenHost: listenHost, allowedHosts: allowedHosts)
+    /// - Parameter standInNames: the hosts the emulator stands in for, under whose names the
+    ///   `standIn` plane answers too.
+    public init(
+        listenHost: String, allowedHosts: [String] = [], standInNames: Set<String> = [], controlToken: String? = nil, logger: Logger? = nil
+    ) {
+        hosts = HostRules(listenHost: listenHost, allowedHosts: allowedHosts, standInNames: standInNames)
         self.controlToken = controlToken.flatMap { $0.isEmpty ? nil : $0 }
         warnings = OnceWarnings(logger: logger)
     }
@@ -78,7 +82,7 @@ public struct AccessPolicy: Sendable {
         let host = request.authority ?? hostValues.first?.1
         if let host {
             guard let (name, port) = HostRules.split(host), plane.answersStandInNames
-                ? hosts.allowsFronts(host: name, port: port) : hosts.allowsControl(host: name, port: port)
+                ? hosts.allowsStandIn(host: name, port: port) : hosts.allowsControl(host: name, port: port)
             else {
                 let shown = String(host.prefix(80))
                 return refuse(

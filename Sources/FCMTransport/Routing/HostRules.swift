@@ -11,19 +11,17 @@
 package struct HostRules: Sendable {
     /// The longest `Host` or `Origin` read: a DNS name is at most 253 bytes (RFC 1035 §2.3.4).
     static let maxLength = 300
-    /// Names the metadata server is reached under, by the proxy's absolute-form requests.
-    static let metadataNames = Set(ProxyHosts.metadata)
-
     /// `--host`, lower-cased without brackets; nil when it is a wildcard (0.0.0.0, ::).
     let listenHost: String?
     /// `allowedHosts`: names (any port) or `name:port` authorities, lower-cased.
     let allowed: Set<String>
     /// `*` in `allowedHosts`: every name is taken (a choice the user makes, warned at start).
     let anyHost: Bool
-    /// Google's names, for the fronts only.
-    let frontNames: Set<String>
+    /// The names of the hosts the emulator stands in for (Google's), lower-cased: the `standIn`
+    /// plane answers under them too.
+    let standInNames: Set<String>
 
-    init(listenHost: String, allowedHosts: [String]) {
+    init(listenHost: String, allowedHosts: [String], standInNames: Set<String> = []) {
         let listen = Self.split(listenHost.hasPrefix("[") ? listenHost : (listenHost.contains(":") ? "[\(listenHost)]" : listenHost))
         let wildcard = ["", "0.0.0.0", "::", "0:0:0:0:0:0:0:0"]
         self.listenHost = listen.flatMap { wildcard.contains($0.host) ? nil : $0.host }
@@ -35,7 +33,7 @@ package struct HostRules: Sendable {
         }
         anyHost = allowed.contains("*")
         self.allowed = allowed
-        frontNames = Set(ProxyHosts.https).union(Self.metadataNames)
+        self.standInNames = Set(standInNames.map { $0.lowercased() })
     }
 
     /// A `Host` value as (host, port): lower-cased, brackets and a trailing dot removed; nil when
@@ -102,9 +100,9 @@ package struct HostRules: Sendable {
         return allowed.contains("\(host.contains(":") ? "[\(host)]" : host):\(port)")
     }
 
-    /// Whether `host[:port]` may reach the FCM fronts: the above, and Google's names.
-    func allowsFronts(host: String, port: Int?) -> Bool {
-        allowsControl(host: host, port: port) || frontNames.contains(host)
+    /// Whether `host[:port]` may reach the `standIn` plane: the above, and the stood-in names.
+    func allowsStandIn(host: String, port: Int?) -> Bool {
+        allowsControl(host: host, port: port) || standInNames.contains(host)
     }
 
     /// Whether HTTP/2's `:authority` and a `Host` beside it name the same target, compared as

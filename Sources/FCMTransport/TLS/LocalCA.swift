@@ -14,15 +14,6 @@ import X509
 /// trusts it once (`fcm-emu ca` prints where it is). Each start issues a fresh leaf certificate
 /// from it for the names clients reach FCM by, so those names can be pointed at the emulator.
 struct LocalCA {
-    /// Names the leaf certificate covers (the hosts the Admin SDKs call: fcm.googleapis.com and the
-    /// others named in firebase-admin's messaging and token modules).
-    static let dnsNames = [
-        "localhost", "fcm.googleapis.com", "iid.googleapis.com", "oauth2.googleapis.com", "accounts.google.com",
-        "www.googleapis.com", "fcm-xmpp.googleapis.com", "gcm-http.googleapis.com", "android.googleapis.com",
-        "gcm.googleapis.com", "gcm-xmpp.googleapis.com", "gcm-preprod.googleapis.com", "iamcredentials.googleapis.com",
-        // The client side, for real receivers (ProxyHosts).
-        "android.clients.google.com", "firebaseinstallations.googleapis.com", "fcmregistrations.googleapis.com", "mtalk.google.com",
-    ]
     static let ipAddresses: [[UInt8]] = [[127, 0, 0, 1], [UInt8](repeating: 0, count: 15) + [1]]
 
     /// A CA certificate or key file is a few hundred bytes; anything far larger is not ours.
@@ -74,12 +65,13 @@ struct LocalCA {
         return LocalCA(certificatePEM: pem, certificatePath: certPath, certificate: certificate, key: key)
     }
 
-    /// A new leaf certificate and key (PEM) for the emulator's TLS listeners, valid for a year.
-    func issueServerCertificate() throws -> (certificatePEM: String, keyPEM: String) {
+    /// A new leaf certificate and key (PEM) for one of the emulator's TLS listeners, valid for a
+    /// year: for `localhost`, the loopback addresses and `hosts`, the names it stands in for.
+    func issueServerCertificate(for hosts: [String]) throws -> (certificatePEM: String, keyPEM: String) {
         let leafKey = P256.Signing.PrivateKey()
         let now = Date()
         let names =
-            Self.dnsNames.map { GeneralName.dnsName($0) }
+            (["localhost"] + hosts).map { GeneralName.dnsName($0) }
             + Self.ipAddresses.map { GeneralName.ipAddress(ASN1OctetString(contentBytes: $0[...])) }
         let leaf = try Certificate(
             version: .v3, serialNumber: Certificate.SerialNumber(), publicKey: .init(leafKey.publicKey),

@@ -9,11 +9,14 @@ public enum TLSFiles {
         try LocalCA.loadOrCreate(in: stateDirectory).certificatePath
     }
 
-    /// A server context with a fresh leaf certificate from the CA in `directory`, offering the
-    /// ALPN protocols given (none for XMPP, which negotiates nothing).
-    public static func serverContext(directory: String, alpn: [String]) throws -> (context: NIOSSLContext, caPath: String) {
+    /// A server context with a fresh leaf certificate from the CA in `directory` for `hosts`
+    /// (and `localhost`), offering the ALPN protocols given (none for XMPP, which negotiates
+    /// nothing).
+    public static func serverContext(
+        directory: String, hosts: [String], alpn: [String]
+    ) throws -> (context: NIOSSLContext, caPath: String) {
         let ca = try LocalCA.loadOrCreate(in: directory)
-        let (chain, key) = try ca.issueServerCertificate()
+        let (chain, key) = try ca.issueServerCertificate(for: hosts)
         var tls = TLSConfiguration.makeServerConfiguration(
             certificateChain: try NIOSSLCertificate.fromPEMBytes(Array(chain.utf8)).map { .certificate($0) },
             privateKey: .privateKey(try NIOSSLPrivateKey(bytes: Array(key.utf8), format: .pem))

@@ -46,14 +46,20 @@ public final class XMPPServer: Sendable {
         }
     }
 
+    /// CCS's hosts, which this listener stands in for: its certificate covers them, and the proxy
+    /// joins a CONNECT to one of them on a port of `fcmPorts` to the listener for that port.
+    public static let hosts = ["fcm-xmpp.googleapis.com", "gcm-xmpp.googleapis.com", "gcm.googleapis.com", "gcm-preprod.googleapis.com"]
+    /// FCM's production and testing ports, in the order of the `xmppPort` and `xmppTestPort` settings.
+    public static let fcmPorts = [5235, 5236]
+
     /// - Parameter tlsDirectory: where the local CA lives; the listener presents a certificate
-    ///   from it for Google's XMPP hosts, as the HTTPS port does for its own (`TLSFiles`).
+    ///   from it for `hosts`, as the HTTPS port does for its own (`TLSFiles`).
     public static func start(
         configuration: Configuration, tlsDirectory: String, emulator: Emulator, router: CCSRouter, group: any EventLoopGroup,
         logger: Logger
     ) async throws -> XMPPServer {
         // CCS negotiates no application protocol.
-        let (tls, caPath) = try TLSFiles.serverContext(directory: tlsDirectory, alpn: [])
+        let (tls, caPath) = try TLSFiles.serverContext(directory: tlsDirectory, hosts: hosts, alpn: [])
         let floor = ConnectionFloor(idle: idle(configuration), tls: tls, logger: logger)
         let listener = try await Listener.bind(host: configuration.host, port: configuration.port, group: group, floor: floor) {
             channel in

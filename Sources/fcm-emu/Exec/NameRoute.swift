@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 
+import FCMHTTP
 import FCMJSON
 import FCMTransport
+import FCMXMPP
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
@@ -28,12 +30,12 @@ enum NameRoute {
         var out: [(String, String)] = []
         if let https = info["https"], let port = https["port"]?.int64Value {
             let to = target(https["host"]?.stringValue, port)
-            out += ProxyHosts.https.map { ("\($0):443", to) }
+            out += FrontHosts.https.map { ("\($0):443", to) }
         }
         if let xmpp = info["xmpp"], let ports = xmpp["ports"]?.arrayValue?.compactMap(\.int64Value) {
-            for (fcmPort, port) in zip(ProxyHosts.xmppPorts, ports) {
+            for (fcmPort, port) in zip(XMPPServer.fcmPorts, ports) {
                 let to = target(xmpp["host"]?.stringValue, port)
-                out += ProxyHosts.xmpp.map { ("\($0):\(fcmPort)", to) }
+                out += XMPPServer.hosts.map { ("\($0):\(fcmPort)", to) }
             }
         }
         if let mcs = info["mcs"], let port = mcs["port"]?.int64Value {

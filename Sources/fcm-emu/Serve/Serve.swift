@@ -166,13 +166,13 @@ extension FCMEmu {
             logger: Logger
         ) async throws -> ProxyServer {
             // The listeners start in the order of these settings, the ones turned off skipped.
-            let fcmPorts = zip(ProxyHosts.xmppPorts, [options.xmppPort, options.xmppTestPort]).compactMap { $1 == nil ? nil : $0 }
+            let fcmPorts = zip(XMPPServer.fcmPorts, [options.xmppPort, options.xmppTestPort]).compactMap { $1 == nil ? nil : $0 }
             var xmppPorts: [Int: Int] = [:]
             for (fcmPort, listener) in zip(fcmPorts, xmpp) { xmppPorts[fcmPort] = listener.port }
-            let targets = ProxyHosts.Targets(tlsPort: server.https?.port, xmppPorts: xmppPorts, mcsPort: mcs?.port)
+            let standIns = GoogleStandIns.make(tlsPort: server.https?.port, xmppPorts: xmppPorts, mcsPort: mcs?.port)
             let proxy = try await ListenFailure.naming("proxy, proxyPort", host: options.server.host, port: port) {
                 try await ProxyServer.start(
-                    host: options.server.host, port: port, targets: targets,
+                    host: options.server.host, port: port, standIns: standIns,
                     tunnel: TunnelPolicy(anyHostOffThisMachine: options.proxyTunnel, hosts: options.proxyTunnelHosts),
                     ownPorts: Set([server.http.port, server.https?.port, mcs?.port].compactMap { $0 } + xmpp.map(\.port)),
                     responder: server.responder, record: { [emulator = server.emulator] in emulator.recordProxyConnect($0) }, group: group,
@@ -202,7 +202,7 @@ extension FCMEmu {
                 "mcs",
                 .object([
                     ("host", .string(options.server.host)), ("port", .int(mcs.port)),
-                    ("standsInFor", .string("\(ProxyHosts.mcs):\(ProxyHosts.mcsPort)")),
+                    ("standsInFor", .string("\(MCSServer.host):\(MCSServer.fcmPort)")),
                 ]))
             return mcs
         }

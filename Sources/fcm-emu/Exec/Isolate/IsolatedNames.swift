@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 
+import FCMHTTP
+import FCMMCS
 import FCMTransport
+import FCMXMPP
 import Synchronization
 
 /// The names that resolve under `exec --isolate` (docs/unmodified-apps.md, "Fail closed: exec
@@ -8,8 +11,8 @@ import Synchronization
 /// own. Every other name is one the command cannot reach there; the lookups of those are kept,
 /// bounded, for the report when the command ends.
 struct IsolatedNames: Sendable {
-    /// Google's names the emulator answers for (ProxyHosts): HTTPS on 443, CCS, MCS.
-    static let google = ProxyHosts.https + ProxyHosts.xmpp + [ProxyHosts.mcs]
+    /// Google's names the emulator answers for: HTTPS on 443, CCS, MCS.
+    static let google = FrontHosts.https + XMPPServer.hosts + [MCSServer.host]
 
     /// Lowercased names that resolve to 127.0.0.1.
     let loopback: Set<String>

@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import FCMCore
+import FCMMCS
 import FCMTransport
+import NIOCore
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
     import Foundation
 #endif
-import NIOCore
 
 #if canImport(Glibc)
     import Glibc
@@ -67,7 +68,7 @@ final class Isolation: Sendable {
     func configure(_ options: inout ServeOptions) {
         if options.server.tlsPort != nil { options.server.tlsPort = 443 }
         if options.xmppPort != nil { options.xmppPort = 5235 }
-        if options.mcsPort != nil { options.mcsPort = ProxyHosts.mcsPort }
+        if options.mcsPort != nil { options.mcsPort = MCSServer.fcmPort }
         options.proxyTunnel = false
         options.proxyTunnelHosts = []
     }
