@@ -210,9 +210,11 @@ let package = Package(
         .testTarget(
             name: "FCMEmuTests",
             dependencies: [
-                "fcm-emu", "FCMCore", "FCMHTTP", "FCMJSON", "FCMTesting", "FCMTransport", "FCMXMPP",
+                "fcm-emu", "FCMCore", "FCMHTTP", "FCMJSON", "FCMServer", "FCMTesting", "FCMTransport", "FCMXMPP",
                 // A quiet logger for the MCP server's protocol tests.
                 .product(name: "Logging", package: "swift-log"),
+                // serve's services in a group of the test's own (GracefulShutdownTests).
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         .testTarget(name: "FCMScenarioTests", dependencies: ["FCMScenario", "FCMCore", "FCMSnapshot", "FCMTesting"]),

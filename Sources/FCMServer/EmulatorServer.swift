@@ -183,16 +183,25 @@ public final class EmulatorServer: Sendable {
         )
     }
 
-    /// Stops the clock tick and closes the listener.
+    /// Stops the clock tick and closes the listeners.
     public func shutdown() async {
+        for closing in await beginShutdown() { await closing.value }
+        removeOwnedFiles()
+    }
+
+    /// Stops the clock tick, ends live answers and stops accepting; the tasks end once the
+    /// connections have finished (`Listener.beginClose`), after which `removeOwnedFiles`.
+    public func beginShutdown() async -> [Task<Void, Never>] {
         tick.withLock { $0?.cancel() }
         // Event streams say goodbye (`event: shutdown`) and waits answer with what there is.
         responder.live.endAll()
-        // Both wait for their connections at once (`HTTPServer.close`).
-        async let plain: Void = http.close()
-        async let secure: Void? = https?.close()
-        _ = await (plain, secure)
-        // A CA made for this run only (its key included) does not outlive it.
+        var closing = [await http.beginClose()]
+        if let https { closing.append(await https.beginClose()) }
+        return closing
+    }
+
+    /// A CA made for this run only (its key included) does not outlive it.
+    public func removeOwnedFiles() {
         if ownsTLSDirectory { try? FileManager.default.removeItem(atPath: tlsDirectory) }
     }
 

@@ -78,4 +78,7 @@ public final class MCSServer: Sendable {
 
     /// Stops accepting; open connections are sent `Close` (the client reconnects later) and closed.
     public func close() async { await listener.close() }
+
+    /// `close` begun: the task ends when the connections have (`Listener.beginClose`).
+    public func beginClose() async -> Task<Void, Never> { await listener.beginClose() }
 }

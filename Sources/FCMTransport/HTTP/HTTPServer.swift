@@ -14,6 +14,8 @@ public final class HTTPServer: Sendable {
     /// The address actually bound (port 0 becomes a free port).
     public var host: String { listener.host }
     public var port: Int { listener.port }
+    /// Whether the socket still accepts connections: false once `close` or `beginClose` began.
+    public var isListening: Bool { listener.channel.isActive }
 
     private init(listener: Listener) { self.listener = listener }
 
@@ -141,4 +143,7 @@ public final class HTTPServer: Sendable {
     /// Stops accepting connections, then lets the open ones finish what they are answering
     /// (`OpenConnections`) and closes them.
     public func close() async { await listener.close() }
+
+    /// `close` begun: the task ends when the connections have (`Listener.beginClose`).
+    public func beginClose() async -> Task<Void, Never> { await listener.beginClose() }
 }

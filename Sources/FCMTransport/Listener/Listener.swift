@@ -56,7 +56,15 @@ public final class Listener: Sendable {
 
     /// Stops accepting, then lets the open connections finish (`OpenConnections.quiesce`).
     public func close() async {
+        await beginClose().value
+    }
+
+    /// Stops accepting and asks the open connections to finish; the task ends once they have, or
+    /// the grace period has passed and the rest are closed. Listeners closed together wait out one
+    /// grace period, not one each.
+    public func beginClose() async -> Task<Void, Never> {
         try? await channel.close()
-        await connections.quiesce(on: channel.eventLoop)
+        let (connections, loop) = (connections, channel.eventLoop)
+        return Task { await connections.quiesce(on: loop) }
     }
 }

@@ -46,4 +46,7 @@ public final class ProxyServer: Sendable {
     /// Stops accepting connections; requests in flight are answered, tunnels closed after
     /// `OpenConnections.gracePeriod`.
     public func close() async { await listener.close() }
+
+    /// `close` begun: the task ends when the connections have (`Listener.beginClose`).
+    public func beginClose() async -> Task<Void, Never> { await listener.beginClose() }
 }

@@ -101,4 +101,7 @@ public final class XMPPServer: Sendable {
     /// Stops accepting, then ends every open stream with `system-shutdown` (RFC 6120 §4.9.3.17)
     /// rather than a bare TCP close; what has not closed after the grace period is closed.
     public func close() async { await listener.close() }
+
+    /// `close` begun: the task ends when the connections have (`Listener.beginClose`).
+    public func beginClose() async -> Task<Void, Never> { await listener.beginClose() }
 }

@@ -4,6 +4,7 @@ import ArgumentParser
 import FCMControl
 import FCMCore
 import FCMJSON
+import FCMServer
 import FCMTransport
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -155,20 +156,24 @@ extension FCMEmu {
             isolation?.configure(&options)
             RunningEmulator.bootstrapLogging(options)
             let logger = Logger(label: "fcm-emu")
-            let running = try await RunningEmulator.start(options, file: file, logger: logger)
+            let running = try RunningEmulator.prepare(options, file: file, logger: logger)
             // The command stops first (a signal is passed on to it), then the autosave, then the
-            // emulator, exported if asked (EmulatorServices.swift); the command's status is exec's.
+            // listeners and the emulator, exported if asked (EmulatorServices.swift); the command's
+            // status is exec's. It starts once every listener has bound.
             let resolver: Channel?
             do {
-                resolver = try await isolation?.startResolver(running.server.emulator)
+                resolver = try await isolation?.startResolver(running.emulator)
             } catch {
-                await running.stop()
+                await running.stopEventLoops()
                 throw Self.cannotIsolate("cannot answer lookups on 127.0.0.1:53: \(error)")
             }
             let command = CommandService {
-                let code = await runCommand(with: running)
+                // A listener that cannot bind ends the group with its error; a stop may come first.
+                let bound = try? await cancelWhenGracefulShutdown { try await running.listening() }
+                var code: Int32 = 1
+                if let server = bound?.server { code = await runCommand(with: server) }
                 try? await resolver?.close()
-                isolation?.report(running.server.emulator)
+                isolation?.report(running.emulator)
                 return code
             }
             let services = try await EmulatorServices.emulator(running, options, logger: logger) + [command]
@@ -210,8 +215,8 @@ extension FCMEmu {
         }
 
         /// Prepares the project, then runs the command in the emulator's environment and returns its status.
-        private func runCommand(with running: RunningEmulator) async -> Int32 {
-            let emulator = running.server.emulator
+        private func runCommand(with server: EmulatorServer) async -> Int32 {
+            let emulator = server.emulator
             if (try? emulator.project(project)) == nil {
                 do {
                     _ = try emulator.createProject(id: project, number: Self.projectNumber(project))
@@ -220,7 +225,7 @@ extension FCMEmu {
                     return 2
                 }
             }
-            return await runCommand(info: running.server.info, ca: running.server.caCertificatePath) { work in prepare(running, in: work) }
+            return await runCommand(info: server.info, ca: server.caCertificatePath) { work in prepare(server, in: work) }
         }
 
         /// Makes the private directory, has `prepare` write the files into it, and runs the command with
@@ -280,17 +285,17 @@ extension FCMEmu {
         }
 
         /// The key file (0600), the CA bundle and the Java trust store in `work`, and the plan naming them.
-        private func prepare(_ running: RunningEmulator, in work: String) -> EnvironmentPlan {
+        private func prepare(_ server: EmulatorServer, in work: String) -> EnvironmentPlan {
             let bundle = work + "/ca-bundle.pem"
-            if let ca = running.server.caCertificatePath {
+            if let ca = server.caCertificatePath {
                 do { try EnvironmentPlan.writeBundle(ca: ca, to: bundle) } catch { Self.say("fcm-emu exec: no CA bundle: \(error)") }
             }
             var keyFile: String?
             if credentials == .keyFile {
-                let answer = running.server.responder.respond(
+                let answer = server.responder.respond(
                     HTTPRequest(
                         method: "GET", target: "\(ControlAPI.prefix)/projects/\(project)/serviceAccount",
-                        headers: [("Host", "\(running.server.http.host):\(running.server.http.port)")]))
+                        headers: [("Host", "\(server.http.host):\(server.http.port)")]))
                 if answer.status == 200 {
                     do {
                         try PrivateFiles.write(answer.body, to: work + "/service-account.json", mode: 0o600)
@@ -304,12 +309,12 @@ extension FCMEmu {
                 }
             }
             var plan = EnvironmentPlan(
-                info: running.server.info, project: project, credentials: credentials, keyFile: keyFile, bundle: bundle)
-            if let made = try? running.server.emulator.project(project) {
+                info: server.info, project: project, credentials: credentials, keyFile: keyFile, bundle: bundle)
+            if let made = try? server.emulator.project(project) {
                 plan.senderId = made.number
                 plan.serverKey = made.serverKeys.first
             }
-            if let ca = running.server.caCertificatePath {
+            if let ca = server.caCertificatePath {
                 switch JavaTrustStore.write(ca: ca, to: work + "/truststore.p12") {
                 case .made: plan.javaTrustStore = work + "/truststore.p12"
                 case .noJDK: break

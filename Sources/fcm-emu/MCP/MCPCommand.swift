@@ -8,6 +8,7 @@ import FCMJSON
     import Foundation
 #endif
 import Logging
+import ServiceLifecycle
 
 extension FCMEmu {
     struct MCPCommand: AsyncParsableCommand {
@@ -71,17 +72,18 @@ extension FCMEmu {
             options.useFreePorts()
             RunningEmulator.bootstrapLogging(options)
             let logger = Logger(label: "fcm-emu.mcp")
-            let running = try await RunningEmulator.start(options, file: file, logger: logger)
-            let info = running.server.info
-            do {
-                let client = try ControlClient(base: info["http"]?["url"]?.stringValue ?? "")
+            let running = try RunningEmulator.prepare(options, file: file, logger: logger)
+            // The tool server is the group's last service: when the agent goes, the emulator stops.
+            let tools = CommandService {
+                guard let server = try? await cancelWhenGracefulShutdown({ try await running.listening() }).server,
+                    let client = try? ControlClient(base: server.info["http"]?["url"]?.stringValue ?? "")
+                else { return 1 }
+                let info = server.info
                 logger.notice("Emulator listening", metadata: ["url": "\(info["http"]?["url"]?.stringValue ?? "?")"])
                 await ToolServer.serve(EmulatorBackend(client: client), instructions: Self.instructions(info), logger: logger)
-            } catch {
-                await running.stop()
-                throw error
+                return 0
             }
-            await running.stop()
+            try await EmulatorServices.run(try await EmulatorServices.emulator(running, options, logger: logger) + [tools], logger: logger)
         }
 
         /// What the agent is told at initialize: where the emulator is, so it can point an app at it.

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
+import FCMCore
 import FCMJSON
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -10,13 +11,16 @@ import Logging
 import ServiceLifecycle
 import Synchronization
 
-/// `serve` and `exec` as one `ServiceGroup` (swift-service-lifecycle): SIGINT and SIGTERM start a
-/// graceful shutdown, and the group stops its services one at a time, the last first. The order
-/// `[Announcement, EmulatorService, Autosave]` for `serve` therefore stops the autosave first,
-/// then exports and closes the emulator, then withdraws the ready file; `exec`'s
-/// `[EmulatorService, Autosave, command]` stops the command first. The group traps the signals
-/// before any service starts, so a harness that sends SIGTERM the moment it reads the ready file
-/// or the banner is heard.
+/// `serve`, `exec` and `mcp` as one `ServiceGroup` (swift-service-lifecycle): SIGINT and SIGTERM
+/// start a graceful shutdown, and the group stops its services one at a time, the last first.
+/// The order `[Announcement, EmulatorService, ClockTick, listeners…, Autosave]` for `serve`
+/// therefore stops the autosave first, then each listener (the proxy first; each stops
+/// accepting and leaves its connections to finish, `ListenerService`), the tick, then the
+/// emulator, which waits for those connections, exports and ends the event loops; last, the
+/// ready file is withdrawn. `exec` and `mcp` put their command last, so it stops first. The group
+/// traps the signals before any service starts, so a harness that sends SIGTERM the moment it
+/// reads the ready file or the banner is heard; a listener that cannot bind ends the group with
+/// its error, after what did start has stopped.
 enum EmulatorServices {
     /// Runs `services` until a signal or one of them ends; a second signal meanwhile is ignored,
     /// so it does not cut the exit export short.
@@ -32,22 +36,25 @@ enum EmulatorServices {
         try await group.run()
     }
 
-    /// The emulator's own services, `[EmulatorService, Autosave]` (the autosave when the `autosave`
-    /// setting asks for it), for `serve` and `exec` alike; a refused setting stops `running`.
+    /// The emulator's own services, `[EmulatorService, ClockTick, listeners…, Autosave]` (the
+    /// autosave when the `autosave` setting asks for it), for `serve`, `exec` and `mcp` alike; a
+    /// refused setting ends `running`'s event loops.
     static func emulator(_ running: RunningEmulator, _ options: ServeOptions, logger: Logger) async throws -> [any Service] {
         let autosave: Autosave?
         do {
             autosave = try SnapshotLifecycle.autosave(running, options, logger: logger)
         } catch {
-            await running.stop()
+            await running.stopEventLoops()
             throw error
         }
-        return [EmulatorService(running: running, options: options, logger: logger)] + (autosave.map { [$0] } ?? [])
+        return [EmulatorService(running: running, options: options, logger: logger)] + running.services + (autosave.map { [$0] } ?? [])
     }
 }
 
-/// The listeners, run until the group shuts down; then they close (connections finish what they
-/// are answering), the world is exported if asked (`--export-on-exit`), and the event loops end.
+/// The world, kept until the group shuts down; by then the listeners have stopped accepting
+/// (they stop before it), so it waits for their connections to finish what they are answering,
+/// exports the world if asked (`--export-on-exit`), and ends the event loops. A world that never
+/// served (a listener could not bind) is not exported over the snapshot it may have come from.
 struct EmulatorService: Service {
     let running: RunningEmulator
     let options: ServeOptions
@@ -59,11 +66,30 @@ struct EmulatorService: Service {
     func run() async throws {
         // Cancelled instead when the group is (a service failed): stop all the same.
         try? await gracefulShutdown()
-        logger.info("Stopping")
-        await running.stopListening()
-        let exported = SnapshotLifecycle.exportAtExit(running, options, logger: logger)
+        let served = running.startup.isComplete
+        if served { logger.info("Stopping") }
+        await running.drains.finished()
+        let exported = served ? SnapshotLifecycle.exportAtExit(running, options, logger: logger) : true
         await running.stopEventLoops()
         guard exported else { throw ExportFailed() }
+    }
+}
+
+/// The clock's tick on a wall clock: due deliveries, expiries and Doze's timers run as time
+/// passes (`Emulator.tick`), until the group shuts down. `fcm-emu run` has no tick: its clock
+/// moves only when a scenario moves it.
+struct ClockTick: Service {
+    let emulator: Emulator
+    let every: Duration
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: every)
+                guard !Task.isCancelled else { return }
+                emulator.tick()
+            }
+        }
     }
 }
 
@@ -83,14 +109,24 @@ struct Autosave: Service {
     }
 }
 
-/// Tells the world the emulator is up (the ready file, then the banner), and takes the ready file
-/// back once everything else has stopped.
+/// Tells the world the emulator is up once every listener has bound (the ready file, then the
+/// banner), and takes the ready file back once everything else has stopped.
 struct Announcement: Service {
     let readyFile: String?
-    let info: JSONValue
-    let banner: String
+    /// The info document and the banner, once the listeners have bound.
+    let whenListening: @Sendable () async throws -> (info: JSONValue, banner: String)
 
     func run() async throws {
+        let info: JSONValue
+        let banner: String
+        do {
+            (info, banner) = try await cancelWhenGracefulShutdown { try await whenListening() }
+        } catch {
+            // A listener could not bind (the group ends with its error), or a stop came first:
+            // nothing to announce, and a service ends only at its turn to stop.
+            try? await gracefulShutdown()
+            return
+        }
         if let readyFile { try ReadyFile.write(info, to: readyFile) }
         // Unbuffered: a harness reading a pipe should see the banner now, not at exit.
         StandardStreams.write(banner)

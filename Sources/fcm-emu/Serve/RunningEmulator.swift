@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
 
-import ArgumentParser
 import FCMCore
 import FCMHTTP
 import FCMMCS
@@ -15,17 +14,20 @@ import FCMXMPP
 import Logging
 import NIOCore
 import NIOPosix
+import ServiceLifecycle
 
-/// Everything `serve` starts, started and stopped as one: the emulator, the HTTP and TLS
-/// listeners, the XMPP listeners and the proxy. `serve` and `exec` share it.
+/// What `serve`, `exec` and `mcp` run: the world, and the listeners and the clock's tick as
+/// services of one group (EmulatorServices.swift), which binds them, and stops them the last
+/// first. What they bound is in `startup`.
 struct RunningEmulator {
-    let server: EmulatorServer
-    let xmpp: [XMPPServer]
-    /// Where real receivers connect (docs/receivers.md); nil when `mcsPort` is off.
-    let mcs: MCSServer?
-    let proxy: ProxyServer?
+    let emulator: Emulator
     /// The HTTP fronts' keys, which snapshots carry along with the world.
     let credentials: FrontCredentials
+    let startup: Startup
+    /// Where the closing listeners leave their connections, awaited before the export.
+    let drains: Drains
+    /// The tick, then the listeners: HTTP and TLS, XMPP, MCS, the proxy (which needs the others' ports).
+    let services: [any Service]
     private let group: MultiThreadedEventLoopGroup
 
     /// Once per process: where and how log lines go.
@@ -43,7 +45,9 @@ struct RunningEmulator {
         }
     }
 
-    static func start(_ options: ServeOptions, file: ConfigFile?, logger: Logger) async throws -> RunningEmulator {
+    /// The world as the options and files make it, and the services that will serve it; nothing
+    /// listens until the group runs them.
+    static func prepare(_ options: ServeOptions, file: ConfigFile?, logger: Logger) throws -> RunningEmulator {
         let emulator = Emulator(settings: options.settings, clock: .wall(start: options.clockStart, wallMillis: FCMEmu.Serve.wallMillis))
         try emulator.setClockSpeed(options.clockSpeed)
         if options.clockPaused { emulator.pauseClock() }
@@ -62,65 +66,19 @@ struct RunningEmulator {
         for path in options.faultFiles { try FaultFile.load(path: path).forEach { try emulator.addFaultRule($0) } }
 
         let group = MultiThreadedEventLoopGroup(numberOfThreads: System.coreCount)
-        let server: EmulatorServer
-        do {
-            server = try await EmulatorServer.start(
-                emulator: emulator, configuration: options.server, fronts: fronts, group: group, logger: logger)
-        } catch {
-            try? await group.shutdownGracefully()
-            throw RuntimeFailure(listening: error)
-        }
-        let xmpp: [XMPPServer]
-        do {
-            xmpp = try await FCMEmu.Serve.startXMPP(options, server: server, group: group, logger: logger)
-        } catch {
-            await server.shutdown()
-            try? await group.shutdownGracefully()
-            throw RuntimeFailure(listening: error, what: "the XMPP server")
-        }
-        let mcs: MCSServer?
-        do {
-            mcs = try await FCMEmu.Serve.startMCS(options, server: server, group: group, logger: logger)
-        } catch {
-            for listener in xmpp { await listener.close() }
-            await server.shutdown()
-            try? await group.shutdownGracefully()
-            throw RuntimeFailure(listening: error, what: "the MCS server")
-        }
-        var proxy: ProxyServer?
-        if let port = options.proxyPort {
-            do {
-                proxy = try await FCMEmu.Serve.startProxy(options, port: port, server: server, xmpp: xmpp, mcs: mcs, group: group, logger: logger)
-            } catch {
-                await mcs?.close()
-                for listener in xmpp { await listener.close() }
-                await server.shutdown()
-                try? await group.shutdownGracefully()
-                throw RuntimeFailure(listening: error, what: "the proxy")
-            }
-        }
-        return RunningEmulator(server: server, xmpp: xmpp, mcs: mcs, proxy: proxy, credentials: credentials, group: group)
+        let xmppPorts = [options.xmppPort, options.xmppTestPort].compactMap { $0 }
+        let startup = Startup(expected: .init(xmpp: xmppPorts.count, mcs: options.mcsPort != nil, proxy: options.proxyPort != nil))
+        let drains = Drains()
+        let listeners = Listeners(
+            options: options, fronts: fronts, emulator: emulator, group: group, startup: startup, drains: drains, logger: logger)
+        return RunningEmulator(
+            emulator: emulator, credentials: credentials, startup: startup, drains: drains, services: listeners.services, group: group)
     }
 
-    /// Closes every listener (CCS streams end with system-shutdown) and the event loops.
-    func stop() async {
-        await stopListening()
-        await stopEventLoops()
-    }
+    /// Every listener, once all have bound.
+    func listening() async throws -> Startup.Bound { try await startup.all() }
 
     func stopEventLoops() async {
         try? await group.shutdownGracefully()
-    }
-
-    /// Closes every listener at once, letting open connections finish what they are answering
-    /// (`Listener.close`): each waits out at most one grace period, not one after another; no
-    /// request reaches the world after this.
-    func stopListening() async {
-        await withTaskGroup(of: Void.self) { closing in
-            if let proxy { closing.addTask { await proxy.close() } }
-            for listener in xmpp { closing.addTask { await listener.close() } }
-            if let mcs { closing.addTask { await mcs.close() } }
-            closing.addTask { await server.shutdown() }
-        }
     }
 }

@@ -86,10 +86,13 @@ extension FCMEmu {
             let (options, file) = try resolve(environment: ProcessInfo.processInfo.environment)
             RunningEmulator.bootstrapLogging(options)
             let logger = Logger(label: "fcm-emu")
-            let running = try await RunningEmulator.start(options, file: file, logger: logger)
-            let server = running.server
-            let banner = Banner.text(server: server, xmppPorts: running.xmpp.map(\.port), mcsPort: running.mcs?.port)
-            let announcement = Announcement(readyFile: options.readyFile, info: server.info, banner: banner)
+            let running = try RunningEmulator.prepare(options, file: file, logger: logger)
+            let announcement = Announcement(readyFile: options.readyFile) {
+                let bound = try await running.listening()
+                guard let server = bound.server else { throw CancellationError() }
+                let xmppPorts = bound.xmpp.sorted { $0.key < $1.key }.map(\.value.port)
+                return (server.info, Banner.text(server: server, xmppPorts: xmppPorts, mcsPort: bound.mcs?.port))
+            }
             let services: [any Service] = [announcement] + (try await EmulatorServices.emulator(running, options, logger: logger))
             do {
                 try await EmulatorServices.run(services, logger: logger)
@@ -152,92 +155,5 @@ extension FCMEmu {
         }
 
         @Sendable static func wallMillis() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
-
-        /// The XMPP listeners, with certificates from the HTTP server's CA (its state directory).
-        static func startXMPP(
-            _ options: ServeOptions, server: EmulatorServer, group: any EventLoopGroup, logger: Logger
-        ) async throws -> [XMPPServer] {
-            try await startXMPPListeners(options, server: server, group: group, logger: logger)
-        }
-
-        /// The HTTPS proxy, standing in for Google's hosts with this process's own ports.
-        static func startProxy(
-            _ options: ServeOptions, port: Int, server: EmulatorServer, xmpp: [XMPPServer], mcs: MCSServer?, group: any EventLoopGroup,
-            logger: Logger
-        ) async throws -> ProxyServer {
-            // The listeners start in the order of these settings, the ones turned off skipped.
-            let fcmPorts = zip(XMPPServer.fcmPorts, [options.xmppPort, options.xmppTestPort]).compactMap { $1 == nil ? nil : $0 }
-            var xmppPorts: [Int: Int] = [:]
-            for (fcmPort, listener) in zip(fcmPorts, xmpp) { xmppPorts[fcmPort] = listener.port }
-            let standIns = GoogleStandIns.make(tlsPort: server.https?.port, xmppPorts: xmppPorts, mcsPort: mcs?.port)
-            let proxy = try await ListenFailure.naming("proxy, proxyPort", host: options.server.host, port: port) {
-                try await ProxyServer.start(
-                    host: options.server.host, port: port, standIns: standIns,
-                    tunnel: TunnelPolicy(anyHostOffThisMachine: options.proxyTunnel, hosts: options.proxyTunnelHosts),
-                    ownPorts: Set([server.http.port, server.https?.port, mcs?.port].compactMap { $0 } + xmpp.map(\.port)),
-                    responder: server.responder, record: { [emulator = server.emulator] in emulator.recordProxyConnect($0) }, group: group,
-                    idleTimeout: .seconds(options.server.idleTimeoutSeconds), logger: logger)
-            }
-            // Named as the other listeners are: host, port, and a URL (IPv6 in brackets).
-            let host = options.server.host
-            server.addInfo(
-                "proxy",
-                .object([
-                    ("host", .string(host)), ("port", .int(proxy.port)), ("url", .string("http://\(EmulatorServer.urlHost(host)):\(proxy.port)")),
-                ]))
-            return proxy
-        }
-
-        /// The MCS listener real receivers connect to, with a certificate from the HTTP server's CA.
-        static func startMCS(_ options: ServeOptions, server: EmulatorServer, group: any EventLoopGroup, logger: Logger) async throws -> MCSServer? {
-            guard let port = options.mcsPort else { return nil }
-            var configuration = MCSServer.Configuration()
-            configuration.host = options.server.host
-            configuration.port = port
-            let mcs = try await ListenFailure.naming("MCS, mcsPort", host: options.server.host, port: port) {
-                try await MCSServer.start(
-                    configuration: configuration, tlsDirectory: server.tlsDirectory, emulator: server.emulator, group: group, logger: logger)
-            }
-            server.addInfo(
-                "mcs",
-                .object([
-                    ("host", .string(options.server.host)), ("port", .int(mcs.port)),
-                    ("standsInFor", .string("\(MCSServer.host):\(MCSServer.fcmPort)")),
-                ]))
-            return mcs
-        }
-
-        static func startXMPPListeners(
-            _ options: ServeOptions, server: EmulatorServer, group: any EventLoopGroup, logger: Logger
-        ) async throws -> [XMPPServer] {
-            let ports = [options.xmppPort, options.xmppTestPort].compactMap { $0 }
-            guard !ports.isEmpty else { return [] }
-            let router = CCSRouter(emulator: server.emulator)
-            var listeners: [XMPPServer] = []
-            for (index, port) in ports.enumerated() {
-                var configuration = XMPPServer.Configuration()
-                configuration.host = options.server.host
-                configuration.port = port
-                configuration.laxAuth = options.fronts.authMode == .lax
-                configuration.drainAfterSeconds = options.xmppDrainAfterSeconds
-                configuration.prefixedForm = options.xmppPrefixedForm
-                configuration.loginTimeoutSeconds = options.xmppLoginTimeoutSeconds
-                configuration.idleTimeoutSeconds = options.xmppIdleTimeoutSeconds
-                let setting = index == 0 && options.xmppPort != nil ? "xmppPort" : "xmppTestPort"
-                listeners.append(
-                    try await ListenFailure.naming("XMPP, \(setting)", host: options.server.host, port: port) {
-                        try await XMPPServer.start(
-                            configuration: configuration, tlsDirectory: server.tlsDirectory, emulator: server.emulator, router: router,
-                            group: group, logger: logger)
-                    })
-            }
-            server.addInfo(
-                "xmpp",
-                .object([
-                    ("host", .string(options.server.host)), ("ports", .array(listeners.map { .int($0.port) })),
-                    ("caCertificate", listeners.first.map { .string($0.caCertificatePath) } ?? .null),
-                ]))
-            return listeners
-        }
     }
 }

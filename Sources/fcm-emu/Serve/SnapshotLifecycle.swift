@@ -66,7 +66,7 @@ enum SnapshotLifecycle {
         let started = Date()
         do {
             let manifest = try running.credentials.exportSnapshot(
-                of: running.server.emulator, to: directory,
+                of: running.emulator, to: directory,
                 options: SnapshotOptions(include: options.snapshotInclude, emulatorVersion: FCMEmuVersion.current))
             let millis = Int(Date().timeIntervalSince(started) * 1000)
             logger.info("Exported the world to \(directory) (\(manifest.totalBytes) bytes in \(millis) ms)")

@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import FCMCore
+import FCMServer
+@testable import fcm_emu
+import FCMTesting
+import Foundation
+import Logging
+import ServiceLifecycle
+import Testing
+
+/// serve's services in one group, shut down as swift-service-lifecycle does it on a signal, the
+/// way Hummingbird tests its application: a call in flight is answered, nothing listens after,
+/// and the world is exported once the call's answer is out; a listener that cannot bind ends
+/// the group with its error, after what did bind has closed.
+@Suite("serve's services: start-up and graceful shutdown", .timeLimit(.minutes(1)))
+struct GracefulShutdownTests {
+    static func options(_ extra: [String]) throws -> (ServeOptions, ConfigFile?) {
+        var serve = try FCMEmu.Serve.parse(
+            ["--port", "0", "--set", "tlsPort=off", "--set", "xmppPort=off", "--set", "xmppTestPort=off"] + extra)
+        serve.readyFile = nil
+        return try serve.resolve(environment: [:])
+    }
+
+    /// The group serve runs, with `test` before its services: stopped last, it sees them stop.
+    static func group(_ running: RunningEmulator, _ options: ServeOptions, test: some Service) async throws -> ServiceGroup {
+        let services = try await EmulatorServices.emulator(
+            running, options, logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
+        return ServiceGroup(
+            configuration: ServiceGroupConfiguration(
+                services: ([test] + services).map {
+                    ServiceGroupConfiguration.ServiceConfiguration(
+                        service: $0, successTerminationBehavior: .gracefullyShutdownGroup,
+                        failureTerminationBehavior: .gracefullyShutdownGroup)
+                },
+                logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }))
+    }
+
+    @Test func aCallInFlightIsAnsweredAndTheWorldExportedAfterIt() async throws {
+        let scratch = try ScratchDirectory("shutdown")
+        defer { scratch.cleanup() }
+        let export = scratch.sub("export")
+        let (options, file) = try Self.options(["--set", "stateDir=none", "--export-on-exit", export])
+        let running = try RunningEmulator.prepare(options, file: file, logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
+        // Every v1 send waits a second (emulator time, at speed 1): long enough to be in flight.
+        try running.emulator.addFaultRule(FaultRule(id: "slow", match: .init(api: .v1), action: .latency(millis: 1000)))
+        let answered = Answered()
+        let holder = GroupHolder()
+        let test = CommandService {
+            guard let server = try? await running.listening().server else { return 1 }
+            let port = server.http.port
+            let call = Task.detached {
+                let connection = try RawConnection(port: port)
+                try connection.send(
+                    "POST /v1/projects/demo-fcm-emu/messages:send HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer x\r\n"
+                        + "Content-Type: application/json\r\nContent-Length: 28\r\n\r\n{\"message\":{\"topic\":\"news\"}}")
+                return try connection.readResponse().status
+            }
+            // Once the call has reached the world, the group is told to stop, as a signal does.
+            await Self.accepted(running.emulator)
+            await holder.group?.triggerGracefulShutdown()
+            answered.set(try? await call.value)
+            answered.listened(after: server.http.isListening)
+            try? await gracefulShutdown()
+            return 0
+        }
+        let group = try await Self.group(running, options, test: test)
+        await holder.set(group)
+        try await group.run()
+        #expect(answered.status == 200, "the call in flight is answered")
+        #expect(answered.listenedAfter == false, "nothing listens once the group stops")
+        #expect(FileManager.default.fileExists(atPath: export + "/manifest.json"), "exported on the way out")
+    }
+
+    @Test func aListenerThatCannotBindEndsTheGroupAfterTheOthersClose() async throws {
+        try await withLiveServer { taken in try await Self.proxyPortTaken(taken.http.port) }
+    }
+
+    /// serve with its proxy on `taken`, a port in use.
+    static func proxyPortTaken(_ taken: Int) async throws {
+        let (options, file) = try Self.options(["--set", "stateDir=none", "--set", "proxyPort=\(taken)"])
+        let running = try RunningEmulator.prepare(options, file: file, logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
+        let seen = Seen()
+        let watcher = CommandService {
+            let bound = try? await running.startup.wait { $0.server != nil }
+            seen.server = bound?.server
+            try? await gracefulShutdown()
+            return 0
+        }
+        let group = try await Self.group(running, options, test: watcher)
+        await #expect { try await group.run() } throws: {
+            "\($0)".contains("cannot listen on 127.0.0.1:\(taken) (proxy, proxyPort): the port is in use")
+        }
+        let server = try #require(seen.server)
+        #expect(!server.http.isListening, "the HTTP listener that did bind is closed")
+        #expect(!running.startup.isComplete)
+    }
+}
+
+extension GracefulShutdownTests {
+    /// Once the world has accepted a message: the call has reached it.
+    static func accepted(_ emulator: Emulator) async {
+        let seen = { @Sendable in ((try? emulator.events(EventQuery(kinds: [.accepted]))) ?? []).isEmpty == false }
+        let watch = WatchHolder()
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let once = Once()
+            watch.set(emulator.watchEvents(EventInterest(kinds: [.accepted])) { if seen(), once.first() { continuation.resume() } })
+            if seen(), once.first() { continuation.resume() }
+        }
+        watch.cancel()
+    }
+}
+
+private final class Once: @unchecked Sendable {
+    private let lock = NSLock()
+    private var done = false
+    func first() -> Bool {
+        lock.withLock {
+            defer { done = true }; return !done
+        }
+    }
+}
+
+private final class WatchHolder: @unchecked Sendable {
+    private let lock = NSLock()
+    private var watch: EventWatch?
+    func set(_ watch: EventWatch) { lock.withLock { self.watch = watch } }
+    func cancel() {
+        lock.withLock {
+            watch?.cancel(); watch = nil
+        }
+    }
+}
+
+private final class GroupHolder: @unchecked Sendable {
+    private let lock = NSLock()
+    private var group_: ServiceGroup?
+    func set(_ group: ServiceGroup) async { lock.withLock { group_ = group } }
+    var group: ServiceGroup? { lock.withLock { group_ } }
+}
+
+private final class Answered: @unchecked Sendable {
+    private let lock = NSLock()
+    private var status_: Int?
+    private var listenedAfter_: Bool?
+    func set(_ status: Int?) { lock.withLock { status_ = status } }
+    func listened(after: Bool) { lock.withLock { listenedAfter_ = after } }
+    var status: Int? { lock.withLock { status_ } }
+    var listenedAfter: Bool? { lock.withLock { listenedAfter_ } }
+}
+
+private final class Seen: @unchecked Sendable {
+    private let lock = NSLock()
+    private var server_: EmulatorServer?
+    var server: EmulatorServer? {
+        get { lock.withLock { server_ } }
+        set { lock.withLock { server_ = newValue } }
+    }
+}
