@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
 
-import Dispatch
 import Synchronization
 
 /// The simulated FCM: projects, devices, topics, groups, the clock, store and forward, and the
@@ -22,8 +21,9 @@ public final class Emulator: Sendable {
     /// Transport fault rules in force, readable without the lock: the HTTP hot path checks it
     /// before building anything to match against.
     let transportRuleCount = Atomic<Int>(0)
-    /// Whether a background worker is finishing fan-outs (wall clock only).
-    private let fanOutWorker = Atomic<Bool>(false)
+    /// On a wall clock, wakes the worker that finishes fan-outs (serve's `FanOutService`); with
+    /// none, the caller that queued them finishes them.
+    private let fanOutWorker = Mutex<(@Sendable () -> Void)?>(nil)
     /// The driver's speed as a `Double`'s bits, 0 when paused or virtual: the HTTP transport reads
     /// it for an answer it delays (injected latency becomes waiting), so it takes no lock. Stored
     /// under the world's lock whenever the driver changes.
@@ -103,20 +103,26 @@ public final class Emulator: Sendable {
 
     /// Finishes pending fan-outs a chunk per lock hold, so other clients get the lock in between
     /// (FanOut.swift). On a virtual clock (tests, scenarios, the engine benchmark) the caller
-    /// finishes them before it returns, so runs stay deterministic; on a wall clock (`serve`) one
-    /// background worker does, so no event loop waits for a million deliveries.
+    /// finishes them before it returns, so runs stay deterministic; on a wall clock with a worker
+    /// (`serve`) the worker does, so no event loop waits for a million deliveries.
     func continueFanOuts() {
-        guard wallMillis != nil else {
-            while withWorld({ $0.continueFanOuts() }) {}
+        if wallMillis != nil, let wake = fanOutWorker.withLock({ $0 }) {
+            wake()
             return
         }
-        guard fanOutWorker.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else { return }
-        DispatchQueue.global().async { [self] in
-            while withWorld({ $0.continueFanOuts() }) {}
-            fanOutWorker.store(false, ordering: .releasing)
-            // A fan-out queued after the last chunk but before the flag fell would wait forever.
-            if withWorld({ !$0.fanOuts.isEmpty }) { continueFanOuts() }
-        }
+        while continueFanOutChunk() {}
+    }
+
+    /// On a wall clock, `wake` is told whenever fan-outs are queued, and its worker finishes them
+    /// by `continueFanOutChunk` until it says none remain.
+    package func finishFanOuts(by wake: @escaping @Sendable () -> Void) {
+        fanOutWorker.withLock { $0 = wake }
+        if isFanningOut { wake() }
+    }
+
+    /// Dispatches one chunk of the pending fan-outs under one hold of the lock; whether any remain.
+    package func continueFanOutChunk() -> Bool {
+        withWorld { $0.continueFanOuts() }
     }
 
     package enum AccessTokenRecord: Sendable {

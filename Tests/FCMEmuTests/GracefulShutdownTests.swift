@@ -42,8 +42,8 @@ struct GracefulShutdownTests {
         let export = scratch.sub("export")
         let (options, file) = try Self.options(["--set", "stateDir=none", "--export-on-exit", export])
         let running = try RunningEmulator.prepare(options, file: file, logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
-        // Every v1 send waits a second (emulator time, at speed 1): long enough to be in flight.
-        try running.emulator.addFaultRule(FaultRule(id: "slow", match: .init(api: .v1), action: .latency(millis: 1000)))
+        // Every v1 send waits two seconds (emulator time, at speed 1): in flight when the stop begins.
+        try running.emulator.addFaultRule(FaultRule(id: "slow", match: .init(api: .v1), action: .latency(millis: 2000)))
         let answered = Answered()
         let holder = GroupHolder()
         let test = CommandService {
@@ -57,18 +57,18 @@ struct GracefulShutdownTests {
                 return try connection.readResponse().status
             }
             // Once the call has reached the world, the group is told to stop, as a signal does.
-            await Self.accepted(running.emulator)
+            await EventWaits.until(running.emulator) { !((try? $0.events(EventQuery(kinds: [.accepted]))) ?? []).isEmpty }
             await holder.group?.triggerGracefulShutdown()
             answered.set(try? await call.value)
-            answered.listened(after: server.http.isListening)
             try? await gracefulShutdown()
+            answered.listened(after: server.http.isListening)
             return 0
         }
         let group = try await Self.group(running, options, test: test)
         await holder.set(group)
         try await group.run()
         #expect(answered.status == 200, "the call in flight is answered")
-        #expect(answered.listenedAfter == false, "nothing listens once the group stops")
+        #expect(answered.listenedAfter == false, "nothing listens once the listeners' services have stopped")
         #expect(FileManager.default.fileExists(atPath: export + "/manifest.json"), "exported on the way out")
     }
 
@@ -94,41 +94,6 @@ struct GracefulShutdownTests {
         let server = try #require(seen.server)
         #expect(!server.http.isListening, "the HTTP listener that did bind is closed")
         #expect(!running.startup.isComplete)
-    }
-}
-
-extension GracefulShutdownTests {
-    /// Once the world has accepted a message: the call has reached it.
-    static func accepted(_ emulator: Emulator) async {
-        let seen = { @Sendable in ((try? emulator.events(EventQuery(kinds: [.accepted]))) ?? []).isEmpty == false }
-        let watch = WatchHolder()
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let once = Once()
-            watch.set(emulator.watchEvents(EventInterest(kinds: [.accepted])) { if seen(), once.first() { continuation.resume() } })
-            if seen(), once.first() { continuation.resume() }
-        }
-        watch.cancel()
-    }
-}
-
-private final class Once: @unchecked Sendable {
-    private let lock = NSLock()
-    private var done = false
-    func first() -> Bool {
-        lock.withLock {
-            defer { done = true }; return !done
-        }
-    }
-}
-
-private final class WatchHolder: @unchecked Sendable {
-    private let lock = NSLock()
-    private var watch: EventWatch?
-    func set(_ watch: EventWatch) { lock.withLock { self.watch = watch } }
-    func cancel() {
-        lock.withLock {
-            watch?.cancel(); watch = nil
-        }
     }
 }
 

@@ -121,6 +121,10 @@ extension FCMEmu.Bench {
     /// target: p99 under 50 ms).
     private func sendsDuringFanOut() throws {
         let emulator = Emulator(clock: .wall(wallMillis: { Int64(Date().timeIntervalSince1970 * 1000) }))
+        // serve's worker, here in a task of its own: this thread sends while it fans out.
+        let fanOuts = FanOutService(emulator: emulator)
+        let worker = Task { await fanOuts.run() }
+        defer { worker.cancel() }
         let spec = DeviceSpec(platform: .android, appId: "com.example.app", topics: ["bench"])
         for _ in 0..<subscribers { _ = try emulator.createDevice(spec, projectId: DemoProject.id) }
         let device = try emulator.createDevice(DeviceSpec(platform: .android, appId: "com.example.app"), projectId: DemoProject.id)

@@ -13,11 +13,11 @@ import Synchronization
 
 /// `serve`, `exec` and `mcp` as one `ServiceGroup` (swift-service-lifecycle): SIGINT and SIGTERM
 /// start a graceful shutdown, and the group stops its services one at a time, the last first.
-/// The order `[Announcement, EmulatorService, ClockTick, listeners…, Autosave]` for `serve`
-/// therefore stops the autosave first, then each listener (the proxy first; each stops
-/// accepting and leaves its connections to finish, `ListenerService`), the tick, then the
-/// emulator, which waits for those connections, exports and ends the event loops; last, the
-/// ready file is withdrawn. `exec` and `mcp` put their command last, so it stops first. The group
+/// The order `[Announcement, EmulatorService, FanOutService, ClockTick, listeners…, Autosave]`
+/// for `serve` therefore stops the autosave first, then each listener (the proxy first; each
+/// stops accepting and leaves its connections to finish, `ListenerService`), the tick, the
+/// fan-out worker, then the emulator, which waits for those connections, exports and ends the
+/// event loops; last, the ready file is withdrawn. `exec` and `mcp` put their command last, so it stops first. The group
 /// traps the signals before any service starts, so a harness that sends SIGTERM the moment it
 /// reads the ready file or the banner is heard; a listener that cannot bind ends the group with
 /// its error, after what did start has stopped.
@@ -36,7 +36,7 @@ enum EmulatorServices {
         try await group.run()
     }
 
-    /// The emulator's own services, `[EmulatorService, ClockTick, listeners…, Autosave]` (the
+    /// The emulator's own services, `[EmulatorService, FanOutService, ClockTick, listeners…, Autosave]` (the
     /// autosave when the `autosave` setting asks for it), for `serve`, `exec` and `mcp` alike; a
     /// refused setting ends `running`'s event loops.
     static func emulator(_ running: RunningEmulator, _ options: ServeOptions, logger: Logger) async throws -> [any Service] {

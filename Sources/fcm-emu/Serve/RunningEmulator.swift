@@ -16,8 +16,8 @@ import NIOCore
 import NIOPosix
 import ServiceLifecycle
 
-/// What `serve`, `exec` and `mcp` run: the world, and the listeners and the clock's tick as
-/// services of one group (EmulatorServices.swift), which binds them, and stops them the last
+/// What `serve`, `exec` and `mcp` run: the world, and the fan-out worker, the clock's tick and
+/// the listeners as services of one group (EmulatorServices.swift), which binds them, and stops them the last
 /// first. What they bound is in `startup`.
 struct RunningEmulator {
     let emulator: Emulator
@@ -26,7 +26,8 @@ struct RunningEmulator {
     let startup: Startup
     /// Where the closing listeners leave their connections, awaited before the export.
     let drains: Drains
-    /// The tick, then the listeners: HTTP and TLS, XMPP, MCS, the proxy (which needs the others' ports).
+    /// The fan-out worker, the tick, then the listeners: HTTP and TLS, XMPP, MCS, the proxy (which
+    /// needs the others' ports).
     let services: [any Service]
     private let group: MultiThreadedEventLoopGroup
 
@@ -49,6 +50,8 @@ struct RunningEmulator {
     /// listens until the group runs them.
     static func prepare(_ options: ServeOptions, file: ConfigFile?, logger: Logger) throws -> RunningEmulator {
         let emulator = Emulator(settings: options.settings, clock: .wall(start: options.clockStart, wallMillis: FCMEmu.Serve.wallMillis))
+        // Before an import, which may bring fan-outs still on their way.
+        let fanOuts = FanOutService(emulator: emulator)
         try emulator.setClockSpeed(options.clockSpeed)
         if options.clockPaused { emulator.pauseClock() }
         var fronts = options.fronts
@@ -72,7 +75,8 @@ struct RunningEmulator {
         let listeners = Listeners(
             options: options, fronts: fronts, emulator: emulator, group: group, startup: startup, drains: drains, logger: logger)
         return RunningEmulator(
-            emulator: emulator, credentials: credentials, startup: startup, drains: drains, services: listeners.services, group: group)
+            emulator: emulator, credentials: credentials, startup: startup, drains: drains, services: [fanOuts] + listeners.services,
+            group: group)
     }
 
     /// Every listener, once all have bound.
