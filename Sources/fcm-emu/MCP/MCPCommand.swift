@@ -80,7 +80,10 @@ extension FCMEmu {
                 else { return 1 }
                 let info = server.info
                 logger.notice("Emulator listening", metadata: ["url": "\(info["http"]?["url"]?.stringValue ?? "?")"])
-                await ToolServer.serve(EmulatorBackend(client: client), instructions: Self.instructions(info), logger: logger)
+                // SIGTERM or SIGINT ends the tool server as the agent closing stdin does.
+                await cancelWhenGracefulShutdown {
+                    await ToolServer.serve(EmulatorBackend(client: client), instructions: Self.instructions(info), logger: logger)
+                }
                 return 0
             }
             try await EmulatorServices.run(try await EmulatorServices.emulator(running, options, logger: logger) + [tools], logger: logger)
