@@ -21,8 +21,16 @@ struct ListenerService: Service {
     /// Binds, records what it bound in `startup`, and returns how to begin closing it.
     let bind: @Sendable () async throws -> @Sendable () async -> [Task<Void, Never>]
 
-    func run() async throws {
+    /// Counted in `drains` from when it is made, so the event loops outlive it, started or not.
+    init(what: String, startup: Startup, drains: Drains, bind: @escaping @Sendable () async throws -> @Sendable () async -> [Task<Void, Never>]) {
+        self.what = what
+        self.startup = startup
+        self.drains = drains
+        self.bind = bind
         drains.enter()
+    }
+
+    func run() async throws {
         defer { drains.leave() }
         let beginClose: @Sendable () async -> [Task<Void, Never>]
         do {
