@@ -27,6 +27,19 @@ struct JavaTrustStoreTests {
         var systemStore: String { root + "/system/cacerts" }
         var ca: String { root + "/ca.pem" }
 
+        /// Written through a descriptor that closes on exec: a process another test spawns meanwhile
+        /// must not keep the file open for writing, or running it fails with ETXTBSY ("Text file
+        /// busy") for as long as that process lives.
+        static func writeExecutable(_ text: String, to path: String) throws {
+            let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o755)
+            guard fd >= 0 else { throw T.Failure(description: "cannot write \(path): errno \(errno)") }
+            defer { close(fd) }
+            let bytes = Array(text.utf8)
+            guard bytes.withUnsafeBytes({ write(fd, $0.baseAddress, $0.count) }) == bytes.count else {
+                throw T.Failure(description: "cannot write \(path): errno \(errno)")
+            }
+        }
+
         init() throws {
             root = try T.temporaryDirectory()
             let files = FileManager.default
@@ -36,8 +49,7 @@ struct JavaTrustStoreTests {
             guard let real = JavaTrustStoreTests.keytool, let store = JavaTrustStoreTests.jdkStore else {
                 throw T.Failure(description: "no JDK")
             }
-            try "#!/bin/sh\nexec '\(real)' \"$@\"\n".write(toFile: keytool, atomically: false, encoding: .utf8)
-            chmod(keytool, 0o755)
+            try Self.writeExecutable("#!/bin/sh\nexec '\(real)' \"$@\"\n", to: keytool)
             try files.copyItem(atPath: store, toPath: systemStore)
             try files.createSymbolicLink(atPath: root + "/jdk/lib/security/cacerts", withDestinationPath: systemStore)
             let made = try T.run(

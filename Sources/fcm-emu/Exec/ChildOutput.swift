@@ -21,14 +21,15 @@ enum ChildOutput {
         var ends: [Int32] = [-1, -1]
         guard pipe(&ends) == 0 else { return (-1, "pipe: \(String(cString: strerror(errno)))") }
         let (reading, writing) = (ends[0], ends[1])
+        // Closed on exec: another tool started meanwhile must not hold this pipe open.
+        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_adddup2(&actions, writing, 1)
         posix_spawn_file_actions_adddup2(&actions, writing, 2)
-        posix_spawn_file_actions_addclose(&actions, reading)
-        posix_spawn_file_actions_addclose(&actions, writing)
+        ChildProcess.closeInherited(&actions)
         let argv = ([tool] + arguments).map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
         var pid: pid_t = 0
@@ -46,7 +47,6 @@ enum ChildOutput {
         }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) == -1, errno == EINTR {}
-        let signalled = status & 0x7f
-        return (signalled == 0 ? (status >> 8) & 0xff : 128 + signalled, String(decoding: kept, as: UTF8.self))
+        return (ChildProcess.exitCode(waitStatus: status), String(decoding: kept, as: UTF8.self))
     }
 }

@@ -19,7 +19,8 @@ import Dispatch
 /// child must start with no signal blocked and SIGINT, SIGTERM and SIGPIPE at their defaults,
 /// whatever the spawning thread has (a Dispatch or NIO thread blocks them all, and NIO ignores
 /// SIGPIPE), and in a process group of its own, so that a forwarded signal reaches everything it
-/// started and nothing is left behind.
+/// started and nothing is left behind. It inherits standard input, output and error, and no
+/// other descriptor of ours (`closeInherited`).
 struct ChildProcess {
     let pid: pid_t
 
@@ -43,8 +44,12 @@ struct ChildProcess {
             for pointer in argv { free(pointer) }
             for pointer in envp { free(pointer) }
         }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        Self.closeInherited(&actions)
         var pid: pid_t = 0
-        let status = posix_spawnp(&pid, command[0], nil, &attributes, argv, envp)
+        let status = posix_spawnp(&pid, command[0], &actions, &attributes, argv, envp)
         guard status == 0 else { return .failure(POSIXError(POSIXErrorCode(rawValue: status) ?? .ENOENT)) }
         return .success(ChildProcess(pid: pid))
     }
@@ -58,9 +63,31 @@ struct ChildProcess {
             DispatchQueue.global().async {
                 var status: Int32 = 0
                 while waitpid(pid, &status, 0) == -1, errno == EINTR {}
-                let signalled = status & 0x7f
-                continuation.resume(returning: signalled == 0 ? (status >> 8) & 0xff : 128 + signalled)
+                continuation.resume(returning: Self.exitCode(waitStatus: status))
             }
+        }
+    }
+
+    /// A wait status as a shell reports it: the exit status, or 128 + the signal that ended it.
+    static func exitCode(waitStatus status: Int32) -> Int32 {
+        let signalled = status & 0x7f
+        return signalled == 0 ? (status >> 8) & 0xff : 128 + signalled
+    }
+
+    /// Closes every descriptor above standard error in the child: a tool or command we start must
+    /// not hold our files, sockets or pipes open (a script another thread is writing could not be
+    /// run, ETXTBSY; a pipe would never see its end).
+    static func closeInherited(_ actions: inout posix_spawn_file_actions_t) {
+        // The descriptors open now, as /proc lists them (glibc's closefrom action is not in
+        // Swift's Glibc module); one opened after this line is another thread's, and opened
+        // close-on-exec by NIO and by us.
+        guard let directory = opendir("/proc/self/fd") else { return }
+        defer { closedir(directory) }
+        let own = dirfd(directory)
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            guard let fd = Int32(name), fd > 2, fd != own else { continue }
+            posix_spawn_file_actions_addclose(&actions, fd)
         }
     }
 }
