@@ -113,10 +113,12 @@ public final class EmulatorServer: Sendable {
 
     /// Adds what other listeners (XMPP) report to the info document.
     public func addInfo(_ key: String, _ value: JSONValue) {
-        guard case .object(var pairs) = infoBox.read() else { return }
-        pairs.removeAll { $0.0 == key }
-        pairs.append((key, value))
-        infoBox.write(.object(pairs))
+        infoBox.modify { info in
+            guard case .object(var pairs) = info else { return }
+            pairs.removeAll { $0.0 == key }
+            pairs.append((key, value))
+            info = .object(pairs)
+        }
     }
 
     public var baseURL: String { "http://\(Self.urlHost(http.host)):\(http.port)" }
@@ -264,6 +266,9 @@ private final class InfoBox: Sendable {
     func read() -> JSONValue { mutex.withLock { $0 } }
 
     func write(_ value: JSONValue) { mutex.withLock { $0 = value } }
+
+    /// Changes the document in one hold of the lock: listeners that bind at once each add theirs.
+    func modify(_ change: (inout JSONValue) -> Void) { mutex.withLock { change(&$0) } }
 }
 
 extension EmulatorServer {
