@@ -72,6 +72,29 @@ struct GracefulShutdownTests {
         #expect(FileManager.default.fileExists(atPath: export + "/manifest.json"), "exported on the way out")
     }
 
+    /// The listeners bind at once, and each adds its part of the info document (the ready file).
+    @Test func everyListenerIsInTheInfoDocument() async throws {
+        let (options, file) = try Self.options([
+            "--set", "stateDir=none", "--set", "tlsPort=0", "--set", "xmppPort=0", "--set", "xmppTestPort=0", "--set", "mcsPort=0",
+            "--set", "proxyPort=0",
+        ])
+        let running = try RunningEmulator.prepare(options, file: file, logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
+        let seen = Seen()
+        let holder = GroupHolder()
+        let test = CommandService {
+            seen.server = try? await running.listening().server
+            await holder.group?.triggerGracefulShutdown()
+            try? await gracefulShutdown()
+            return 0
+        }
+        let group = try await Self.group(running, options, test: test)
+        await holder.set(group)
+        try await group.run()
+        let info = try #require(seen.server?.info)
+        #expect(info["xmpp"]?["ports"]?.arrayValue?.count == 2)
+        #expect(info["mcs"]?["port"] != nil && info["proxy"]?["port"] != nil && info["https"]?["port"] != nil)
+    }
+
     @Test func aListenerThatCannotBindEndsTheGroupAfterTheOthersClose() async throws {
         try await withLiveServer { taken in try await Self.proxyPortTaken(taken.http.port) }
     }
