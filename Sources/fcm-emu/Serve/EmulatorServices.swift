@@ -69,6 +69,8 @@ struct EmulatorService: Service {
         let served = running.startup.isComplete
         if served { logger.info("Stopping") }
         await running.drains.finished()
+        // A CA made for this run only (no state directory) goes once its listeners have.
+        running.startup.current.server?.removeOwnedFiles()
         let exported = served ? SnapshotLifecycle.exportAtExit(running, options, logger: logger) : true
         await running.stopEventLoops()
         guard exported else { throw ExportFailed() }

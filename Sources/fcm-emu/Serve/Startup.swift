@@ -52,6 +52,9 @@ final class Startup: Sendable {
         self.expected = expected
     }
 
+    /// What has bound so far.
+    var current: Bound { state.withLock { $0.bound } }
+
     /// Whether every listener has bound: the emulator served, so there is a world to export.
     var isComplete: Bool { state.withLock { expected.all($0.bound) } }
 
