@@ -92,6 +92,8 @@ struct GracefulShutdownTests {
         try await group.run()
         let info = try #require(seen.server?.info)
         #expect(info["xmpp"]?["ports"]?.arrayValue?.count == 2)
+        let tls = try #require(seen.server?.tlsDirectory)
+        #expect(!FileManager.default.fileExists(atPath: tls), "the run's own CA goes with it (no state directory)")
         #expect(info["mcs"]?["port"] != nil && info["proxy"]?["port"] != nil && info["https"]?["port"] != nil)
     }
 
