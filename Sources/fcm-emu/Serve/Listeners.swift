@@ -23,7 +23,8 @@ struct Listeners {
     let drains: Drains
     let logger: Logger
 
-    var services: [any Service] {
+    /// Made once: each listener service counts itself in `drains` as it is made.
+    func makeServices() -> [any Service] {
         var services: [any Service] = [ClockTick(emulator: emulator, every: .milliseconds(options.server.tickMillis))]
         services.append(listener("the emulator") { try await http() })
         let settings = [("xmppPort", options.xmppPort), ("xmppTestPort", options.xmppTestPort)].filter { $0.1 != nil }

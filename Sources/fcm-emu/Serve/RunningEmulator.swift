@@ -75,7 +75,7 @@ struct RunningEmulator {
         let listeners = Listeners(
             options: options, fronts: fronts, emulator: emulator, group: group, startup: startup, drains: drains, logger: logger)
         return RunningEmulator(
-            emulator: emulator, credentials: credentials, startup: startup, drains: drains, services: [fanOuts] + listeners.services,
+            emulator: emulator, credentials: credentials, startup: startup, drains: drains, services: [fanOuts] + listeners.makeServices(),
             group: group)
     }
 
