@@ -155,6 +155,9 @@ struct SendChecksTests {
         let parts = id.dropFirst(2).split(separator: "%")
         #expect(parts.count == 2 && parts[0].count == 16 && parts[1].count == 16)
         #expect(parts[1].prefix(8) == parts[1].suffix(8))
+        // The epoch microseconds of the clock (a counter in the last three digits), then the app's
+        // FNV-1a hash of "demo-fcm-emu/com.example.app" twice.
+        #expect(parts[0] == "\(w.emu.now.millis)001" && parts[1] == "9f388bbe9f388bbe")
         let topicId = try w.emu.send(SendRequest(target: .topic("news"), content: MessageContent(), api: .v1), from: w.project).messageId
         #expect(Int64(topicId) != nil)
     }

@@ -58,6 +58,17 @@ struct Device: Sendable {
 }
 
 extension Device {
+    /// Hands the device to `read` where it lies. Called through the array's optional
+    /// (`devices[i]?.peek { … }`), a mutating call reaches the element in place; reading
+    /// `devices[i]?.field` copies the whole device out first (Array's getter returns an owned
+    /// element), retaining each of its fields, and a send read a dozen fields that way.
+    mutating func peek<R>(_ read: (borrowing Device) -> R) -> R { read(self) }
+
+    /// One more high-priority data message that showed no notification (`EmulatorSettings.deprioritizeAfter`).
+    mutating func countUnshownHighPriority() {
+        if unshownHighPriority < Int32.max { unshownHighPriority += 1 }
+    }
+
     /// What the device's topic names add to an answer that lists them (each quoted and indented).
     var topicBytes: Int { topics.keys.reduce(0) { $0 + $1.utf8.count + 8 } }
 }

@@ -35,7 +35,7 @@ struct InboxLedger: Sendable {
 
     static func cost(of delivery: Delivery) -> Int {
         guard delivery.chargesMessage, let message = delivery.message else { return slotBytes }
-        return slotBytes + EventLog.approximateBytes(of: message)
+        return slotBytes + message.approximateBytes
     }
 
     /// Whether a delivery of `message` about to be kept is the first of its run (and so carries
@@ -101,20 +101,20 @@ struct InboxLedger: Sendable {
 extension World {
     /// Keeps `delivery` in device `id`'s inbox, within the device's cap and all inboxes' bytes.
     mutating func keepInInbox(_ delivery: Delivery, for id: DeviceID) {
-        guard var device = devices[Int(id)] else { return }
-        devices[Int(id)] = nil  // keep the inbox uniquely referenced while it changes
+        // The device is read and changed in place, through the optional (`Device.peek`): a copy
+        // would retain each of its fields, and share the inbox, so that the append would copy it.
+        guard let (base, count) = devices[Int(id)]?.peek({ ($0.inboxBase, $0.inbox.count) }) else { return }
         var delivery = delivery
         delivery.chargesMessage = inboxLedger.charges(delivery.message)
-        inboxLedger.kept(delivery, device: id, ordinal: device.inboxBase &+ UInt32(truncatingIfNeeded: device.inbox.count))
-        device.inbox.append(delivery)
+        inboxLedger.kept(delivery, device: id, ordinal: base &+ UInt32(truncatingIfNeeded: count))
+        devices[Int(id)]?.inbox.append(delivery)
         // Trim in batches (amortised O(1)); readers see only the newest `maxInboxPerDevice`.
-        if device.inbox.count >= 2 * settings.maxInboxPerDevice {
-            let extra = device.inbox.count - settings.maxInboxPerDevice
-            inboxLedger.left(device.inbox.prefix(extra))
-            device.inbox.removeFirst(extra)
-            device.inboxBase &+= UInt32(truncatingIfNeeded: extra)
+        if count + 1 >= 2 * settings.maxInboxPerDevice {
+            let extra = count + 1 - settings.maxInboxPerDevice
+            if let leaving = devices[Int(id)]?.inbox.prefix(extra) { inboxLedger.left(leaving) }
+            devices[Int(id)]?.inbox.removeFirst(extra)
+            devices[Int(id)]?.inboxBase &+= UInt32(truncatingIfNeeded: extra)
         }
-        devices[Int(id)] = device
         keepInboxesToBytes()
     }
 

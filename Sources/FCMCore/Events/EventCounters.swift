@@ -8,10 +8,14 @@ package struct EventCounters: Sendable {
     /// Distinct `(api, code)` pairs of refusals kept apart; the rest are counted under `code="other"`.
     package static let maxRefusalLabels = 256
 
-    /// Events by kind (an enum's hash is its case, never its raw string).
+    /// Events by kind (hashed by case, `CaseHashing.swift`).
     private var byKind: [Event.Kind: Int64] = [:]
     /// Accepted messages by the API that accepted them.
-    package private(set) var acceptedByAPI: [String: Int64] = [:]
+    private var acceptedBySource: [SourceAPI: Int64] = [:]
+    /// Accepted messages by the name of the API that accepted them.
+    package var acceptedByAPI: [String: Int64] {
+        Dictionary(uniqueKeysWithValues: acceptedBySource.map { ($0.key.rawValue, $0.value) })
+    }
     /// Refused requests by API and error code, as the client saw them.
     package private(set) var refusals: [RefusalLabel: Int64] = [:]
 
@@ -26,7 +30,7 @@ package struct EventCounters: Sendable {
         byKind[kind, default: 0] += 1
         switch kind {
         case .accepted:
-            if let api = message?.api.rawValue { acceptedByAPI[api, default: 0] += 1 }
+            if let api = message?.api { acceptedBySource[api, default: 0] += 1 }
         case .refused:
             var label = RefusalLabel(api: call?.api ?? "unknown", code: call?.code ?? "unknown")
             if refusals[label] == nil, refusals.count >= Self.maxRefusalLabels { label = RefusalLabel(api: label.api, code: "other") }

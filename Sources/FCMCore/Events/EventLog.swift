@@ -28,8 +28,6 @@ struct EventLog: Sendable {
     let capacity: Int
     let maxBytes: Int
     let generation: Int
-    /// The last message measured: a fan-out logs thousands of events of one message in a row.
-    private var measured: (message: ObjectIdentifier, bytes: Int)?
 
     private static let generations = Atomic<Int>(0)
 
@@ -113,21 +111,13 @@ struct EventLog: Sendable {
 
     /// A message counts whole for every event that refers to it (several do: accepted, stored,
     /// delivered), so the count is never below what the log holds alive.
-    private mutating func bytes(of message: Message?) -> Int {
-        guard let message else { return 0 }
-        let id = ObjectIdentifier(message)
-        if let measured, measured.message == id { return measured.bytes }
-        let size = Self.approximateBytes(of: message)
-        measured = (id, size)
-        return size
-    }
+    private func bytes(of message: Message?) -> Int { message?.approximateBytes ?? 0 }
 
     /// The message object, its ids and target, the payload as FCM measures it (keys and values),
     /// and per-platform headers.
-    static func approximateBytes(of message: Message) -> Int {
-        var size = 256 + stringBytes(message.id) + stringBytes(message.projectId) + stringBytes(message.senderId)
-        size += AcceptanceChecks.payloadSize(message.content)
-        let content = message.content
+    static func approximateBytes(id: String, projectId: String, senderId: String, content: MessageContent) -> Int {
+        var size = 256 + stringBytes(id) + stringBytes(projectId) + stringBytes(senderId)
+        size += AcceptanceChecks.payloadSize(content)
         func strings(_ pairs: StringPairs?) {
             for (k, v) in pairs ?? [] { size += k.utf8.count + v.utf8.count + 32 }
         }

@@ -86,6 +86,9 @@ package final class Message: Sendable {
     package let acceptedAt: Instant
     /// The earlier attempt this send repeats, when it repeats one (`RetryLedger`).
     package let retry: RetryMark?
+    /// What the message costs where it is kept (`EventLog.approximateBytes`): measured once, as
+    /// the event log and every inbox that keeps it count it.
+    let approximateBytes: Int
 
     init(
         id: String, projectId: String, senderId: String, target: MessageTarget, content: MessageContent, api: SourceAPI, acceptedAt: Instant,
@@ -99,6 +102,7 @@ package final class Message: Sendable {
         self.api = api
         self.acceptedAt = acceptedAt
         self.retry = retry
+        approximateBytes = EventLog.approximateBytes(id: id, projectId: projectId, senderId: senderId, content: content)
     }
 
     /// `from` as the app sees it: `/topics/<name>` for topic messages, the sender id otherwise.

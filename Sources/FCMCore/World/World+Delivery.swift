@@ -28,16 +28,16 @@ extension World {
 
     /// Routes one accepted message to one device.
     mutating func dispatch(_ message: Message, to id: DeviceID) {
-        // Copy out the few fields needed, not the device: a live copy would make the inbox
-        // append in `record` copy the whole inbox.
+        // Read the few fields needed in place (`Device.peek`), not the device: a copy retains
+        // every field, and a live one would make the inbox append in `record` copy the whole inbox.
         guard
-            let (platform, appId, state, lastConnectedAt, sdk) = devices[Int(id)].map({
-                ($0.platform, $0.appId, $0.state, $0.lastConnectedAt, $0.clientSdk)
+            let (platform, appId, state, lastConnectedAt, sdk, unshown) = devices[Int(id)]?.peek({
+                ($0.platform, $0.appId, $0.state, $0.lastConnectedAt, $0.clientSdk, $0.unshownHighPriority)
             })
         else { return }
         var profile = DeliveryProfile(message.content, platform: platform, appId: appId, now: now, clientSdk: sdk)
         if platform == .android, profile.priority == .high, !profile.isNotification, settings.deprioritizeAfter > 0,
-            let unshown = devices[Int(id)]?.unshownHighPriority, unshown >= settings.deprioritizeAfter
+            unshown >= settings.deprioritizeAfter
         {
             // "If FCM detects a pattern in which messages do not result in user-facing
             // notifications, your messages may be deprioritized to normal priority"
@@ -139,7 +139,7 @@ extension World {
     }
 
     private mutating func deliver(_ message: Message, profile: DeliveryProfile, to id: DeviceID, handling: Delivery.Handling) {
-        guard let state = devices[Int(id)]?.state else { return }
+        guard let (state, platform) = devices[Int(id)]?.peek({ ($0.state, $0.platform) }) else { return }
         let delivery = Delivery(
             kind: .message, message: message, time: now, handling: handling, appState: state,
             priority: profile.priority, originalPriority: profile.originalPriority,
@@ -147,21 +147,19 @@ extension World {
         )
         record(delivery, for: id)
         log(.delivered, device: id, message: message, detail: handling.rawValue)
-        if handling == .tray, let platform = devices[Int(id)]?.platform {
+        if handling == .tray {
             showInTray(TrayEntry(delivery: delivery, tag: NotificationTray.tag(of: message.content, platform: platform)), on: id)
-        } else if profile.priority == .high, !profile.isNotification, state == .background || state == .doze,
-            devices[Int(id)]?.platform == .android
-        {
+        } else if profile.priority == .high, !profile.isNotification, state == .background || state == .doze, platform == .android {
             // A high-priority data message handed to an app the user is not looking at, with no
             // notification shown (yet): one more toward deprioritization.
-            if let unshown = devices[Int(id)]?.unshownHighPriority, unshown < Int32.max { devices[Int(id)]?.unshownHighPriority = unshown + 1 }
+            devices[Int(id)]?.countUnshownHighPriority()
         }
         if message.api == .xmpp, let device = devices[Int(id)] { queueReceipt(for: message, device: device) }
     }
 
     private mutating func record(_ delivery: Delivery, for id: DeviceID) {
         keepInInbox(delivery, for: id)
-        if let link = devices[Int(id)]?.receiver { oweToReceiver(delivery, device: id, link: link) }
+        if let link = devices[Int(id)]?.peek({ $0.receiver }) { oweToReceiver(delivery, device: id, link: link) }
     }
 
     /// Shows a notification in the device's tray (`NotificationTray`); a shown notification

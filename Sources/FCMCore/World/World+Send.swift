@@ -199,7 +199,7 @@ extension World {
         let appId = try admitted(id, request: request, project: project)
         if !ttlZero { try checkRate(settings.deviceRateLimit, key: "d:\(id)", code: .deviceMessageRateExceeded) }
         guard !request.validateOnly else { return Self.validated }
-        let appHash = IdentifierFactory.hash8(project.id, appId)
+        let appHash = IdentifierFactory.appHash(project.id, appId)
         let message = Message(
             id: ids.tokenMessageId(at: now, appHash: appHash), projectId: project.id, senderId: project.number,
             target: request.target, content: request.content, api: request.api, acceptedAt: now, retry: request.retry
@@ -209,28 +209,37 @@ extension World {
         return SendOutcome(message: message, messageId: message.id, canonicalToken: canonical, groupSuccess: 1, groupFailedTokens: [])
     }
 
-    /// The checks a send to one device makes of the device, and its app id. The device is read
-    /// here and released on return: a copy still alive at `dispatch` would make the inbox's
-    /// append copy the whole inbox (an inbox is a `Deque`, and a live copy shares it).
-    private func admitted(_ id: DeviceID, request: SendRequest, project: Project) throws(FCMError) -> String {
-        let device = try device(id)
-        try checkSender(device, project: project)
-        if isExpired(device) { throw FCMError(.unregistered, "Requested entity was not found.", field: "message.token") }
+    /// The checks a send to one device makes of the device, and its app id. The device's fields
+    /// are read in place: a copy retains every field, and one still alive at `dispatch` would make
+    /// the inbox's append copy the whole inbox (an inbox is a `Deque`, and a live copy shares it).
+    private mutating func admitted(_ id: DeviceID, request: SendRequest, project: Project) throws(FCMError) -> String {
+        let (now, days) = (now, settings.staleTokenDays)
+        guard id >= 0, Int(id) < devices.count,
+            let (projectIndex, extraSenders, platform, appId, expired) = devices[Int(id)]?.peek({
+                ($0.projectIndex, $0.extraSenders, $0.platform, $0.appId, $0.isExpired(now: now, staleTokenDays: days))
+            })
+        else { throw FCMError(.notFound, "No device \(id)", field: "device") }
+        try checkSender(projectIndex: projectIndex, extraSenders: extraSenders, project: project)
+        if expired { throw FCMError(.unregistered, "Requested entity was not found.", field: "message.token") }
         if let restricted = request.content.android?.restrictedPackageName ?? request.content.restrictedPackageName,
-            device.platform == .android, restricted != device.appId
+            platform == .android, restricted != appId
         {
             throw FCMError(
                 .invalidPackageName, "restricted_package_name '\(restricted)' does not match the app",
                 field: request.content.android?.v2 == nil ? "message.android.restricted_package_name" : "message.android_v2.restricted_package_name")
         }
-        return device.appId
+        return appId
     }
 
     func checkSender(_ device: Device, project: Project) throws(FCMError) {
-        guard let owner = projects[Int(device.projectIndex)]?.project else {
+        try checkSender(projectIndex: device.projectIndex, extraSenders: device.extraSenders, project: project)
+    }
+
+    private func checkSender(projectIndex: Int32, extraSenders: [String], project: Project) throws(FCMError) {
+        guard let ownerNumber = projects[Int(projectIndex)]?.project.number else {
             throw FCMError(.unregistered, "Requested entity was not found.", field: "message.token")
         }
-        guard owner.number == project.number || device.extraSenders.contains(project.number) else {
+        guard ownerNumber == project.number || extraSenders.contains(project.number) else {
             throw FCMError(.senderIdMismatch, "SenderId mismatch", field: "message.token")
         }
     }
@@ -238,7 +247,7 @@ extension World {
     private mutating func fanOut(_ request: SendRequest, project: Project, recipients: [DeviceID]) -> SendOutcome {
         // An expired token's topic subscriptions expire with it ("the stale tokens and topic
         // subscriptions ... will be considered as expired", docs/simulation.md, "Expired tokens").
-        let recipients = recipients.filter { id in devices[Int(id)].map { !isExpired($0) } ?? false }
+        let recipients = recipients.filter { id in isExpired(id) == false }
         let message = Message(
             id: ids.topicMessageId(), projectId: project.id, senderId: project.number,
             target: request.target, content: request.content, api: request.api, acceptedAt: now, retry: request.retry
@@ -286,7 +295,7 @@ extension World {
         }
         guard !request.validateOnly else { return Self.validated }
         let message = Message(
-            id: ids.tokenMessageId(at: now, appHash: IdentifierFactory.hash8(project.id, group.notificationKey)),
+            id: ids.tokenMessageId(at: now, appHash: IdentifierFactory.appHash(project.id, group.notificationKey)),
             projectId: project.id, senderId: project.number, target: request.target, content: request.content,
             api: request.api, acceptedAt: now, retry: request.retry
         )
