@@ -13,6 +13,9 @@ extension JSONValue {
     /// The document as UTF-8 text.
     public func encoded(_ layout: Layout = .compact) -> String {
         var out = ""
+        // Most answers are a line or a few: room for one up front spares the string's first
+        // three or four regrowths.
+        out.reserveCapacity(256)
         write(into: &out, layout: layout, indent: 0)
         return out
     }

@@ -80,3 +80,30 @@ struct JSONDuplicateKeyTests {
         #expect(throws: JSONParseError.self) { try JSONParser.parse("{" + (keys + ["\"k39\":0"]).joined(separator: ",") + "}") }
     }
 }
+
+@Suite("JSON parser: strings read eight bytes a step")
+struct JSONStringScanTests {
+    /// Every length around the eight-byte steps, with what ends or leaves the fast path at every
+    /// place: the steps must stop for each of them wherever it falls.
+    @Test func everyStopIsSeenWhereverItFalls() throws {
+        for length in 0...34 {
+            let plain = String(repeating: "a", count: length)
+            #expect(try JSONParser.parse("\"\(plain)\"") == .string(plain))
+            for at in 0..<length {
+                func with(_ inserted: String) -> String {
+                    String(plain.prefix(at)) + inserted + String(plain.dropFirst(at + 1))
+                }
+                #expect(try JSONParser.parse("\"\(with("é"))\"") == .string(with("é")))
+                #expect(try JSONParser.parse("\"\(with("\\\""))\"") == .string(with("\"")))
+                #expect(try JSONParser.parse("\"\(with("\\\\"))\"") == .string(with("\\")))
+                #expect(try JSONParser.parse("\"\(with("\u{7F}"))\"") == .string(with("\u{7F}")))
+                #expect(throws: JSONParseError.self) { try JSONParser.parse("\"\(with("\u{01}"))\"") }
+                #expect(throws: JSONParseError.self) { try JSONParser.parse("\"\(with("\n"))\"") }
+                // A quote inside the steps ends the string there, and what follows is refused.
+                #expect(throws: JSONParseError.self) { try JSONParser.parse("\"\(with("\""))\"") }
+                #expect(throws: JSONParseError.self) { try JSONParser.parse(Array("\"\(plain)".utf8) + [0xFF] + Array("\"".utf8)) }
+            }
+            #expect(throws: JSONParseError.self) { try JSONParser.parse("\"\(plain)") }
+        }
+    }
+}
