@@ -158,18 +158,6 @@ public struct JSONParser {
 
     private func isDigit(_ b: UInt8) -> Bool { b >= UInt8(ascii: "0") && b <= UInt8(ascii: "9") }
 
-    /// Whether any of the eight bytes in `word` is a quote, a backslash, a control character or
-    /// not ASCII: the classic SWAR tests ("Bit Twiddling Hacks", "Determine if a word has a byte
-    /// less than n"), which may also answer yes after a byte that does, never no when one does.
-    private static func mayStopString(_ word: UInt64) -> Bool {
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        let high: UInt64 = 0x8080_8080_8080_8080
-        let quote = word ^ (ones &* 0x22)
-        let backslash = word ^ (ones &* 0x5C)
-        let special = ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash) | ((word &- ones &* 0x20) & ~word)
-        return (special | word) & high != 0
-    }
-
     private mutating func parseString() throws(JSONParseError) -> String {
         index += 1
         let start = index
@@ -178,12 +166,8 @@ public struct JSONParser {
         // through the array and the parser's own index cost a few instructions more.
         var ascii = true
         index = bytes.withUnsafeBufferPointer { buffer in
-            var i = start
-            // Eight bytes a step while none of them ends the fast path or leaves ASCII: a
-            // registration token is 163 bytes, and a step a byte was most of this parser's time.
-            if let base = UnsafeRawPointer(buffer.baseAddress) {
-                while i + 8 <= buffer.count, !Self.mayStopString(base.loadUnaligned(fromByteOffset: i, as: UInt64.self)) { i += 8 }
-            }
+            // Plain ASCII eight bytes a step (`JSONWordScan`), then byte by byte.
+            var i = JSONWordScan.plainASCII(in: buffer, from: start)
             while i < buffer.count {
                 let b = buffer[i]
                 if b == UInt8(ascii: "\"") || b == UInt8(ascii: "\\") || b < 0x20 { break }

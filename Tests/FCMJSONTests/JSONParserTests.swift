@@ -106,4 +106,19 @@ struct JSONStringScanTests {
             #expect(throws: JSONParseError.self) { try JSONParser.parse("\"\(plain)") }
         }
     }
+
+    /// The encoder steps the same way to decide whether a string needs escaping.
+    @Test func everyByteToEscapeIsEscapedWhereverItFalls() throws {
+        for length in 1...34 {
+            let plain = String(repeating: "a", count: length)
+            for at in 0..<length {
+                for inserted in ["\"", "\\", "\n", "\u{01}", "é"] {
+                    let text = String(plain.prefix(at)) + inserted + String(plain.dropFirst(at + 1))
+                    let encoded = JSONValue.string(text).encoded()
+                    #expect(try JSONParser.parse(encoded) == .string(text), "\(encoded)")
+                    #expect(encoded.utf8.count == text.utf8.count + 2 + (inserted == "é" ? 0 : inserted == "\u{01}" ? 5 : 1))
+                }
+            }
+        }
+    }
 }
