@@ -41,22 +41,32 @@ public struct XMPPElement: Sendable, Equatable {
 }
 
 public enum XMLEscaping {
-    /// By Unicode scalar, not by Character: a `<` followed by a combining mark is one Character
+    /// By UTF-8 byte, never by Character: a `<` followed by a combining mark is one Character
     /// (`"<\u{65B}"`), which a Character switch would let through unescaped (found by fuzzing).
+    /// The five are ASCII, and no byte of a multi-byte UTF-8 sequence is, so the bytes say exactly
+    /// what the scalars would; text with none of them (most of it: a JSON payload in a stanza) is
+    /// returned as it is. Scalar by scalar, this was half of an XMPP send's instructions.
     public static func escape(_ s: String, quotes: Bool) -> String {
-        var out = ""
-        out.unicodeScalars.reserveCapacity(s.unicodeScalars.count)
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"" where quotes: out += "&quot;"
-            case "'" where quotes: out += "&apos;"
-            default: out.unicodeScalars.append(scalar)
+        func escaped(_ byte: UInt8) -> String? {
+            switch byte {
+            case UInt8(ascii: "&"): "&amp;"
+            case UInt8(ascii: "<"): "&lt;"
+            case UInt8(ascii: ">"): "&gt;"
+            case UInt8(ascii: "\"") where quotes: "&quot;"
+            case UInt8(ascii: "'") where quotes: "&apos;"
+            default: nil
             }
         }
-        return out
+        var text = s
+        return text.withUTF8 { bytes in
+            guard bytes.contains(where: { escaped($0) != nil }) else { return s }
+            var out: [UInt8] = []
+            out.reserveCapacity(bytes.count + 32)
+            for byte in bytes {
+                if let entity = escaped(byte) { out.append(contentsOf: entity.utf8) } else { out.append(byte) }
+            }
+            return String(decoding: out, as: UTF8.self)
+        }
     }
 
     /// Decodes the five predefined entities and numeric references; nil on anything else

@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: Apache-2.0
+
+@testable import FCMXMPP
+import Testing
+
+@Suite("XML escaping")
+struct XMLEscapingTests {
+    /// The rule as XML states it, scalar by scalar: what the byte-wise escape must equal.
+    private static func byScalar(_ s: String, quotes: Bool) -> String {
+        var out = ""
+        for scalar in s.unicodeScalars {
+            switch scalar {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"" where quotes: out += "&quot;"
+            case "'" where quotes: out += "&apos;"
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
+
+    @Test func everySpecialIsEscapedWhereverItFalls() {
+        let pieces = ["a", "é", "✓", "𝄞", "\u{65B}", "&", "<", ">", "\"", "'", "<\u{65B}", "&amp;"]
+        for first in pieces {
+            for second in pieces {
+                for third in pieces {
+                    let text = first + second + "{\"k\":1}" + third
+                    for quotes in [false, true] {
+                        #expect(XMLEscaping.escape(text, quotes: quotes) == Self.byScalar(text, quotes: quotes), "\(text)")
+                    }
+                }
+            }
+        }
+    }
+
+    @Test func plainTextIsReturnedAsItIs() {
+        let json = #"{"message_type":"ack","from":"token:APA91b","message_id":"m-1"}"#
+        #expect(XMLEscaping.escape(json, quotes: false) == json)
+        #expect(XMLEscaping.escape(json, quotes: true) == Self.byScalar(json, quotes: true))
+        #expect(XMLEscaping.escape("", quotes: true).isEmpty)
+        #expect(XMLEscaping.unescape(ArraySlice(XMLEscaping.escape("a<b>&'\"c✓", quotes: true).utf8)) == "a<b>&'\"c✓")
+    }
+}
