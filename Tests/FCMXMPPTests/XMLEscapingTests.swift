@@ -3,7 +3,7 @@
 @testable import FCMXMPP
 import Testing
 
-@Suite("XML escaping")
+@Suite("XML escaping and local names")
 struct XMLEscapingTests {
     /// The rule as XML states it, scalar by scalar: what the byte-wise escape must equal.
     private static func byScalar(_ s: String, quotes: Bool) -> String {
@@ -41,5 +41,11 @@ struct XMLEscapingTests {
         #expect(XMLEscaping.escape(json, quotes: true) == Self.byScalar(json, quotes: true))
         #expect(XMLEscaping.escape("", quotes: true).isEmpty)
         #expect(XMLEscaping.unescape(ArraySlice(XMLEscaping.escape("a<b>&'\"c✓", quotes: true).utf8)) == "a<b>&'\"c✓")
+    }
+
+    @Test func aLocalNameIsThePartAfterTheLastColon() {
+        for name in ["message", "data:gcm", "a:b:c", "gcm:", "a::", ":", "::", "", ":x", "é:ü", "x:", "p:q:"] {
+            #expect(XMPPElement(name: name).localName == (name.split(separator: ":").last.map(String.init) ?? name), "\(name)")
+        }
     }
 }
