@@ -3,7 +3,7 @@
 @testable import FCMXMPP
 import Testing
 
-@Suite("XML escaping and local names")
+@Suite("XML text: escaping, names")
 struct XMLEscapingTests {
     /// The rule as XML states it, scalar by scalar: what the byte-wise escape must equal.
     private static func byScalar(_ s: String, quotes: Bool) -> String {
@@ -47,5 +47,21 @@ struct XMLEscapingTests {
         for name in ["message", "data:gcm", "a:b:c", "gcm:", "a::", ":", "::", "", ":x", "é:ü", "x:", "p:q:"] {
             #expect(XMPPElement(name: name).localName == (name.split(separator: ":").last.map(String.init) ?? name), "\(name)")
         }
+    }
+
+    @Test func aNameHoldsNothingThatDelimitsMarkup() throws {
+        for name in ["message", "data:gcm", "x-y.z_1", "é✓"] {
+            #expect(try RestrictedXML.validName(ArraySlice(name.utf8)) == name)
+        }
+        let forbidden = Array(0..<0x20) + Array("<>&\"'=/".utf8)
+        for byte in 0...255 {
+            let bytes = ArraySlice(Array("ab".utf8) + [UInt8(byte)] + Array("c".utf8))
+            if forbidden.contains(UInt8(byte)) || byte >= 0x80 {
+                #expect(throws: XMPPStreamError.self) { try RestrictedXML.validName(bytes) }
+            } else {
+                #expect(try RestrictedXML.validName(bytes) == String(decoding: bytes, as: UTF8.self))
+            }
+        }
+        #expect(throws: XMPPStreamError.self) { try RestrictedXML.validName([]) }
     }
 }
