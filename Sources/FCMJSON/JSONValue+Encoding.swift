@@ -12,97 +12,94 @@ extension JSONValue {
 
     /// The document as UTF-8 text.
     public func encoded(_ layout: Layout = .compact) -> String {
-        var out = ""
-        // Most answers are a line or a few: room for one up front spares the string's first
-        // three or four regrowths.
+        // Written as bytes and made a string once: appending to a String cost a few hundred
+        // instructions a piece, and an answer of four fields has twenty pieces.
+        var out: [UInt8] = []
         out.reserveCapacity(256)
         write(into: &out, layout: layout, indent: 0)
-        return out
+        return String(decoding: out, as: UTF8.self)
     }
 
-    private func write(into out: inout String, layout: Layout, indent: Int) {
+    private func write(into out: inout [UInt8], layout: Layout, indent: Int) {
         switch self {
-        case .null: out += "null"
-        case .bool(let b): out += b ? "true" : "false"
-        case .number(let text): out += text
+        case .null: out.append(contentsOf: "null".utf8)
+        case .bool(let b): out.append(contentsOf: (b ? "true" : "false").utf8)
+        case .number(let text): out.append(contentsOf: text.utf8)
         case .string(let s): Self.writeString(s, into: &out)
         case .array(let items):
             if items.isEmpty {
-                out += "[]"
+                out.append(contentsOf: "[]".utf8)
                 return
             }
-            out += "["
+            out.append(UInt8(ascii: "["))
             for (i, item) in items.enumerated() {
-                if i > 0 { out += "," }
+                if i > 0 { out.append(UInt8(ascii: ",")) }
                 Self.newline(&out, layout, indent + 1)
                 item.write(into: &out, layout: layout, indent: indent + 1)
             }
             Self.newline(&out, layout, indent)
-            out += "]"
+            out.append(UInt8(ascii: "]"))
         case .object(let pairs):
             if pairs.isEmpty {
-                out += "{}"
+                out.append(contentsOf: "{}".utf8)
                 return
             }
-            out += "{"
+            out.append(UInt8(ascii: "{"))
             for (i, (key, value)) in pairs.enumerated() {
-                if i > 0 { out += "," }
+                if i > 0 { out.append(UInt8(ascii: ",")) }
                 Self.newline(&out, layout, indent + 1)
                 Self.writeString(key, into: &out)
-                out += layout == .pretty ? ": " : ":"
+                out.append(UInt8(ascii: ":"))
+                if layout == .pretty { out.append(UInt8(ascii: " ")) }
                 value.write(into: &out, layout: layout, indent: indent + 1)
             }
             Self.newline(&out, layout, indent)
-            out += "}"
+            out.append(UInt8(ascii: "}"))
         }
     }
 
-    private static func newline(_ out: inout String, _ layout: Layout, _ indent: Int) {
+    private static func newline(_ out: inout [UInt8], _ layout: Layout, _ indent: Int) {
         guard layout == .pretty else { return }
-        out += "\n"
-        out += String(repeating: "  ", count: indent)
-    }
-
-    /// Whether `s` holds a byte JSON must escape, read from its contiguous bytes where it can be
-    /// (a closure over the view cost a thousand instructions for a message id), eight at a time
-    /// while they are plain ASCII (`JSONWordScan`).
-    private static func needsEscaping(_ s: String) -> Bool {
-        var s = s
-        return s.withUTF8 { bytes in
-            bytes[JSONWordScan.plainASCII(in: bytes, from: 0)...].contains {
-                $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\")
-            }
-        }
+        out.append(0x0A)
+        out.append(contentsOf: repeatElement(UInt8(ascii: " "), count: 2 * indent))
     }
 
     /// Writes a string literal, escaping what RFC 8259 §7 requires.
     public static func writeString(_ s: String, into out: inout String) {
-        // Fast path: nothing to escape, so the text goes in whole.
-        if !needsEscaping(s) {
-            out += "\""
-            out += s
-            out += "\""
-            return
-        }
-        out += "\""
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case "\u{08}": out += "\\b"
-            case "\u{0C}": out += "\\f"
-            default:
-                if scalar.value < 0x20 {
-                    let hex = String(scalar.value, radix: 16)
-                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                } else {
-                    out.unicodeScalars.append(scalar)
+        var bytes: [UInt8] = []
+        writeString(s, into: &bytes)
+        out += String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Writes a string literal as UTF-8, escaping what RFC 8259 §7 requires. By byte: the
+    /// characters to escape are ASCII and no byte of a multi-byte sequence is, so the bytes say
+    /// exactly what the scalars would. Plain text (most of it) is checked eight bytes a step
+    /// (`JSONWordScan`) and copied whole.
+    public static func writeString(_ s: String, into out: inout [UInt8]) {
+        var s = s
+        s.withUTF8 { bytes in
+            out.append(UInt8(ascii: "\""))
+            let plain = JSONWordScan.plainASCII(in: bytes, from: 0)
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[..<plain]))
+            for byte in bytes[plain...] {
+                switch byte {
+                case UInt8(ascii: "\""): out.append(contentsOf: #"\""#.utf8)
+                case UInt8(ascii: "\\"): out.append(contentsOf: #"\\"#.utf8)
+                case 0x0A: out.append(contentsOf: #"\n"#.utf8)
+                case 0x0D: out.append(contentsOf: #"\r"#.utf8)
+                case 0x09: out.append(contentsOf: #"\t"#.utf8)
+                case 0x08: out.append(contentsOf: #"\b"#.utf8)
+                case 0x0C: out.append(contentsOf: #"\f"#.utf8)
+                case 0..<0x20:
+                    out.append(contentsOf: #"\u00"#.utf8)
+                    out.append(hexDigits[Int(byte >> 4)])
+                    out.append(hexDigits[Int(byte & 15)])
+                default: out.append(byte)
                 }
             }
+            out.append(UInt8(ascii: "\""))
         }
-        out += "\""
     }
+
+    private static let hexDigits = Array("0123456789abcdef".utf8)
 }

@@ -111,11 +111,7 @@ struct LineWriter {
             }
             return false
         }
-        if !clean {
-            var text = ""
-            JSONValue.writeString(s, into: &text)
-            raw(text)
-        }
+        if !clean { JSONValue.writeString(s, into: &buffer) }
     }
 
     mutating func optionalInt<I: BinaryInteger>(_ value: I?) {
