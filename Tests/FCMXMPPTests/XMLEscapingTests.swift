@@ -64,4 +64,18 @@ struct XMLEscapingTests {
         }
         #expect(throws: XMPPStreamError.self) { try RestrictedXML.validName([]) }
     }
+
+    @Test func anElementIsWrittenWithItsAttributesTextAndChildren() {
+        let element = XMPPElement(
+            name: "message", attributes: [("id", "a\"b<'c'>&"), ("to", "x@y")],
+            children: [
+                XMPPElement(name: "gcm", attributes: [("xmlns", "google:mobile:data")], text: #"{"k":"<v>&é"}"#),
+                XMPPElement(name: "empty"),
+            ],
+            text: "t")
+        let expected =
+            #"<message id="a&quot;b&lt;&apos;c&apos;&gt;&amp;" to="x@y">t"#
+            + #"<gcm xmlns="google:mobile:data">{"k":"&lt;v&gt;&amp;é"}</gcm><empty/></message>"#
+        #expect(element.xml == expected)
+    }
 }

@@ -41,12 +41,34 @@ public struct XMPPElement: Sendable, Equatable {
 
     /// The element as XML, attribute values and text escaped.
     public var xml: String {
-        var out = "<" + name
-        for (key, value) in attributes { out += " \(key)=\"\(XMLEscaping.escape(value, quotes: true))\"" }
-        if children.isEmpty, text.isEmpty { return out + "/>" }
-        out += ">" + XMLEscaping.escape(text, quotes: false)
-        for child in children { out += child.xml }
-        return out + "</\(name)>"
+        // Written as bytes and made a string once: appending to a String cost a few hundred
+        // instructions a piece, and an ack has a dozen pieces.
+        var out: [UInt8] = []
+        out.reserveCapacity(256)
+        write(into: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    private func write(into out: inout [UInt8]) {
+        out.append(UInt8(ascii: "<"))
+        out.append(contentsOf: name.utf8)
+        for (key, value) in attributes {
+            out.append(UInt8(ascii: " "))
+            out.append(contentsOf: key.utf8)
+            out.append(contentsOf: "=\"".utf8)
+            XMLEscaping.escape(value, quotes: true, into: &out)
+            out.append(UInt8(ascii: "\""))
+        }
+        if children.isEmpty, text.isEmpty {
+            out.append(contentsOf: "/>".utf8)
+            return
+        }
+        out.append(UInt8(ascii: ">"))
+        XMLEscaping.escape(text, quotes: false, into: &out)
+        for child in children { child.write(into: &out) }
+        out.append(contentsOf: "</".utf8)
+        out.append(contentsOf: name.utf8)
+        out.append(UInt8(ascii: ">"))
     }
 }
 
@@ -57,25 +79,36 @@ public enum XMLEscaping {
     /// what the scalars would; text with none of them (most of it: a JSON payload in a stanza) is
     /// returned as it is. Scalar by scalar, this was half of an XMPP send's instructions.
     public static func escape(_ s: String, quotes: Bool) -> String {
-        func escaped(_ byte: UInt8) -> String? {
-            switch byte {
-            case UInt8(ascii: "&"): "&amp;"
-            case UInt8(ascii: "<"): "&lt;"
-            case UInt8(ascii: ">"): "&gt;"
-            case UInt8(ascii: "\"") where quotes: "&quot;"
-            case UInt8(ascii: "'") where quotes: "&apos;"
-            default: nil
+        var text = s
+        guard text.withUTF8({ $0.contains { entity(for: $0, quotes: quotes) != nil } }) else { return s }
+        var out: [UInt8] = []
+        escape(s, quotes: quotes, into: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Appends `s` escaped to `out`: whole when there is nothing to escape.
+    static func escape(_ s: String, quotes: Bool, into out: inout [UInt8]) {
+        var text = s
+        text.withUTF8 { bytes in
+            guard bytes.contains(where: { entity(for: $0, quotes: quotes) != nil }) else {
+                out.append(contentsOf: bytes)
+                return
+            }
+            out.reserveCapacity(out.count + bytes.count + 32)
+            for byte in bytes {
+                if let entity = entity(for: byte, quotes: quotes) { out.append(contentsOf: entity.utf8) } else { out.append(byte) }
             }
         }
-        var text = s
-        return text.withUTF8 { bytes in
-            guard bytes.contains(where: { escaped($0) != nil }) else { return s }
-            var out: [UInt8] = []
-            out.reserveCapacity(bytes.count + 32)
-            for byte in bytes {
-                if let entity = escaped(byte) { out.append(contentsOf: entity.utf8) } else { out.append(byte) }
-            }
-            return String(decoding: out, as: UTF8.self)
+    }
+
+    private static func entity(for byte: UInt8, quotes: Bool) -> String? {
+        switch byte {
+        case UInt8(ascii: "&"): "&amp;"
+        case UInt8(ascii: "<"): "&lt;"
+        case UInt8(ascii: ">"): "&gt;"
+        case UInt8(ascii: "\"") where quotes: "&quot;"
+        case UInt8(ascii: "'") where quotes: "&apos;"
+        default: nil
         }
     }
 
