@@ -78,4 +78,20 @@ struct XMLEscapingTests {
             + #"<gcm xmlns="google:mobile:data">{"k":"&lt;v&gt;&amp;é"}</gcm><empty/></message>"#
         #expect(element.xml == expected)
     }
+
+    @Test func aTagRefusesADuplicateAttributeWhereverItIsAndPastTheLimit() throws {
+        func tag(_ keys: [String]) throws(XMPPStreamError) -> RestrictedXML.Tag {
+            let text = "<m " + keys.map { "\($0)='v'" }.joined(separator: " ") + ">"
+            let bytes = Array(text.utf8)
+            return try RestrictedXML.tag(bytes, 0, bytes.count - 1)
+        }
+        for count in [1, 2, 7, 8, 9, 20, RestrictedXML.maxAttributes] {
+            let keys = (0..<count).map { "a\($0)" }
+            #expect(try tag(keys).attributes.map(\.0) == keys)
+            for repeated in [0, count / 2, count - 1] {
+                #expect(throws: XMPPStreamError.self) { try tag(keys + [keys[repeated]]) }
+            }
+        }
+        #expect(throws: XMPPStreamError.self) { try tag((0...RestrictedXML.maxAttributes).map { "a\($0)" }) }
+    }
 }

@@ -43,6 +43,8 @@ enum RestrictedXML {
         guard i > nameStart else { throw .notWellFormed("tag without a name") }
         let name = try validName(b[nameStart..<i])
         var attributes: [(String, String)] = []
+        // Duplicates are looked for among the few attributes a stanza has, and in a set only past
+        // eight: a set made for every tag cost more than the looks.
         var seen: Set<String> = []
         while true {
             while i < end, isSpace(b[i]) { i += 1 }
@@ -62,8 +64,10 @@ enum RestrictedXML {
             let valueStart = i
             while i < end, b[i] != quote { i += 1 }
             guard i < end, let value = XMLEscaping.unescape(b[valueStart..<i]) else { throw .notWellFormed("bad value of \(key)") }
-            guard seen.insert(key).inserted else { throw .notWellFormed("duplicate attribute \(key)") }
-            guard seen.count <= maxAttributes else { throw .policyViolation("more than \(maxAttributes) attributes on <\(name)>") }
+            if attributes.count == 8 { seen = Set(attributes.map(\.0)) }
+            let duplicate = attributes.count < 8 ? attributes.contains { $0.0 == key } : !seen.insert(key).inserted
+            guard !duplicate else { throw .notWellFormed("duplicate attribute \(key)") }
+            guard attributes.count < maxAttributes else { throw .policyViolation("more than \(maxAttributes) attributes on <\(name)>") }
             attributes.append((key, value))
             i += 1
         }

@@ -25,7 +25,10 @@ public struct XMPPElement: Sendable, Equatable {
     /// The part after the last ':' that has text after it (`split(separator: ":").last`), found
     /// by byte: a Character split was a few percent of an XMPP send, asked of every stanza and
     /// child. A name with no such part is its own local name.
-    public var localName: String {
+    public var localName: String { Self.localName(of: name) }
+
+    /// `localName` of any name, such as a tag's before it is an element.
+    static func localName(of name: String) -> String {
         let bytes = name.utf8
         var end = bytes.endIndex
         while end > bytes.startIndex, bytes[bytes.index(before: end)] == UInt8(ascii: ":") { end = bytes.index(before: end) }

@@ -141,7 +141,7 @@ public struct XMPPFramer: Sendable {
             }
         default:
             let tag = try RestrictedXML.tag(buffer, tagOpen, close)
-            let opensStream = open.isEmpty && tag.name.split(separator: ":").last == "stream" && !tag.selfClosing
+            let opensStream = open.isEmpty && XMPPElement.localName(of: tag.name) == "stream" && !tag.selfClosing
             if declared {
                 // Only a stream header may follow the declaration; anywhere else it is a PI.
                 guard opensStream else { throw .restrictedXML("processing instructions are not allowed") }
