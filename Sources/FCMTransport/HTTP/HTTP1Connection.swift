@@ -34,13 +34,19 @@ final class HTTP1Connection: ChannelDuplexHandler, RemovableChannelHandler {
     typealias OutboundIn = HTTPServerResponsePart
     typealias OutboundOut = IOData
 
+    // Unchecked exclusivity: only this handler's methods, on its event loop, touch these, and
+    // none calls out while it mutates one; the checks cost every request hundreds of instructions.
+
     /// The request and answer cycle, what waits behind it and how the connection ends.
-    private var state = HTTP1ConnectionState()
+    @exclusivity(unchecked) private var state = HTTP1ConnectionState()
     /// The method of the request being answered: a HEAD's answer carries no body.
-    private var method = HTTPMethod.GET
-    private var framing = Framing.plain
+    @exclusivity(unchecked) private var method = HTTPMethod.GET
+    @exclusivity(unchecked) private var framing = Framing.plain
     /// The answer so far, written at its end or at a flush (one write per answer).
-    private var pending: ByteBuffer?
+    @exclusivity(unchecked) private var pending: ByteBuffer?
+    /// Its own place in the pipeline while it is in it, for answers handed over whole
+    /// (`writeAnswer`) rather than written as parts.
+    @exclusivity(unchecked) private var context: ChannelHandlerContext?
 
     private enum Framing {
         case plain, chunked, none
@@ -120,8 +126,13 @@ final class HTTP1Connection: ChannelDuplexHandler, RemovableChannelHandler {
     /// A tunnel takes the connection over (the proxy port): what was gathered goes out, and a
     /// held read is let go, as the tunnel reads from now on.
     func handlerRemoved(context: ChannelHandlerContext) {
+        self.context = nil
         writePending(context: context)
         if state.clear() { context.read() }
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
     }
 
     func channelInactive(context: ChannelHandlerContext) {
@@ -195,6 +206,128 @@ final class HTTP1Connection: ChannelDuplexHandler, RemovableChannelHandler {
     func flush(context: ChannelHandlerContext) {
         writePending(context: context)
         context.flush()
+    }
+
+    // MARK: Whole answers
+
+    /// Whether `writeAnswer` takes an answer of this status now; if not, it goes as parts. An
+    /// interim status has a way of its own, and a quiescing connection's answer gains a header.
+    func takesWholeAnswer(status: HTTPResponseStatus) -> Bool {
+        context != nil && status.code >= 200 && state.ending != .quiescing
+    }
+
+    /// A whole answer from the `HTTPRequestHandler` behind: the bytes, state changes and flush its
+    /// head, body and end would make as `HTTPServerResponsePart`s written and flushed, without
+    /// three trips through the pipeline, the parts' wrapping and an `HTTPHeaders` made and edited
+    /// on the way (docs/benchmarks.md). The fields are `fields` without their `Content-Length`s
+    /// when `length` is given, nor their `Connection`s when `close`, then `Content-Length: length`
+    /// and `Connection: close`, as `HTTPHeaders.replaceOrAdd` would leave them; the answer must
+    /// have a length, either way. Only when `takesWholeAnswer(status:)`.
+    func writeAnswer(
+        status: HTTPResponseStatus, version: HTTPVersion, fields: [(String, String)], length: Int?, close: Bool, body: [UInt8],
+        promise: EventLoopPromise<Void>?
+    ) {
+        guard let context else { return }
+        let code = status.code
+        let bodyless = code == 204 || code == 304 || code < 200 || (method == .CONNECT && (200..<300).contains(code))
+        framing = bodyless ? .none : .plain
+        let writesBody = !bodyless && method != .HEAD && !body.isEmpty
+        let gathered = pending
+        pending = nil
+        let encoded = Self.encode(
+            Head(status: status, version: version, fields: fields, length: length, close: close, bodyless: bodyless),
+            bodyBytes: writesBody ? body.count : 0, after: gathered, allocator: context.channel.allocator)
+        var buffer = encoded.0
+        state.answerHeadWritten(closes: encoded.closes)
+        if writesBody { buffer.writeBytes(body) }
+        let action = state.answerEndWritten()
+        if action == .writeThenClose {
+            self.close(after: buffer, promise: promise, context: context)
+        } else {
+            context.write(wrapOutboundOut(.byteBuffer(buffer)), promise: promise)
+            // `.write`: the answer came from a part `followNext` is passing on, and it carries on.
+            if action == .writeThenNext { followNext(context: context) }
+        }
+        flush(context: context)
+    }
+
+    private struct Head {
+        var status: HTTPResponseStatus
+        var version: HTTPVersion
+        var fields: [(String, String)]
+        var length: Int?
+        var close: Bool
+        var bodyless: Bool
+    }
+
+    /// `Head`'s status line and fields, written straight into a buffer (after `pending`, when there
+    /// is one) in one write, with `bodyBytes` more room, and whether a `Connection` field says `close`.
+    private static func encode(
+        _ head: Head, bodyBytes: Int, after pending: ByteBuffer?, allocator: ByteBufferAllocator
+    ) -> (ByteBuffer, closes: Bool) {
+        let reason = head.status.reasonPhrase
+        // Room for the most each part can take: decimals of up to 20 digits and a sign.
+        var room = 5 + 22 + 1 + 22 + 1 + 21 + 1 + reason.utf8.count + 2 + 2
+        for (name, value) in head.fields { room += name.utf8.count + value.utf8.count + 4 }
+        room += 16 + 22 + 2 + 19
+        var buffer: ByteBuffer
+        if var pending {
+            pending.reserveCapacity(minimumWritableBytes: room + bodyBytes)
+            buffer = pending
+        } else {
+            buffer = allocator.buffer(capacity: room + bodyBytes)
+        }
+        var closes = false
+        buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: room) { raw in
+            var out = HeadWriter(raw)
+            out.put(static: "HTTP/")
+            out.put(decimal: head.version.major)
+            out.put(UInt8(ascii: "."))
+            out.put(decimal: head.version.minor)
+            out.put(UInt8(ascii: " "))
+            out.put(decimal: Int(truncatingIfNeeded: head.status.code))
+            out.put(UInt8(ascii: " "))
+            out.put(reason)
+            out.put(UInt8(ascii: "\r"))
+            out.put(UInt8(ascii: "\n"))
+            for (name, value) in head.fields {
+                // What `HTTPHeaders.remove(name:)` matches, and with it `replaceOrAdd` and `contains`.
+                if Self.sameName(name, "transfer-encoding") { continue }
+                if head.bodyless || head.length != nil, Self.sameName(name, "content-length") { continue }
+                if Self.sameName(name, "connection") {
+                    if head.close { continue }
+                    if value.equalsIgnoringASCIICase("close") { closes = true }
+                }
+                out.putField(name, value)
+            }
+            if let length = head.length, !head.bodyless {
+                out.put(static: "Content-Length: ")
+                out.put(decimal: length)
+                out.put(UInt8(ascii: "\r"))
+                out.put(UInt8(ascii: "\n"))
+            }
+            if head.close {
+                out.put(static: "Connection: close\r\n")
+                closes = true
+            }
+            out.put(UInt8(ascii: "\r"))
+            out.put(UInt8(ascii: "\n"))
+            return out.written
+        }
+        return (buffer, closes)
+    }
+
+    /// NIO's comparison of field names (`compareCaseInsensitiveASCIIBytes`): bytes equal once
+    /// bit 5 is cleared, letters or not, so the fields it would remove are the ones skipped here.
+    private static func sameName(_ name: String, _ lowercase: StaticString) -> Bool {
+        guard name.utf8.count == lowercase.utf8CodeUnitCount else { return false }
+        var name = name
+        return name.withUTF8 { bytes in
+            lowercase.withUTF8Buffer { other in
+                for i in 0..<bytes.count where bytes[i] & 0xDF != other[i] & 0xDF { return false }
+                return true
+            }
+        }
     }
 
     /// Adds to the answer being gathered; a write that wants to know when it is done goes out
@@ -297,6 +430,65 @@ final class HTTP1Connection: ChannelDuplexHandler, RemovableChannelHandler {
 
 @available(*, unavailable)
 extension HTTP1Connection: Sendable {}
+
+/// Writes a head's bytes into room reserved for all of them: `HTTP1Connection.encode` counted
+/// the most each part takes before it began.
+private struct HeadWriter {
+    private let raw: UnsafeMutableRawBufferPointer
+    private(set) var written = 0
+
+    init(_ raw: UnsafeMutableRawBufferPointer) { self.raw = raw }
+
+    mutating func put(_ byte: UInt8) {
+        raw[written] = byte
+        written += 1
+    }
+
+    mutating func put(_ bytes: UnsafeBufferPointer<UInt8>) {
+        guard let base = bytes.baseAddress, let target = raw.baseAddress, !bytes.isEmpty else { return }
+        (target + written).copyMemory(from: base, byteCount: bytes.count)
+        written += bytes.count
+    }
+
+    mutating func put(_ text: String) {
+        var text = text
+        text.withUTF8 { put($0) }
+    }
+
+    mutating func put(static text: StaticString) {
+        text.withUTF8Buffer { put($0) }
+    }
+
+    mutating func put(decimal: Int) {
+        if decimal < 0 { put(UInt8(ascii: "-")) }
+        var rest = decimal.magnitude
+        var count = 0
+        var counting = rest
+        repeat {
+            count += 1
+            counting /= 10
+        } while counting > 0
+        var at = written + count
+        repeat {
+            at -= 1
+            raw[at] = UInt8(truncatingIfNeeded: rest % 10) + UInt8(ascii: "0")
+            rest /= 10
+        } while rest > 0
+        written += count
+    }
+
+    /// `name: value` and its line end, when `HTTP1Connection.isWritable` allows it, checked on
+    /// the bytes as they are copied.
+    mutating func putField(_ name: String, _ value: String) {
+        guard HTTP1Connection.isWritable(name, value) else { return }
+        put(name)
+        put(UInt8(ascii: ":"))
+        put(UInt8(ascii: " "))
+        put(value)
+        put(UInt8(ascii: "\r"))
+        put(UInt8(ascii: "\n"))
+    }
+}
 
 extension ByteBuffer {
     fileprivate mutating func writeHeader(_ name: String, _ value: String) {

@@ -17,7 +17,9 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// One request's way from its head to its answer.
     private enum State {
         case idle
-        case receiving(HTTPRequestHead, ByteBuffer)
+        /// The body as bytes, as `HTTPRequest` holds it: gathered in a `ByteBuffer`, it was copied
+        /// out once more at the end.
+        case receiving(HTTPRequestHead, [UInt8])
         /// The request was refused mid-body; ignore the rest and close after answering.
         case discarding
         /// Complete, and its answer waits for the channel to drain (`answerHeld`).
@@ -27,7 +29,10 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
         case waitingForRoom(HTTPRequestHead, HTTPRequest)
     }
 
-    private var state = State.idle
+    /// Unchecked exclusivity: only this handler's own methods, on its event loop, touch it and
+    /// `started`, never while another access is open; the checks cost every request hundreds of
+    /// instructions.
+    @exclusivity(unchecked) private var state = State.idle
     let responder: HTTPResponder
     let log: AccessLog
     /// A wait or an event stream in progress (HTTPRequestHandler+Live.swift).
@@ -42,7 +47,7 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// The API of the live answer, for its access-log line (the answer itself comes later).
     var liveAPI = ""
     /// When the request being read began, for the access log.
-    var started = NIODeadline.now()
+    @exclusivity(unchecked) var started = NIODeadline.now()
     /// On an HTTP/2 stream: its connection and stream id, for a `goaway` fault.
     var http2: (connection: HTTP2Connection, stream: HTTP2StreamID)?
     /// On an HTTP/2 stream: the request's `:authority` (`HTTP2AuthorityReader`).
@@ -52,6 +57,8 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
     var holding: LiveSlot?
     /// Who holds connections (docs/control-api.md, "Connections"); nil where nobody counts.
     var clients: ClientConnections?
+    /// Over HTTP/1.1: the connection in front, which takes an answer whole (`writeAnswer`).
+    var http1: HTTP1Connection?
     /// This stream's request was counted: its end is counted too.
     private var countedStream = false
     static let initialBodyCapacity = 16 * 1024
@@ -80,19 +87,21 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
                 return
             }
             // The declared length is the peer's word: reserve a little and grow with what arrives.
-            state = .receiving(head, context.channel.allocator.buffer(capacity: min(max(0, declared), Self.initialBodyCapacity)))
+            var body: [UInt8] = []
+            body.reserveCapacity(min(max(0, declared), Self.initialBodyCapacity))
+            state = .receiving(head, body)
             continueIfExpected(head, context: context)
-        case .body(var chunk):
-            guard case .receiving(let head, var buffer) = state else { return }
-            if buffer.readableBytes + chunk.readableBytes > responder.maxBodyBytes {
+        case .body(let chunk):
+            guard case .receiving(let head, var body) = state else { return }
+            if body.count + chunk.readableBytes > responder.maxBodyBytes {
                 refuseTooLarge(context: context, head: head)
                 return
             }
-            state = .idle  // drop the reference so the buffer is uniquely held while it grows
-            buffer.writeBuffer(&chunk)
-            state = .receiving(head, buffer)
+            state = .idle  // drop the reference so the body is uniquely held while it grows
+            body.append(contentsOf: chunk.readableBytesView)
+            state = .receiving(head, body)
         case .end:
-            guard case .receiving(let head, var buffer) = state else {
+            guard case .receiving(let head, let body) = state else {
                 if case .discarding = state { state = .idle }
                 return
             }
@@ -100,11 +109,16 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
             var request = HTTPRequest(
                 method: head.method.rawValue, target: head.uri,
                 headers: head.headers.map { ($0.name, $0.value) },
-                body: buffer.readBytes(length: buffer.readableBytes) ?? []
+                body: body
             )
             request.authority = authority
-            state = .complete(head, request)
-            answerHeld(context: context)
+            // Most requests are answered at once: only one that must wait is kept in `state`.
+            guard mayAnswer(context: context) else {
+                state = .complete(head, request)
+                answerHeld(context: context)
+                return
+            }
+            answer(request, head: head, context: context)
         }
     }
 
@@ -134,6 +148,13 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
         }
         state = .idle
         answer(request, head: head, context: context)
+    }
+
+    /// Whether a complete request is answered now, as `answerHeld` would answer it.
+    private func mayAnswer(context: ChannelHandlerContext) -> Bool {
+        guard context.channel.isWritable else { return false }
+        guard let connection = http2?.connection else { return true }
+        return connection.hasRoomForAnswers
     }
 
     func channelInactive(context: ChannelHandlerContext) {
@@ -233,17 +254,27 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
         // A missing length joins the list before it becomes `HTTPHeaders`, whose `add` checks
         // the name byte by byte.
         let hasLength = response.headers.contains { $0.0.equalsIgnoringASCIICase("Content-Length") }
+        let status = HTTPResponseStatus(statusCode: response.status, reasonPhrase: HTTPResponse.reasonPhrase(response.status))
+        if let http1, version.major < 2, http1.takesWholeAnswer(status: status) {
+            // The same bytes as the parts below, encoded by the connection in one buffer.
+            let written = close ? context.eventLoop.makePromise(of: Void.self) : nil
+            http1.writeAnswer(
+                status: status, version: version, fields: response.headers,
+                length: hasLength && request.method == .HEAD ? nil : response.body.count, close: close, body: response.body,
+                promise: written)
+            if let written {
+                let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
+                written.futureResult.whenComplete { _ in loopBound.value.close(promise: nil) }
+            }
+            return
+        }
         var headers = HTTPHeaders(hasLength ? response.headers : response.headers + [("Content-Length", String(response.body.count))])
         if hasLength, request.method != .HEAD {
             headers.replaceOrAdd(name: "Content-Length", value: String(response.body.count))
         }
         // HTTP/2 forbids connection-specific headers; closing there ends only the stream.
         if close, version.major < 2 { headers.replaceOrAdd(name: "Connection", value: "close") }
-        let head = HTTPResponseHead(
-            version: version,
-            status: HTTPResponseStatus(statusCode: response.status, reasonPhrase: HTTPResponse.reasonPhrase(response.status)),
-            headers: headers
-        )
+        let head = HTTPResponseHead(version: version, status: status, headers: headers)
         context.write(wrapOutboundOut(.head(head)), promise: nil)
         if !response.body.isEmpty {
             var buffer = context.channel.allocator.buffer(capacity: response.body.count)

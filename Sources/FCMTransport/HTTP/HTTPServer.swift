@@ -133,10 +133,12 @@ public final class HTTPServer: Sendable {
         typealias Names = ProxyRequestHandler.Names
         let leftOver: RemoveAfterUpgradeStrategy = proxy == nil ? .dropBytes : .forwardBytes
         try sync.addHandler(ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: leftOver)), name: Names.decoder)
-        try sync.addHandler(HTTP1Connection(), name: Names.connection)
+        let connection = HTTP1Connection()
+        try sync.addHandler(connection, name: Names.connection)
         if let proxy { try sync.addHandler(proxy, name: Names.proxy) }
         let handler = HTTPRequestHandler(responder: responder, logger: logger)
         handler.clients = clients
+        handler.http1 = connection
         try sync.addHandler(handler, name: Names.routes)
     }
 

@@ -30,7 +30,9 @@ final class IdleTimeoutHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias OutboundIn = IOData
     typealias OutboundOut = IOData
 
-    private var progress: Progress
+    /// Unchecked exclusivity: only this handler's methods, on its event loop, touch it, and
+    /// `Progress`'s are pure; the checks cost each read and write of every connection.
+    @exclusivity(unchecked) private var progress: Progress
     /// Whether bytes the peer took of ours count as progress; if not, only reads do.
     private let countsWrites: Bool
     private var timer: Scheduled<Void>?
