@@ -150,16 +150,22 @@ package final class Authenticator: Sendable {
 
     /// `Authorization: Bearer …`, or the standard `access_token` / `oauth_token` query parameters.
     static func bearer(_ request: HTTPRequest) -> String? {
-        // `<scheme> <token>`, split at the first space after the scheme, byte-wise (a Character
-        // split cost a send 3,700 instructions); spaces before the scheme are skipped.
-        if let header = request.header("Authorization") {
-            let utf8 = header.utf8
-            let start = utf8.firstIndex { $0 != UInt8(ascii: " ") } ?? utf8.endIndex
-            if let space = utf8[start...].firstIndex(of: UInt8(ascii: " ")),
-                Substring(utf8[start..<space]).equalsIgnoringASCIICase("bearer"), utf8.index(after: space) < utf8.endIndex
-            {
-                return String(Substring(utf8[utf8.index(after: space)...]))
+        // `<scheme> <token>`, split at the first space after the scheme, from the contiguous bytes
+        // (a Character split cost a send 3,700 instructions, the UTF-8 view's indices 2,000);
+        // spaces before the scheme are skipped.
+        if var header = request.header("Authorization") {
+            let token = header.withUTF8 { bytes -> String? in
+                var start = 0
+                while start < bytes.count, bytes[start] == UInt8(ascii: " ") { start += 1 }
+                guard let space = bytes[start...].firstIndex(of: UInt8(ascii: " ")), space + 1 < bytes.count,
+                    space - start == 6
+                else { return nil }
+                // `equalsIgnoringASCIICase("bearer")`: with only lower-case letters on one side,
+                // a byte matches its letter or the letter's capital.
+                for (offset, letter) in "bearer".utf8.enumerated() where bytes[start + offset] | 0x20 != letter { return nil }
+                return String(decoding: UnsafeBufferPointer(rebasing: bytes[(space + 1)...]), as: UTF8.self)
             }
+            if let token { return token }
         }
         return request.queryValue("access_token") ?? request.queryValue("oauth_token")
     }

@@ -84,12 +84,20 @@ public struct Router: Sendable {
         }
     }
 
-    /// Paths an API owns: `/v1` itself, or `/v1/*`, everything beneath it.
-    private struct Mount: Sendable {
+    /// Paths an API owns: `/v1` itself, or `/v1/*`, everything beneath it. A class: each request
+    /// looks its mount up, and a struct's copy retained and released every field.
+    private final class Mount: Sendable {
         let api: API
         let segments: [String]
         let beneath: Bool
         let dialect: Dialect
+
+        init(api: API, segments: [String], beneath: Bool, dialect: Dialect) {
+            self.api = api
+            self.segments = segments
+            self.beneath = beneath
+            self.dialect = dialect
+        }
     }
 
     /// A request's place in the table: the API that owns its path and the route that answers it
