@@ -99,20 +99,9 @@ struct LineWriter {
 
     mutating func null() { raw("null") }
 
-    /// A string literal, escaped as RFC 8259 §7 requires; most strings need no escaping.
-    mutating func string(_ s: String) {
-        var s = s
-        let clean = s.withUTF8 { utf8 -> Bool in
-            if !utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }) {
-                buffer.append(0x22)
-                buffer.append(contentsOf: utf8)
-                buffer.append(0x22)
-                return true
-            }
-            return false
-        }
-        if !clean { JSONValue.writeString(s, into: &buffer) }
-    }
+    /// A string literal, escaped as RFC 8259 §7 requires (`JSONValue.writeString`, which copies
+    /// plain text whole).
+    mutating func string(_ s: String) { JSONValue.writeString(s, into: &buffer) }
 
     mutating func optionalInt<I: BinaryInteger>(_ value: I?) {
         if let value { int(value) } else { null() }
