@@ -71,14 +71,21 @@ extension JSONValue {
         out += String(decoding: bytes, as: UTF8.self)
     }
 
-    /// Writes a string literal as UTF-8, escaping what RFC 8259 §7 requires. By byte: the
-    /// characters to escape are ASCII and no byte of a multi-byte sequence is, so the bytes say
-    /// exactly what the scalars would. Plain text (most of it) is checked eight bytes a step
-    /// (`JSONWordScan`) and copied whole.
+    /// Writes a string literal as UTF-8, escaping what RFC 8259 §7 requires.
     public static func writeString(_ s: String, into out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        writeEscaped(s, into: &out)
+        out.append(UInt8(ascii: "\""))
+    }
+
+    /// A string literal's text without its quotes, so that a caller can write one literal of
+    /// several strings without joining them first. By byte: the characters to escape are ASCII
+    /// and no byte of a multi-byte sequence is, so the bytes say exactly what the scalars would
+    /// (and pieces escape as their join would). Plain text (most of it) is checked eight bytes a
+    /// step (`JSONWordScan`) and copied whole.
+    public static func writeEscaped(_ s: String, into out: inout [UInt8]) {
         var s = s
         s.withUTF8 { bytes in
-            out.append(UInt8(ascii: "\""))
             let plain = JSONWordScan.plainASCII(in: bytes, from: 0)
             out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[..<plain]))
             for byte in bytes[plain...] {
@@ -97,7 +104,6 @@ extension JSONValue {
                 default: out.append(byte)
                 }
             }
-            out.append(UInt8(ascii: "\""))
         }
     }
 

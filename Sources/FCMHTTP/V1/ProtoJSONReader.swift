@@ -15,8 +15,8 @@ enum ProtoJSONReader {
         }
         var out: [(String, JSONValue)] = []
         out.reserveCapacity(pairs.count)
-        // The oneofs already set, by index in `schema.oneofs` (a message has one or two).
-        var oneofsSet: [Int] = []
+        // The oneofs already set, a bit for each index in `schema.oneofs` (a message has one or two).
+        var oneofsSet: UInt64 = 0
         for (key, item) in pairs {
             guard let field = schema.field(jsonName: key) else {
                 let at = path.isEmpty ? "" : " at '\(path)'"
@@ -31,12 +31,13 @@ enum ProtoJSONReader {
                 throw V1Error.transcoder(field: fieldPath(), message: "Invalid JSON payload received. Duplicate field \"\(key)\".")
             }
             if let oneof = field.oneof {
-                if oneofsSet.contains(oneof) {
+                let bit: UInt64 = 1 << UInt64(oneof)
+                if oneofsSet & bit != 0 {
                     let name = schema.oneofs[oneof].name
                     throw V1Error.transcoder(
                         field: path, message: "Invalid value at '\(path)' (oneof), oneof field '\(name)' is already set. Cannot set '\(key)'")
                 }
-                oneofsSet.append(oneof)
+                oneofsSet |= bit
             }
             out.append((field.name, try read(item, as: field.type, path: fieldPath())))
         }

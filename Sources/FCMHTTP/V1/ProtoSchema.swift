@@ -21,13 +21,15 @@ indirect enum ProtoType: Sendable {
 }
 
 /// A message type: its full name (for error texts) and its fields by proto (snake_case) name.
-struct ProtoMessage: Sendable {
+/// A class: a nested message is reached through `ProtoType.message` for every field read, and a
+/// struct's copy retained each of its fields.
+final class ProtoMessage: Sendable {
     let typeName: String
     let fields: [(name: String, type: ProtoType)]
     /// Groups of fields of which at most one may be set, each with its oneof's name.
     let oneofs: [(name: String, fields: Set<String>)]
     /// Field index by proto name and by JSON (lowerCamelCase) name, built once.
-    private let index: [String: Int]
+    private let index: ProtoFieldIndex
     /// The oneof each field belongs to, by index: asked for every field read.
     private let oneofOf: [Int?]
 
@@ -35,12 +37,13 @@ struct ProtoMessage: Sendable {
         self.typeName = typeName
         self.fields = fields
         self.oneofs = oneofs
-        var index: [String: Int] = [:]
+        var names: [(name: String, field: Int)] = []
         for (i, field) in fields.enumerated() {
-            index[field.name] = i
-            index[ProtoNames.camel(field.name)] = i
+            names.append((field.name, i))
+            let camel = ProtoNames.camel(field.name)
+            if camel != field.name { names.append((camel, i)) }
         }
-        self.index = index
+        index = ProtoFieldIndex(names)
         oneofOf = fields.map { field in oneofs.firstIndex { $0.fields.contains(field.name) } }
     }
 

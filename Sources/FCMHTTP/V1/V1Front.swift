@@ -38,8 +38,7 @@ struct V1Front: Sendable {
             throw refused
         }
         guard let outcome = sent else { throw (denied ?? .unauthenticated).v1 }
-        // `{project}` is echoed as given: id or number (docs/http-v1.md).
-        return V1Response.json(.object([("name", .string("projects/\(project)/messages/\(outcome.messageId)"))]))
+        return V1Response.sent(project: project, messageId: outcome.messageId)
     }
 
     /// The message a send's body holds. One that does not decode is refused with what it named,
