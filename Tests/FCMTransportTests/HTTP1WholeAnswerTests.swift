@@ -91,3 +91,25 @@ struct HTTP1WholeAnswerTests {
         #expect(try HTTP1ConnectionTests.writes(channel) == ["HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 2\r\n\r\nhi"])
     }
 }
+
+/// The field check of a whole answer's head, byte by byte against RFC 9110's rule written plainly.
+@Suite("HTTP/1.1 answer fields: what may be written")
+struct HTTP1FieldCheckTests {
+    static let tchars = Set("!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ".utf8)
+
+    @Test func everyByteOfANameOrAValueIsJudgedByTheRule() {
+        for byte in UInt8.min...UInt8.max {
+            let text = String(decoding: [UInt8(ascii: "a"), byte, UInt8(ascii: "z")], as: UTF8.self)
+            // A byte past ASCII alone is not UTF-8: the string holds U+FFFD's bytes, none a tchar.
+            let bytes = Array(text.utf8)
+            let token = bytes.allSatisfy(Self.tchars.contains)
+            let value = bytes.allSatisfy { ($0 >= 0x20 || $0 == 0x09) && $0 != 0x7F }
+            #expect(HTTP1Connection.isWritable(text, "v") == token, "name byte \(byte)")
+            #expect(HTTP1Connection.isWritable("X-Name", text) == value, "value byte \(byte)")
+        }
+        #expect(!HTTP1Connection.isWritable("", "v"))
+        #expect(HTTP1Connection.isWritable("X", ""))
+        #expect(HTTP1Connection.isWritable("Content-Type", "application/json; charset=UTF-8 \u{E9}\t\u{1F600}"))
+        #expect(!HTTP1Connection.isWritable("X", "a\r\nSet-Cookie: x"))
+    }
+}

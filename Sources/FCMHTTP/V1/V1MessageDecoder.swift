@@ -143,7 +143,13 @@ struct Fields {
 
     init(_ pairs: [(String, JSONValue)]) { self.pairs = pairs }
 
-    func value(_ key: String) -> JSONValue? { pairs.first { $0.0 == key }?.1 }
+    /// Lengths first: most names a key is compared with differ in length, and that is a field
+    /// of the string where `==` on two different names took the slow comparison.
+    func value(_ key: String) -> JSONValue? {
+        let count = key.utf8.count
+        for (name, value) in pairs where name.utf8.count == count && name == key { return value }
+        return nil
+    }
     func string(_ key: String) -> String? { value(key)?.stringValue }
     func bool(_ key: String) -> Bool? { value(key)?.boolValue }
     func object(_ key: String) -> [(String, JSONValue)]? { value(key)?.objectValue }

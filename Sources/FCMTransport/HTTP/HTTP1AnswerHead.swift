@@ -97,29 +97,31 @@ extension HTTP1Connection {
         bytes.append(UInt8(ascii: "\n"))
     }
 
-    private static func isValueByte(_ b: UInt8) -> Bool { (b >= 0x20 || b == 0x09) && b != 0x7F }
-
     /// A field name is a token and a value holds no control character but HTAB (RFC 9110 §5.1,
     /// §5.5, as NIO's header validation reads them): a CR or LF would let a value end the head and
     /// start a response of its own.
     static func isWritable(_ name: String, _ value: String) -> Bool {
-        // From contiguous bytes where the strings have them: the view's loop cost ten times more.
-        func all(_ text: String, _ allowed: (UInt8) -> Bool) -> Bool {
-            var text = text
-            return text.withUTF8 { $0.allSatisfy(allowed) }
+        // From contiguous bytes where the strings have them, in plain loops: a closure a byte, as
+        // `allSatisfy` called it, was most of a field's cost.
+        var name = name
+        var value = value
+        let token = name.withUTF8 { bytes in
+            guard !bytes.isEmpty else { return false }
+            for b in bytes where !isTokenByte(b) { return false }
+            return true
         }
-        return !name.isEmpty && all(name, isTokenByte) && all(value, isValueByte)
+        guard token else { return false }
+        return value.withUTF8 { bytes in
+            for b in bytes where (b < 0x20 && b != 0x09) || b == 0x7F { return false }
+            return true
+        }
     }
 
+    /// RFC 9110 §5.6.2's tchar, a bit a byte: `!#$%&'*+-.^_`|~`, digits and letters.
     private static func isTokenByte(_ b: UInt8) -> Bool {
-        switch b {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"): true
-        case UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "%"), UInt8(ascii: "&"), UInt8(ascii: "'"),
-            UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "^"), UInt8(ascii: "_"),
-            UInt8(ascii: "`"), UInt8(ascii: "|"), UInt8(ascii: "~"):
-            true
-        default: false
-        }
+        let low: UInt64 = 0x03FF_6CFA_0000_0000  // ! # $ % & ' * + - . 0-9
+        let high: UInt64 = 0x57FF_FFFF_C7FF_FFFE  // A-Z ^ _ ` a-z | ~
+        return b < 64 ? (low >> UInt64(b)) & 1 == 1 : b < 128 ? (high >> UInt64(b - 64)) & 1 == 1 : false
     }
 }
 
