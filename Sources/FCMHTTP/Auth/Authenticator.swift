@@ -161,8 +161,10 @@ package final class Authenticator: Sendable {
                     space - start == 6
                 else { return nil }
                 // `equalsIgnoringASCIICase("bearer")`: with only lower-case letters on one side,
-                // a byte matches its letter or the letter's capital.
-                for (offset, letter) in "bearer".utf8.enumerated() where bytes[start + offset] | 0x20 != letter { return nil }
+                // a byte matches its letter or the letter's capital. As one word, first byte lowest.
+                var scheme: UInt64 = 0
+                for offset in 0..<6 { scheme |= UInt64(bytes[start + offset] | 0x20) << (8 * offset) }
+                guard scheme == 0x7265_7261_6562 else { return nil }
                 return String(decoding: UnsafeBufferPointer(rebasing: bytes[(space + 1)...]), as: UTF8.self)
             }
             if let token { return token }

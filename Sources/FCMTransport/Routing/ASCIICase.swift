@@ -23,6 +23,26 @@ extension StringProtocol {
     }
 }
 
+extension String {
+    /// The same for two Strings, from their contiguous bytes: a header lookup compares names,
+    /// and the views' iterators cost ten times the loop.
+    @inlinable
+    package func equalsIgnoringASCIICase(_ other: String) -> Bool {
+        guard utf8.count == other.utf8.count else { return false }
+        var mine = self
+        var theirs = other
+        return mine.withUTF8 { a in
+            theirs.withUTF8 { b in
+                for i in 0..<a.count where a[i] != b[i] {
+                    let lower = a[i] | 0x20
+                    if lower != b[i] | 0x20 || !(0x61...0x7A).contains(lower) { return false }
+                }
+                return true
+            }
+        }
+    }
+}
+
 extension StringProtocol {
     /// Without the optional whitespace HTTP allows around field values and list items (spaces
     /// and tabs; RFC 9110 §5.6.3).
