@@ -35,6 +35,13 @@ struct RetryLedger: Sendable {
         var attempts: Int
         var gaps: [Int64]
         var accepted: String?
+
+        mutating func repeated(at now: Instant) {
+            attempts += 1
+            gaps.append(now.millis - lastAt.millis)
+            if gaps.count > RetryLedger.maxGaps { gaps.removeFirst(gaps.count - RetryLedger.maxGaps) }
+            lastAt = now
+        }
     }
 
     private var entries: [UInt64: Entry] = [:]
@@ -45,12 +52,11 @@ struct RetryLedger: Sendable {
     /// Notes an attempt at `now`: its mark when it repeats one within `windowMillis`.
     mutating func attempt(_ key: UInt64, at now: Instant, windowMillis: Int64) -> RetryMark? {
         guard windowMillis > 0 else { return nil }
-        if var entry = entries[key], now.millis - entry.lastAt.millis <= windowMillis {
-            entry.attempts += 1
-            entry.gaps.append(now.millis - entry.lastAt.millis)
-            if entry.gaps.count > Self.maxGaps { entry.gaps.removeFirst(entry.gaps.count - Self.maxGaps) }
-            entry.lastAt = now
-            entries[key] = entry
+        // Changed where it lies: an entry copied out and stored back was hashed twice, and its
+        // gaps, held by the map and the copy at once, were copied to be appended to.
+        if let index = entries.index(forKey: key), now.millis - entries.values[index].lastAt.millis <= windowMillis {
+            entries.values[index].repeated(at: now)
+            let entry = entries.values[index]
             return RetryMark(of: entry.accepted, attempt: entry.attempts, gapsMillis: entry.gaps)
         }
         if entries.count >= sweepAt { sweep(now: now, windowMillis: windowMillis) }
@@ -73,7 +79,7 @@ struct RetryLedger: Sendable {
     }
 
     /// A send's key: its front's fingerprint of the request with its target, which tells apart the
-    /// sends of one legacy request to several tokens (FNV-1a, 64 bits: stable across runs).
+    /// sends of one legacy request to several tokens (`SendFingerprint`'s steps, stable across runs).
     static func key(fingerprint: UInt64, target: String) -> UInt64 {
         SendFingerprint.mix(fingerprint, target)
     }

@@ -144,10 +144,11 @@ struct Fields {
     init(_ pairs: [(String, JSONValue)]) { self.pairs = pairs }
 
     /// Lengths first: most names a key is compared with differ in length, and that is a field
-    /// of the string where `==` on two different names took the slow comparison.
+    /// of the string where `==` on two different names took the slow comparison. By index: a
+    /// `for` over the pairs copied each one out, retaining its name and value.
     func value(_ key: String) -> JSONValue? {
         let count = key.utf8.count
-        for (name, value) in pairs where name.utf8.count == count && name == key { return value }
+        for i in pairs.indices where pairs[i].0.utf8.count == count && pairs[i].0 == key { return pairs[i].1 }
         return nil
     }
     func string(_ key: String) -> String? { value(key)?.stringValue }
