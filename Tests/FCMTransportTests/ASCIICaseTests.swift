@@ -16,4 +16,18 @@ import Testing
         #expect(!"\u{C1}".equalsIgnoringASCIICase("\u{E1}"))  // Á and á: not ASCII
         #expect("".equalsIgnoringASCIICase(""))
     }
+
+    /// Every pair of ASCII bytes, as Strings and as Substrings (two implementations), against the
+    /// rule: equal, or the same letter in the other case.
+    @Test func everyPairOfBytesIsJudgedByTheRule() {
+        func letter(_ b: UInt8) -> Bool { (0x41...0x5A).contains(b) || (0x61...0x7A).contains(b) }
+        for a in UInt8(0)..<128 {
+            for b in UInt8(0)..<128 {
+                let rule = a == b || (letter(a) && letter(b) && a | 0x20 == b | 0x20)
+                let (x, y) = (String(decoding: [0x2D, a], as: UTF8.self), String(decoding: [0x2D, b], as: UTF8.self))
+                #expect(x.equalsIgnoringASCIICase(y) == rule, "\(a) \(b)")
+                #expect(x.dropFirst().equalsIgnoringASCIICase(y.dropFirst()) == rule, "\(a) \(b)")
+            }
+        }
+    }
 }
