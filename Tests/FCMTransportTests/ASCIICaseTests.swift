@@ -30,4 +30,14 @@ import Testing
             }
         }
     }
+
+    /// `equalsLengthFirst` is equality of the bytes, for names of equal and unequal lengths, ASCII
+    /// or not: `é` and `e` with a combining accent, equal to `==`, are different names.
+    @Test func lengthFirstIsEqualityOfTheBytes() {
+        let names = ["", "a", "ab", "token", "topic", "tokeN", "restricted_package_name", "restricted_package_namE", "é", "e\u{301}"]
+        #expect("é" == "e\u{301}" && !"é".equalsLengthFirst("e\u{301}"))
+        for a in names {
+            for b in names { #expect(a.equalsLengthFirst(b) == a.utf8.elementsEqual(b.utf8), "\(a) \(b)") }
+        }
+    }
 }

@@ -27,7 +27,7 @@ enum ProtoJSONReader {
             // The field's path is spelled only when something reads it: an error, or a nested
             // message's own fields (joining strings for every field was a tenth of this reader).
             func fieldPath() -> String { path.isEmpty ? field.name : path + "." + field.name }
-            if out.contains(where: { $0.0.utf8.count == field.name.utf8.count && $0.0 == field.name }) {
+            if out.contains(where: { $0.0.equalsLengthFirst(field.name) }) {
                 throw V1Error.transcoder(field: fieldPath(), message: "Invalid JSON payload received. Duplicate field \"\(key)\".")
             }
             if let oneof = field.oneof {

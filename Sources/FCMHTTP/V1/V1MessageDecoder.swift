@@ -2,6 +2,7 @@
 
 import FCMCore
 import FCMJSON
+import FCMTransport
 
 /// Turns a v1 `SendMessageRequest` into the core's `SendRequest`, refusing what FCM refuses
 /// before the message is accepted (the `Message` resource,
@@ -143,12 +144,9 @@ struct Fields {
 
     init(_ pairs: [(String, JSONValue)]) { self.pairs = pairs }
 
-    /// Lengths first: most names a key is compared with differ in length, and that is a field
-    /// of the string where `==` on two different names took the slow comparison. By index: a
-    /// `for` over the pairs copied each one out, retaining its name and value.
+    /// By index: a `for` over the pairs copied each one out, retaining its name and value.
     func value(_ key: String) -> JSONValue? {
-        let count = key.utf8.count
-        for i in pairs.indices where pairs[i].0.utf8.count == count && pairs[i].0 == key { return pairs[i].1 }
+        for i in pairs.indices where pairs[i].0.equalsLengthFirst(key) { return pairs[i].1 }
         return nil
     }
     func string(_ key: String) -> String? { value(key)?.stringValue }

@@ -223,7 +223,7 @@ public struct Router: Sendable {
         let first = plain.utf8.firstIndex(of: UInt8(ascii: ":")).map { String(plain[..<$0]) } ?? String(plain)
         return mounts.first { mount in
             guard mount.beneath ? segments.count > mount.segments.count : segments.count == mount.segments.count,
-                let head = mount.segments.first, Self.same(head, first)
+                let head = mount.segments.first, head.equalsLengthFirst(first)
             else { return false }
             return mount.segments.indices.dropFirst().allSatisfy { Self.decoded(segments[$0]) == mount.segments[$0] }
         }
@@ -238,12 +238,6 @@ public struct Router: Sendable {
     private static func hasPercent(_ segment: String) -> Bool {
         var segment = segment
         return segment.withUTF8 { $0.contains(UInt8(ascii: "%")) }
-    }
-
-    /// Lengths first: most names a segment is compared with differ in length, where `==` took
-    /// the slow comparison.
-    private static func same(_ a: String, _ b: String) -> Bool {
-        a.utf8.count == b.utf8.count && a == b
     }
 
     /// Splits on '/' byte-wise: paths are ASCII on the wire, and grapheme-aware splitting was a
@@ -274,7 +268,7 @@ public struct Router: Sendable {
         // from it in a literal, and captures are only worth decoding for the one that fits.
         for (p, s) in zip(pattern, segments) {
             guard case .literal(let text) = p else { continue }
-            guard same(text, s) || (hasPercent(s) && HTTPRequest.percentDecode(s) == text) else { return nil }
+            guard text.equalsLengthFirst(s) || (hasPercent(s) && HTTPRequest.percentDecode(s) == text) else { return nil }
         }
         var parameters = PathParameters()
         for (p, s) in zip(pattern, segments) {
