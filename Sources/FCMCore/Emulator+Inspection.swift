@@ -25,12 +25,12 @@ package struct DeviceQuery: Sendable, Equatable {
 
     var isEmpty: Bool { text == nil && platform == nil && state == nil }
 
-    func matches(_ device: Device) -> Bool {
+    func matches(_ device: Device, in world: World) -> Bool {
         if let platform, device.platform != platform { return false }
         if let state, device.state != state { return false }
         guard text != nil else { return true }
         // Tokens and FIDs are matched as written (they are case-sensitive); names as people type them.
-        return exact.occurs(in: device.token) || exact.occurs(in: device.fid) || (id != nil && device.id == id)
+        return exact.occurs(in: world.token(of: device)) || exact.occurs(in: world.fid(of: device)) || (id != nil && device.id == id)
             || (device.name.map(folded.occurs) ?? false)
     }
 }
@@ -165,7 +165,7 @@ extension World {
         let end = min(ids.endIndex, position + max(1, maxDevices))
         for id in ids[position..<end] {
             search.last = id
-            guard let device = devices[Int(id)], query.matches(device) else { continue }
+            guard let device = devices[Int(id)], query.matches(device, in: self) else { continue }
             search.total += 1
             guard search.total > search.offset, !search.full, search.page.count < search.limit else { continue }
             search.bytes += device.topicBytes

@@ -94,7 +94,7 @@ extension Emulator {
 
     /// The device that holds `token` now, in any project.
     package func device(token: String) -> DeviceInfo? {
-        withWorld { w in w.deviceByToken[token].flatMap { w.devices[Int($0)] }.map { w.info($0) } }
+        withWorld { w in w.deviceID(forToken: token).flatMap { w.devices[Int($0)] }.map { w.info($0) } }
     }
 
     package func deleteDevice(_ reference: String, projectId: String) throws(FCMError) {
@@ -164,7 +164,7 @@ extension Emulator {
             } else {
                 // Lax authentication acts as each token's own project: the first known one pays.
                 for token in tokens {
-                    if let id = w.deviceByToken[token], let device = w.devices[Int(id)] {
+                    if let id = w.deviceID(forToken: token), let device = w.devices[Int(id)] {
                         projectIndex = device.projectIndex
                         break
                     }

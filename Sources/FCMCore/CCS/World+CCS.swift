@@ -13,7 +13,7 @@ extension World {
         }
         let project = try projectState(device.projectIndex).project
         let upstreamId = messageId ?? "m-\(ids.random.next() % 1_000_000_000_000)"
-        let message = UpstreamMessage(messageId: upstreamId, from: device.token, category: device.appId, data: data, ttlSeconds: ttlSeconds)
+        let message = UpstreamMessage(messageId: upstreamId, from: token(of: device), category: device.appId, data: data, ttlSeconds: ttlSeconds)
         let item = CCSItem(.upstream(message), expiresAt: now.adding(seconds: max(ttlSeconds, 1)))
         if let dropped = ccs.enqueue(item, project: project.id) { log(.ccsDropped, detail: dropped.messageId) }
         ccsWork.insert(project.id)
@@ -28,7 +28,7 @@ extension World {
         guard message.api == .xmpp, message.content.deliveryReceiptRequested, device.platform != .ios,
             let original = message.content.clientMessageId
         else { return }
-        let receipt = DeliveryReceipt(originalMessageId: original, deviceToken: device.token, category: device.appId, sentAt: now)
+        let receipt = DeliveryReceipt(originalMessageId: original, deviceToken: token(of: device), category: device.appId, sentAt: now)
         let item = CCSItem(.receipt(receipt), expiresAt: now.adding(seconds: EmulatorSettings.maxTTLSeconds))
         if let dropped = ccs.enqueue(item, project: message.projectId) { log(.ccsDropped, detail: dropped.messageId) }
         ccsWork.insert(message.projectId)

@@ -8,53 +8,123 @@ package typealias DeviceID = Int32
 /// One install of an app on one device: one registration token, one app (Android package, iOS
 /// bundle id or web origin), its senders, topics and state.
 ///
-/// Kept small on purpose: a million idle devices must fit in under 1 KiB each. Empty
-/// collections cost nothing, the app id string is shared by every device that was given the same
-/// one, and the store-and-forward queue exists only while something is stored.
+/// Kept small on purpose: a million idle devices must fit in 256 bytes each. Empty collections
+/// cost nothing, the app id string is shared by every device that was given the same one, the
+/// store-and-forward queue exists only while something is stored, and the token and FID the
+/// emulator made are derived from the index, not kept (`DeviceIdentities`).
 struct Device: Sendable {
+    // Stored in an order that leaves no padding: an idle device is 104 bytes here.
     let id: DeviceID
     let projectIndex: Int32
     let platform: Platform
-    /// Android only; fits in the padding after `platform`.
+    /// Android only.
     var clientSdk: ClientSDK = .current
-    var name: String?
-    let appId: String
-    var token: String
-    let fid: String
-    /// Sender ids besides the project's own that may message this instance (≤ 100 in all).
-    var extraSenders: [String] = []
-    /// Subscribed topics and when each subscription was made (IID `addDate`).
-    var topics: [String: Instant] = [:]
     var state: DeviceState
     /// False once FCM has invalidated the token (uninstall noticed, or the device deleted).
     var tokenValid = true
+    /// Whether the token, or the FID, was given rather than derived: kept in `DeviceIdentities`.
+    var givenToken = false
+    var givenFid = false
+    /// Which token of the device's derived ones is current (`DeviceIdentities`).
+    var tokenGeneration: UInt32 = 0
+    /// How many deliveries ever left the front of `inbox`: the place of `inbox[0]` among all the
+    /// device's deliveries, which `InboxLedger` names them by (wrapping).
+    var inboxBase: UInt32 = 0
+    /// High-priority data messages delivered in the background since a notification was last
+    /// shown (`EmulatorSettings.deprioritizeAfter`).
+    var unshownHighPriority: Int32 = 0
+    /// Incremented on every state change, so that timers of an earlier Doze stretch are ignored.
+    var stateGeneration: UInt32 = 0
+    let appId: String
+    /// Subscribed topics and when each subscription was made (IID `addDate`).
+    var topics: [String: Instant] = [:]
     let createdAt: Instant
     /// When the device last had a connection; "now" while it is connected.
     var lastConnectedAt: Instant
     /// When FCM last saw the app instance: connected, or refreshing its token (which the app does
     /// over its connection). An Android token unseen for `staleTokenDays` is expired (World+Send).
     var lastSeenAt: Instant
-    /// When the last data message was discarded because the device had been away too long (docs/simulation.md, "Long absence").
-    var lastInactiveDiscardAt: Instant?
-    /// A deleted-messages signal is owed on the next connection ("The 100-message cap", "Long absence").
-    var deletedSignalOwed = false
     var store: PendingStore?
     var inbox: Deque<Delivery> = []
-    /// How many deliveries ever left the front of `inbox`: the place of `inbox[0]` among all the
-    /// device's deliveries, which `InboxLedger` names them by (wrapping).
-    var inboxBase: UInt32 = 0
+    /// What most devices leave at its defaults, out of line: an empty array is one word, so an
+    /// idle device does not carry the 60 bytes of these fields. Never more than one element.
+    private var seldom: [Seldom] = []
+
+    init(
+        id: DeviceID, projectIndex: Int32, platform: Platform, name: String?, appId: String, state: DeviceState, createdAt: Instant,
+        lastConnectedAt: Instant, lastSeenAt: Instant
+    ) {
+        self.id = id
+        self.projectIndex = projectIndex
+        self.platform = platform
+        self.appId = appId
+        self.state = state
+        self.createdAt = createdAt
+        self.lastConnectedAt = lastConnectedAt
+        self.lastSeenAt = lastSeenAt
+        self.name = name
+    }
+
+    /// The fields `seldom` holds.
+    struct Seldom: Sendable {
+        var name: String?
+        var extraSenders: [String] = []
+        var lastInactiveDiscardAt: Instant?
+        var deletedSignalOwed = false
+        var tray: [TrayEntry] = []
+        var webPush: WebPushSubscription?
+        var receiver: ReceiverLink?
+    }
+
+    /// Sets a seldom field; a default value on a device without any keeps it without.
+    private mutating func setSeldom<Value>(_ field: WritableKeyPath<Seldom, Value>, _ value: Value, isDefault: Bool) {
+        if seldom.isEmpty {
+            guard !isDefault else { return }
+            seldom.append(Seldom())
+        }
+        seldom[0][keyPath: field] = value
+    }
+
+    var name: String? {
+        get { seldom.first?.name }
+        set { setSeldom(\.name, newValue, isDefault: newValue == nil) }
+    }
+    /// Sender ids besides the project's own that may message this instance (≤ 100 in all).
+    var extraSenders: [String] {
+        get { seldom.first?.extraSenders ?? [] }
+        set { setSeldom(\.extraSenders, newValue, isDefault: newValue.isEmpty) }
+    }
+    /// When the last data message was discarded because the device had been away too long (docs/simulation.md, "Long absence").
+    var lastInactiveDiscardAt: Instant? {
+        get { seldom.first?.lastInactiveDiscardAt }
+        set { setSeldom(\.lastInactiveDiscardAt, newValue, isDefault: newValue == nil) }
+    }
+    /// A deleted-messages signal is owed on the next connection ("The 100-message cap", "Long absence").
+    var deletedSignalOwed: Bool {
+        get { seldom.first?.deletedSignalOwed ?? false }
+        set { setSeldom(\.deletedSignalOwed, newValue, isDefault: !newValue) }
+    }
     /// What the user sees in the notification tray (`NotificationTray`, at most 50).
-    var tray: [TrayEntry] = []
-    /// High-priority data messages delivered in the background since a notification was last
-    /// shown (`EmulatorSettings.deprioritizeAfter`).
-    var unshownHighPriority: Int32 = 0
-    /// Incremented on every state change, so that timers of an earlier Doze stretch are ignored.
-    var stateGeneration: UInt32 = 0
+    var tray: [TrayEntry] {
+        get { seldom.first?.tray ?? [] }
+        set { setSeldom(\.tray, newValue, isDefault: newValue.isEmpty) }
+        // Posting changes the tray where it lies, not a copy of it.
+        _modify {
+            if seldom.isEmpty { seldom.append(Seldom()) }
+            yield &seldom[0].tray
+        }
+    }
     /// A web device's Web Push subscription (docs/receivers.md); nil on every other platform.
-    var webPush: WebPushSubscription?
+    var webPush: WebPushSubscription? {
+        get { seldom.first?.webPush }
+        set { setSeldom(\.webPush, newValue, isDefault: newValue == nil) }
+    }
     /// A real receiver's link (docs/receivers.md, "Real receivers"): its check-in and keys; nil
     /// for every simulated device.
-    var receiver: ReceiverLink?
+    var receiver: ReceiverLink? {
+        get { seldom.first?.receiver }
+        set { setSeldom(\.receiver, newValue, isDefault: newValue == nil) }
+    }
 }
 
 extension Device {

@@ -88,7 +88,7 @@ extension World {
         let project = projects[Int(device.projectIndex)]?.project
         return DeviceInfo(
             id: device.id, projectId: project?.id ?? "", name: device.name, platform: device.platform,
-            clientSdk: device.clientSdk, appId: device.appId, token: device.token, fid: device.fid, state: device.state,
+            clientSdk: device.clientSdk, appId: device.appId, token: token(of: device), fid: fid(of: device), state: device.state,
             tokenValid: device.tokenValid && !isExpired(device), senders: [project?.number ?? ""] + device.extraSenders,
             topics: topics ? device.topics.keys.sorted() : [], createdAt: device.createdAt,
             lastConnectedAt: device.state.isConnected ? now : device.lastConnectedAt,

@@ -39,7 +39,7 @@ extension World {
 
     private func tokenDevice(_ query: EventQuery) throws(FCMError) -> Int64? {
         guard let token = query.token else { return -1 }
-        return (deviceByToken[token] ?? retiredTokens[token]?.device).map(Int64.init)
+        return (deviceID(forToken: token) ?? retiredTokens[token]?.device).map(Int64.init)
     }
 }
 
@@ -52,7 +52,7 @@ extension Emulator {
     ) {
         let read = try read(query, before: nil, maxScan: maxScan)
         let device = try withWorld { (w: inout World) throws(FCMError) -> Int64? in
-            query.token.map { w.deviceByToken[$0] ?? w.retiredTokens[$0]?.device }.map { $0.map(Int64.init) } ?? -1
+            query.token.map { w.deviceID(forToken: $0) ?? w.retiredTokens[$0]?.device }.map { $0.map(Int64.init) } ?? -1
         }
         let tally = EventTally(count: read.matched.count, next: read.end, generation: read.generation, tokenDevice: device)
         return (read.matched.reversed(), tally)

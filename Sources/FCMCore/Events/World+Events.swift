@@ -155,7 +155,7 @@ struct EventFilter {
         self.query = query
         projectIndex = try query.projectId.map { id throws(FCMError) in try world.projectIndex(id: id) }
         device = query.deviceId
-        tokenDevice = query.token.flatMap { world.deviceByToken[$0] ?? world.retiredTokens[$0]?.device }
+        tokenDevice = query.token.flatMap { world.deviceID(forToken: $0) ?? world.retiredTokens[$0]?.device }
         tokenTarget = query.token.map { Refusal.truncated($0) }
         if let device, let tokenDevice, device != tokenDevice { return nil }
     }

@@ -44,7 +44,8 @@ extension World {
             case .fid: .via(nil, .fid)
             case .token, .notificationKey: .via(nil, .group)
             }
-        outcomes.append(limit: settings.maxOutcomeDevices, Outcome(time: now, kind: .accepted, messageId: message.id, reason: message.api.rawValue, extra: extra), for: id)
+        let outcome = Outcome(time: now, kind: .accepted, messageId: message.id, reason: message.api.rawValue, extra: extra)
+        outcomes.append(limit: settings.maxOutcomeDevices, outcome, for: id)
     }
 
     /// A refused request whose target names a device's token (current or retired) or FID
@@ -57,12 +58,11 @@ extension World {
     /// The device that holds or held `target`: a token, or `fid:` and an FID, looked for in the
     /// named project first.
     func device(namedBy target: String, project: String?) -> DeviceID? {
-        if let id = deviceByToken[target] ?? retiredTokens[target]?.device { return id }
+        if let id = deviceID(forToken: target) ?? retiredTokens[target]?.device { return id }
         guard target.hasPrefix("fid:") else { return nil }
         let fid = String(target.dropFirst(4))
-        if let project, let index = projectIndexById[project], let id = projects[Int(index)]?.devicesByFid[fid] { return id }
-        for case let state? in projects { if let id = state.devicesByFid[fid] { return id } }
-        return nil
+        if let project, let index = projectIndexById[project], let id = deviceID(forFid: fid, projectIndex: index) { return id }
+        return deviceID(forFid: fid, projectIndex: nil)
     }
 }
 

@@ -56,7 +56,7 @@ extension Emulator {
         try withWorld { (w: inout World) throws(ReceiverRefusal) -> (token: String, projectId: String) in
             let index = try w.receiverProject(project)
             let id = try w.createRegistration(projectIndex: index, authToken: authToken, web: web)
-            return (w.devices[Int(id)]?.token ?? "", w.projects[Int(index)]?.project.id ?? project)
+            return (w.devices[Int(id)].map { w.token(of: $0) } ?? "", w.projects[Int(index)]?.project.id ?? project)
         }
     }
 

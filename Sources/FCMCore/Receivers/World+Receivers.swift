@@ -65,7 +65,7 @@ extension World {
         var token = ""
         // The shape of FCM's (`<11 chars>:APA91b<…>`). firebase-messaging splits register3's
         // answer at `=` and treats any `Error` in it as a failure: neither may appear.
-        while token.isEmpty || receivers.registrations[token] != nil || deviceByToken[token] != nil || token.contains("Error") {
+        while token.isEmpty || receivers.registrations[token] != nil || deviceID(forToken: token) != nil || token.contains("Error") {
             token = ids.base64URL(count: 11) + ":APA91b" + ids.base64URL(count: 134)
         }
         receivers.registrations[token] = ReceiverRegistry.Registration(androidId: androidId, app: app, subtype: subtype, sender: sender)
@@ -154,7 +154,7 @@ extension World {
         let key = ReceiverRegistry.InstallationKey(projectIndex: projectIndex, fid: installation.fid)
         let connected = receivers.checkins[registration.androidId]?.connection != nil
         // The FID names the device when no other device of the project has it.
-        let fid = projects[Int(projectIndex)]?.devicesByFid[installation.fid] == nil ? installation.fid : nil
+        let fid = deviceID(forFid: installation.fid, projectIndex: projectIndex) == nil ? installation.fid : nil
         let id: DeviceID
         do {
             id = try createDevice(
@@ -176,7 +176,7 @@ extension World {
     /// registration of the same check-in that no other device holds.
     mutating func updateRegistration(projectIndex: Int32, authToken: String, token: String, web: WebRegistration) throws(ReceiverRefusal) {
         _ = try installation(authToken: authToken, projectIndex: projectIndex)
-        guard let id = deviceByToken[token], let device = devices[Int(id)], let old = device.receiver, device.projectIndex == projectIndex else {
+        guard let id = deviceID(forToken: token), let device = devices[Int(id)], let old = device.receiver, device.projectIndex == projectIndex else {
             throw .notFound("Registration not found")
         }
         guard let registration = receivers.registrations[web.gcmToken], registration.androidId == old.androidId,
@@ -194,7 +194,7 @@ extension World {
     /// Deletes an FCM registration by its token (`DELETE …/registrations/{token}`).
     mutating func deleteRegistration(projectIndex: Int32, authToken: String, token: String) throws(ReceiverRefusal) {
         _ = try installation(authToken: authToken, projectIndex: projectIndex)
-        guard let id = deviceByToken[token], let device = devices[Int(id)], device.receiver != nil, device.projectIndex == projectIndex else {
+        guard let id = deviceID(forToken: token), let device = devices[Int(id)], device.receiver != nil, device.projectIndex == projectIndex else {
             throw .notFound("Registration not found")
         }
         forgetReceiver(id)

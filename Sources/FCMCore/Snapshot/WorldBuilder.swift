@@ -70,17 +70,15 @@ package struct WorldBuilder: Sendable {
     }
 
     /// Room for the snapshot's devices, known from its manifest, so that a million of them are
-    /// not copied again each time the arrays and the token index grow. A lone project (the usual
-    /// world) gets room in its own indexes too.
+    /// not copied again each time the arrays grow. A lone project (the usual world) gets room in
+    /// its own device list too.
     package mutating func reserve(devices: Int) {
         let count = min(max(0, devices), 1 << 24, world.settings.maxDevices)
         world.devices.reserveCapacity(count)
         world.deviceProjects.reserveCapacity(count)
-        world.deviceByToken.reserveCapacity(count)
         let live = world.projects.indices.filter { world.projects[$0] != nil }
         if live.count == 1, let only = live.first {
             world.projects[only]?.devices.reserveCapacity(count)
-            world.projects[only]?.devicesByFid.reserveCapacity(count)
         }
     }
 
@@ -124,29 +122,30 @@ package struct WorldBuilder: Sendable {
         for s in r.stored.store.items where s.storeSequence >= world.nextStoreSequence {
             throw SnapshotProblem("device \(r.id) stores sequence \(s.storeSequence), past the store sequence counter")
         }
-        // The token and the fid go in with one lookup each; a duplicate is taken out again, so
-        // a refused device leaves the builder as it was.
-        if r.tokenValid {
-            if let other = world.deviceByToken.updateValue(r.id, forKey: r.token) {
-                world.deviceByToken[r.token] = other
-                throw SnapshotProblem("device \(r.id) holds a token another device holds")
-            }
-        } else if world.deviceByToken[r.token] != nil {
+        // A token or FID that is this device's derived one is kept as derived, so a world the
+        // emulator made imports as small as it was (`DeviceIdentities`); any other is given. Both
+        // are checked before anything changes, so a refused device leaves the builder as it was.
+        let derived = world.identities.derived
+        let fidIsDerived = derived.fidOwner(r.fid) == r.id
+        // A derived FID can only meet a given one: no other device derives it.
+        let fidTaken =
+            fidIsDerived
+            ? world.projects[Int(r.projectIndex)]?.devicesByFid[r.fid] != nil
+            : world.deviceID(forFid: r.fid, projectIndex: r.projectIndex) != nil
+        if fidTaken { throw SnapshotProblem("device \(r.id) has the fid of another device") }
+        let givenFid = fidIsDerived ? nil : r.fid
+        // The record's FID is the device's, derived or not: the token is rebuilt from its bytes.
+        let generation = derived.tokenOwner(r.token).flatMap { owner in
+            owner.device == r.id && derived.isToken(r.token, device: r.id, generation: owner.generation, givenFid: r.fid)
+                ? owner.generation : nil
+        }
+        if world.deviceID(forToken: r.token) != nil {
             throw SnapshotProblem("device \(r.id) holds a token another device holds")
         }
-        let fidTaken =
-            (try? world.modifyProject(r.projectIndex) { state in
-                if let other = state.devicesByFid.updateValue(r.id, forKey: r.fid) {
-                    state.devicesByFid[r.fid] = other
-                    return true
-                }
-                state.devices.append(r.id)
-                if let name = r.name { state.devicesByName[name] = r.id }
-                return false
-            }) ?? true
-        if fidTaken {
-            if r.tokenValid { world.deviceByToken[r.token] = nil }
-            throw SnapshotProblem("device \(r.id) has the fid of another device")
+        _ = try? world.modifyProject(r.projectIndex) { state in
+            state.devices.append(r.id)
+            if let givenFid { state.devicesByFid[givenFid] = r.id }
+            if let name = r.name { state.devicesByName[name] = r.id }
         }
         let topics: [String: Instant]
         if r.topics.isEmpty {
@@ -159,8 +158,8 @@ package struct WorldBuilder: Sendable {
             lastTopicSet = topics
         }
         var device = Device(
-            id: r.id, projectIndex: r.projectIndex, platform: r.platform, name: r.name, appId: r.appId, token: r.token, fid: r.fid,
-            state: r.state, createdAt: r.createdAt, lastConnectedAt: r.lastConnectedAt,
+            id: r.id, projectIndex: r.projectIndex, platform: r.platform, name: r.name, appId: r.appId, state: r.state,
+            createdAt: r.createdAt, lastConnectedAt: r.lastConnectedAt,
             // Snapshots older than the field: last seen when last connected.
             lastSeenAt: r.lastSeenAt ?? r.lastConnectedAt)
         device.extraSenders = r.extraSenders
@@ -176,6 +175,11 @@ package struct WorldBuilder: Sendable {
         // A web device from a snapshot older than subscriptions gets a fresh one, as on creation.
         device.webPush = r.webPush ?? (r.platform == .web ? try? WebPushSubscription.make(applicationServerKey: nil) : nil)
         device.stateGeneration = r.stateGeneration
+        if let givenFid {
+            device.givenFid = true
+            world.identities.givenFids[r.id] = givenFid
+        }
+        world.setToken(r.token, generation: generation, of: &device)
         subscribedTopics += topics.count
         liveDevices += 1
         world.devices.append(device)
@@ -185,7 +189,7 @@ package struct WorldBuilder: Sendable {
     package mutating func addRetiredToken(_ r: SnapshotRecord.RetiredToken) throws(SnapshotProblem) {
         try checkSlot(r.device, what: "retired token")
         try SnapshotRecord.checkInstant(r.canonicalUntil, "retired token canonicalUntil")
-        guard world.deviceByToken[r.token] == nil, world.retiredTokens[r.token] == nil else {
+        guard !world.isIssued(r.token) else {
             throw SnapshotProblem("retired token is also current, or appears twice")
         }
         world.retiredTokens[r.token] = RetiredToken(device: r.device, canonicalUntil: r.canonicalUntil)

@@ -32,8 +32,8 @@ public struct WorldImage: Sendable {
         guard let d = world.devices[slot] else { return nil }
         let stored = SnapshotRecord.StoredList(store: d.store ?? PendingStore())
         var record = SnapshotRecord.Device(
-            id: d.id, projectIndex: d.projectIndex, platform: d.platform, name: d.name, appId: d.appId, token: d.token,
-            tokenValid: d.tokenValid, fid: d.fid, state: d.state, extraSenders: d.extraSenders,
+            id: d.id, projectIndex: d.projectIndex, platform: d.platform, name: d.name, appId: d.appId, token: world.token(of: d),
+            tokenValid: d.tokenValid, fid: world.fid(of: d), state: d.state, extraSenders: d.extraSenders,
             topics: d.topics.count <= 1
                 ? d.topics.map { ($0.key, $0.value) } : d.topics.sorted { $0.key < $1.key }.map { ($0.key, $0.value) },
             createdAt: d.createdAt,

@@ -18,18 +18,6 @@ struct IdentifierFactory: Sendable {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// A Firebase Installation id: 22 base64url characters whose first four bits are 0111,
-    /// so the first character is one of `c d e f`.
-    mutating func fid() -> String {
-        let first = ["c", "d", "e", "f"][Int(random.next() & 3)]
-        return first + base64URL(count: 21)
-    }
-
-    /// A registration token as current SDKs issue them: `<fid>:APA91b<134 base64url>` (163 chars).
-    mutating func registrationToken(fid: String) -> String {
-        fid + ":APA91b" + base64URL(count: 134)
-    }
-
     /// A legacy server key, shaped like Firebase's: `AAAA<7 chars>:APA91b<134 chars>`, sent as
     /// `Authorization: key=…` (https://firebase.google.com/docs/cloud-messaging/http-server-ref).
     mutating func serverKey() -> String {

@@ -14,8 +14,8 @@ extension World {
         let id: DeviceID? =
             DeviceID(reference).flatMap { state.devices.contains($0) ? $0 : nil }
             ?? state.devicesByName[reference]
-            ?? deviceByToken[reference]
-            ?? state.devicesByFid[reference]
+            ?? deviceID(forToken: reference)
+            ?? deviceID(forFid: reference, projectIndex: projectIndex)
             ?? retiredTokens[reference]?.device
         guard let id, let device = devices[Int(id)], device.projectIndex == projectIndex else {
             throw FCMError(.notFound, "No device '\(reference)' in project '\(state.project.id)'", field: "device")
@@ -44,16 +44,28 @@ extension World {
                 throw FCMError(.conflict, "A device named '\(name)' already exists", field: "name")
             }
         }
-        let fid = spec.fid ?? ids.fid()
-        guard projects[Int(projectIndex)]?.devicesByFid[fid] == nil else {
+        let id = DeviceID(devices.count)
+        var device = Device(
+            id: id, projectIndex: projectIndex, platform: spec.platform, name: spec.name, appId: spec.appId,
+            state: spec.state, createdAt: now, lastConnectedAt: now, lastSeenAt: now
+        )
+        let fid = spec.fid ?? identities.derived.fid(device: id)
+        guard deviceID(forFid: fid, projectIndex: projectIndex) == nil else {
             throw FCMError(.conflict, "fid '\(fid)' is already used", field: "fid")
         }
-        let token = spec.token ?? ids.registrationToken(fid: fid)
-        guard !token.isEmpty, token.utf8.count <= 4096, token.utf8.allSatisfy({ IdentifierShape.isTokenByte($0) }) else {
-            throw FCMError(.invalidArgument, "A token is 1–4096 characters of A–Z a–z 0–9 - _ :", field: "token")
-        }
-        guard deviceByToken[token] == nil, retiredTokens[token] == nil else {
-            throw FCMError(.conflict, "Token is already issued", field: "token")
+        let token: String
+        let generation: UInt32?
+        if let given = spec.token {
+            guard !given.isEmpty, given.utf8.count <= 4096, given.utf8.allSatisfy({ IdentifierShape.isTokenByte($0) }) else {
+                throw FCMError(.invalidArgument, "A token is 1–4096 characters of A–Z a–z 0–9 - _ :", field: "token")
+            }
+            guard !isIssued(given) else { throw FCMError(.conflict, "Token is already issued", field: "token") }
+            (token, generation) = (given, nil)
+        } else {
+            guard let next = nextDerivedToken(device: id, givenFid: spec.fid, after: 0) else {
+                throw FCMError(.conflict, "Token is already issued", field: "token")
+            }
+            (token, generation) = (next.token, next.generation)
         }
         let senders = spec.extraSenders.isEmpty ? [] : Array(Set(spec.extraSenders).subtracting([projectNumber])).sorted()
         guard senders.count + 1 <= settings.maxSendersPerInstance else {
@@ -76,20 +88,19 @@ extension World {
             throw FCMError(.invalidArgument, "clientSdk is for Android devices", field: "clientSdk")
         }
         let webPush = spec.platform == .web ? try WebPushSubscription.make(applicationServerKey: spec.applicationServerKey) : nil
-        let id = DeviceID(devices.count)
-        var device = Device(
-            id: id, projectIndex: projectIndex, platform: spec.platform, name: spec.name, appId: spec.appId,
-            token: token, fid: fid, state: spec.state, createdAt: now, lastConnectedAt: now, lastSeenAt: now
-        )
         device.extraSenders = senders
         device.clientSdk = spec.clientSdk
         device.webPush = webPush
+        if let given = spec.fid {
+            device.givenFid = true
+            identities.givenFids[id] = given
+        }
+        setToken(token, generation: generation, of: &device)
         devices.append(device)
         deviceProjects.append(projectIndex)
-        deviceByToken[token] = id
         try modifyProject(projectIndex) { (state: inout ProjectState) throws(FCMError) in
             state.devices.append(id)
-            state.devicesByFid[fid] = id
+            if spec.fid != nil { state.devicesByFid[fid] = id }
             if let name = spec.name { state.devicesByName[name] = id }
         }
         log(.deviceCreated, device: id, detail: spec.state.rawValue)
@@ -110,10 +121,16 @@ extension World {
             }
         }
         projects[Int(device.projectIndex)]?.devices.remove(id)
-        projects[Int(device.projectIndex)]?.devicesByFid[device.fid] = nil
+        if device.givenFid {
+            let fid = fid(of: device)
+            projects[Int(device.projectIndex)]?.devicesByFid[fid] = nil
+            identities.givenFids[id] = nil
+        }
         if let name = device.name { projects[Int(device.projectIndex)]?.devicesByName[name] = nil }
-        deviceByToken[device.token] = nil
-        retiredTokens[device.token] = RetiredToken(device: id, canonicalUntil: nil)
+        let token = token(of: device)
+        dropValidToken(token, of: device)
+        if device.givenToken { identities.givenTokens[id] = nil }
+        retiredTokens[token] = RetiredToken(device: id, canonicalUntil: nil)
         devices[Int(id)] = nil
         outcomes.remove(id)
         if logged { log(.deviceDeleted, device: id) }
@@ -175,18 +192,24 @@ extension World {
     /// during the grace period, then as unregistered (docs/simulation.md, "Tokens"). An uninstalled app is reinstalled.
     mutating func refreshToken(_ id: DeviceID, newToken: String?) throws(FCMError) {
         guard var device = devices[Int(id)] else { throw FCMError(.notFound, "No device \(id)", field: "device") }
-        let token = newToken ?? ids.registrationToken(fid: device.fid)
-        guard deviceByToken[token] == nil, retiredTokens[token] == nil else {
-            throw FCMError(.conflict, "Token is already issued", field: "token")
+        let token: String
+        let generation: UInt32?
+        if let newToken {
+            guard !isIssued(newToken) else { throw FCMError(.conflict, "Token is already issued", field: "token") }
+            (token, generation) = (newToken, nil)
+        } else {
+            guard let next = nextDerivedToken(device: id, givenFid: givenFid(of: device), after: device.tokenGeneration &+ 1) else {
+                throw FCMError(.conflict, "Token is already issued", field: "token")
+            }
+            (token, generation) = (next.token, next.generation)
         }
-        let old = device.token
-        deviceByToken[old] = nil
+        let old = self.token(of: device)
+        dropValidToken(old, of: device)
         let grace = settings.tokenRefreshGraceSeconds
         retiredTokens[old] = RetiredToken(device: id, canonicalUntil: device.tokenValid && grace > 0 ? now.adding(seconds: grace) : nil)
-        device.token = token
         device.tokenValid = true
         device.lastSeenAt = now
-        deviceByToken[token] = id
+        setToken(token, generation: generation, of: &device)
         devices[Int(id)] = device
         log(.tokenRefreshed, device: id)
         if device.state == .uninstalled {
@@ -198,9 +221,10 @@ extension World {
     /// FCM noticed the app is gone: the token is invalid from now on (docs/simulation.md, "Uninstall").
     mutating func invalidateToken(_ id: DeviceID) {
         guard var device = devices[Int(id)], device.tokenValid else { return }
+        let token = token(of: device)
+        dropValidToken(token, of: device)
         device.tokenValid = false
-        deviceByToken[device.token] = nil
-        retiredTokens[device.token] = RetiredToken(device: id, canonicalUntil: nil)
+        retiredTokens[token] = RetiredToken(device: id, canonicalUntil: nil)
         devices[Int(id)] = device
         log(.tokenInvalidated, device: id)
     }

@@ -31,7 +31,7 @@ extension World {
         }
         try checkMessageQuota(projectIndex: projectIndex, project: project, toTopic: toFanOut)
         do {
-            let outcome = try route(request, state: state, toTopic: toTopic)
+            let outcome = try route(request, state: state, projectIndex: projectIndex, toTopic: toTopic)
             chargeMessage(projectIndex: projectIndex)
             return outcome
         } catch {
@@ -96,7 +96,7 @@ extension World {
                 return SendDestination(projectId: named, projectIndex: namedIndex, groupKey: key)
             }
         }
-        if sender.name == nil, case .token(let token) = request.target, let id = deviceByToken[token], let device = devices[Int(id)] {
+        if sender.name == nil, case .token(let token) = request.target, let id = deviceID(forToken: token), let device = devices[Int(id)] {
             // Lax senders act as the token's own project.
             let owner = projects[Int(device.projectIndex)]
             return SendDestination(
@@ -128,7 +128,7 @@ extension World {
     }
 
     /// The checks and routing of an accepted request, after the fault injector and the quota.
-    private mutating func route(_ request: SendRequest, state: ProjectState, toTopic: Bool) throws(FCMError) -> SendOutcome {
+    private mutating func route(_ request: SendRequest, state: ProjectState, projectIndex: Int32, toTopic: Bool) throws(FCMError) -> SendOutcome {
         let project = state.project
         try AcceptanceChecks.check(request.content, toTopic: toTopic)
         let ttlZero = request.content.ttlSeconds == 0 || request.content.android?.ttlSeconds == 0
@@ -138,9 +138,10 @@ extension World {
             let (id, canonical) = try resolveToken(token)
             return try sendToDevice(id, request: request, project: project, canonical: canonical, ttlZero: ttlZero)
         case .fid(let fid):
-            guard let id = state.devicesByFid[fid], devices[Int(id)]?.tokenValid == true else {
+            let found = deviceID(forFid: fid, projectIndex: projectIndex)
+            guard let id = found, devices[Int(id)]?.tokenValid == true else {
                 var error = FCMError(.unregistered, "Requested entity was not found.", field: "message.fid")
-                error.apnsError = state.devicesByFid[fid].flatMap(apnsAnswerForInvalidToken)
+                error.apnsError = found.flatMap(apnsAnswerForInvalidToken)
                 throw error
             }
             return try sendToDevice(id, request: request, project: project, canonical: nil, ttlZero: ttlZero)
@@ -170,10 +171,10 @@ extension World {
 
     /// The device a token names, and its canonical token when the one given was refreshed.
     func resolveToken(_ token: String) throws(FCMError) -> (DeviceID, String?) {
-        if let id = deviceByToken[token] { return (id, nil) }
+        if let id = deviceID(forToken: token) { return (id, nil) }
         if let retired = retiredTokens[token] {
             if let until = retired.canonicalUntil, now < until, let device = devices[Int(retired.device)], device.tokenValid {
-                return (retired.device, device.token)
+                return (retired.device, self.token(of: device))
             }
             var error = FCMError(.unregistered, "Requested entity was not found.", field: "message.token")
             error.apnsError = apnsAnswerForInvalidToken(retired.device)
@@ -319,7 +320,7 @@ extension World {
         let context = FaultContext(api: api, projects: [project.id, project.number], text: request.target.description, tokens: tokens)
         guard let rule = decideFault(context, transport: false), case .error(let code, let retryAfter) = rule.action else { return }
         // Some dialects word an error by the platform of the instance it is about (XMPP nacks).
-        let platform = tokens.first.flatMap { deviceByToken[$0] }.flatMap { devices[Int($0)]?.platform }
+        let platform = tokens.first.flatMap { deviceID(forToken: $0) }.flatMap { devices[Int($0)]?.platform }
         let reason: FCMError.Reason? =
             switch (code, platform) {
             case (.invalidRegistration, .ios): .apnsRegistration
@@ -363,7 +364,7 @@ extension World {
         let ids: [DeviceID] = DeviceID(reference).map { [$0] } ?? projects.compactMap { $0?.devicesByName[reference] }
         var tokens: [String] = []
         for id in ids {
-            if let device = devices.indices.contains(Int(id)) ? devices[Int(id)] : nil { tokens.append(device.token) }
+            if let device = devices.indices.contains(Int(id)) ? devices[Int(id)] : nil { tokens.append(token(of: device)) }
             tokens.append(contentsOf: retiredTokens.filter { $0.value.device == id }.map(\.key))
         }
         return tokens

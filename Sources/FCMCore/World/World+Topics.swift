@@ -42,7 +42,7 @@ extension World {
 
     /// Resolves a token for topic management by sender `project`: the IID per-token errors.
     func deviceForTopicManagement(token: String, project: Project?) -> Result<DeviceID, FCMError> {
-        guard let id = deviceByToken[token], let device = devices[Int(id)] else {
+        guard let id = deviceID(forToken: token), let device = devices[Int(id)] else {
             if IdentifierShape.isWellFormedToken(token) || retiredTokens[token] != nil {
                 return .failure(FCMError(.notFound, "The token is not registered", field: "registration_tokens"))
             }

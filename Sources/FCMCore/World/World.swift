@@ -30,8 +30,8 @@ struct World: Sendable {
     var devices: [Device?] = []
     /// The project of every device ever created, by id (kept after deletion, for the event log).
     var deviceProjects: [Int32] = []
-    /// Current, valid tokens.
-    var deviceByToken: [String: DeviceID] = [:]
+    /// Devices' tokens and FIDs: derived from their index, or given and kept (`DeviceIdentities`).
+    var identities: DeviceIdentities
     /// Tokens that were replaced or invalidated, so sends to them answer correctly.
     var retiredTokens: [String: RetiredToken] = [:]
 
@@ -61,6 +61,7 @@ struct World: Sendable {
         self.settings = settings
         now = start
         ids = IdentifierFactory(seed: settings.seed)
+        identities = DeviceIdentities(seed: settings.seed)
         events = EventLog(for: settings)
     }
 
@@ -111,6 +112,7 @@ struct ProjectState: Sendable {
     var project: Project
     var devices: OrderedSet<DeviceID> = []
     var devicesByName: [String: DeviceID] = [:]
+    /// Its devices' given FIDs; derived ones name their device themselves (`DeviceIdentities`).
     var devicesByFid: [String: DeviceID] = [:]
     var topics: [String: OrderedSet<DeviceID>] = [:]
     var groups: [String: DeviceGroup] = [:]
