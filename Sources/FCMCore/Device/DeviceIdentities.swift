@@ -67,7 +67,9 @@ extension World {
         {
             return id
         }
-        if let projectIndex { return projects[Int(projectIndex)]?.devicesByFid[fid] }
+        if let projectIndex {
+            return projects.indices.contains(Int(projectIndex)) ? projects[Int(projectIndex)]?.devicesByFid[fid] : nil
+        }
         for case let state? in projects { if let id = state.devicesByFid[fid] { return id } }
         return nil
     }
