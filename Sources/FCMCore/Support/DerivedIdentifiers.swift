@@ -15,8 +15,11 @@
 struct DerivedIdentifiers: Sendable {
     static let fidLength = 22
     static let tokenTailLength = 134
-    private static let tokenMark = Array(":APA91b".utf8)
+    /// What separates a token's FID from the rest, read in place through its pointer.
     private static let tokenMarkText: StaticString = ":APA91b"
+    private static var tokenMark: UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer(start: tokenMarkText.utf8Start, count: tokenMarkText.utf8CodeUnitCount)
+    }
     /// Read through its pointer: a send rebuilds a token, 163 characters, to read one back.
     private static let alphabet: StaticString = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
     /// Each base64url character's value, 255 for a byte outside the alphabet.
@@ -35,6 +38,7 @@ struct DerivedIdentifiers: Sendable {
     private let tokenKey: UInt64
 
     init(seed: UInt64) {
+        // "identity" in ASCII: keys apart from the generator `IdentifierFactory` draws from the seed.
         var random = SeededRandom(seed: seed ^ 0x6964_656E_7469_7479)
         fidKey = random.next()
         tokenKey = random.next()
@@ -84,7 +88,7 @@ struct DerivedIdentifiers: Sendable {
         return token.withUTF8 { bytes -> (device: DeviceID, generation: UInt32)? in
             let tail = bytes.count - Self.tokenTailLength
             guard tail > Self.tokenMark.count,
-                Self.tokenMark.withUnsafeBufferPointer({ Self.same($0, UnsafeBufferPointer(rebasing: bytes[(tail - $0.count)..<tail])) }),
+                Self.same(Self.tokenMark, UnsafeBufferPointer(rebasing: bytes[(tail - Self.tokenMark.count)..<tail])),
                 let scrambled = Self.read64(bytes, from: tail)
             else { return nil }
             let plain = Self.unscramble(scrambled) ^ tokenKey
@@ -140,9 +144,10 @@ struct DerivedIdentifiers: Sendable {
             out[at] = byte
             at += 1
         }
-        let mark = Self.tokenMarkText.utf8Start
-        for i in 0..<7 { out[at + i] = mark[i] }
-        at += 7
+        for byte in Self.tokenMark {
+            out[at] = byte
+            at += 1
+        }
         Self.write64(scrambled, spare: random.next(), into: out, at: at)
         Self.fill(out, from: at + 11, to: at + Self.tokenTailLength, with: &random)
     }
