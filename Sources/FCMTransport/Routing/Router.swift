@@ -111,9 +111,10 @@ public struct Router: Sendable {
     }
 
     private var routes: [Route] = []
-    /// `routes` by their number of segments, each most specific first: a path is only compared
-    /// with the routes of its own length.
-    private var byLength: [[Route]] = []
+    /// `routes` by their number of segments, then by their first segment, each most specific
+    /// first: a path is only compared with the routes of its own length and first segment, a few
+    /// where all of one length were dozens (docs/benchmarks.md).
+    private var byLength: [[Group]] = []
     /// Most segments first, so the longest mount that fits wins (`/fcm/notification` over `/fcm/*`).
     private var mounts: [Mount] = []
     /// Who answers for a path no front mounted.
@@ -148,7 +149,49 @@ public struct Router: Sendable {
         let index = routes.firstIndex { $0.specificity < route.specificity } ?? routes.endIndex
         routes.insert(route, at: index)
         while byLength.count <= route.segments.count { byLength.append([]) }
-        byLength[route.segments.count] = routes.filter { $0.segments.count == route.segments.count }
+        byLength[route.segments.count] = Group.grouped(routes.filter { $0.segments.count == route.segments.count })
+    }
+
+    /// The routes of one length whose first segment is the literal `head`; nil: a route of that
+    /// length captures its first segment, so every route of it is in this one group.
+    private struct Group: Sendable {
+        let head: String?
+        let routes: [Route]
+
+        static func grouped(_ routes: [Route]) -> [Group] {
+            var heads: [String] = []
+            for route in routes {
+                guard case .literal(let head)? = route.segments.first else { return [Group(head: nil, routes: routes)] }
+                if !heads.contains(head) { heads.append(head) }
+            }
+            // Filtering keeps each group in the order of `routes`: most specific first.
+            return heads.map { head in
+                Group(head: head, routes: routes.filter { if case .literal(head)? = $0.segments.first { true } else { false } })
+            }
+        }
+    }
+
+    /// A request's path cut at its '/'s, and which segments hold a '%': each is looked at once,
+    /// where every route compared looked again.
+    private struct Segments {
+        var texts: [String]
+        /// Bit i: segment i holds a '%'. Past 64 segments every one is taken to hold one, which
+        /// only costs those a decoding.
+        var escaped: UInt64
+
+        init(_ path: String) {
+            var path = path
+            var escaped: UInt64 = 0
+            texts = path.withUTF8 { Router.split(bytes: $0, escaped: &escaped) }
+            self.escaped = escaped
+        }
+
+        func hasPercent(_ i: Int) -> Bool { i >= 64 || escaped & (1 << UInt64(i)) != 0 }
+
+        /// Segment `i` percent-decoded; empty when its escapes are malformed.
+        func decoded(_ i: Int) -> Substring {
+            hasPercent(i) ? Substring(HTTPRequest.percentDecode(texts[i]) ?? "") : Substring(texts[i])
+        }
     }
 
     /// Finds the API and route of a request, once; `respond(to:_:)` then answers it.
@@ -157,21 +200,27 @@ public struct Router: Sendable {
     }
 
     public func resolve(method: String, path: String) -> Resolution {
-        var segments = Self.split(path)
-        let mount = self.mount(of: segments)
+        var segments = Segments(path)
+        // The first segment as a route or a mount reads it: percent-decoded.
+        let head = segments.texts.isEmpty ? "" : segments.decoded(0)
+        let mount = self.mount(of: segments, head: head)
         // A trailing slash (an empty last segment) is read as none only by safe methods (RFC 9110
         // §9.2.1), so `/ui/` is `/ui`; `DELETE …/faults/`, which a browser makes of the rule id
         // `.` (WHATWG URL standard, "single-dot segment"), is not the collection's DELETE.
-        if segments.count > 1, segments.last == "", method == "GET" || method == "HEAD" {
-            segments.removeLast()
+        if segments.texts.count > 1, segments.texts.last == "", method == "GET" || method == "HEAD" {
+            segments.texts.removeLast()
         }
         // The most specific patterns win: `devices/{device}:uninstall` over `devices/{device}`,
         // which would also capture `0:uninstall` (device references may hold colons), so that a
         // 405's `Allow` lists only what the path really serves.
         var allowed: [String] = []
         var specificity: Int?
-        let candidates = segments.count < byLength.count ? byLength[segments.count] : []
-        for route in candidates {
+        let groups = segments.texts.count < byLength.count ? byLength[segments.texts.count] : []
+        let group = groups.first { group in
+            guard let literal = group.head else { return true }
+            return literal.utf8.count == head.utf8.count && literal == head
+        }
+        for route in group?.routes ?? [] {
             if let specificity, route.specificity < specificity { break }  // only less specific routes remain
             guard let parameters = Self.match(route.segments, segments) else { continue }
             specificity = route.specificity
@@ -215,29 +264,18 @@ public struct Router: Sendable {
     /// The mount a path lies in. Segments are read as routes read them, percent-decoded, and the
     /// first up to a ':' (decoded or not), so `/%65mulator/v1/info` and `/emulator%3Av1` are the
     /// control API's as `/emulator/v1/info` is: its stricter checks cannot be stepped around.
-    private func mount(of segments: [String]) -> Mount? {
-        guard let head = segments.first else { return nil }
+    private func mount(of segments: Segments, head: Substring) -> Mount? {
+        guard !segments.texts.isEmpty else { return nil }
         // The first segment is read once (every mount compares it); the rest only by the few
         // mounts of two segments.
-        let plain = Self.decoded(head)
-        let first = plain.utf8.firstIndex(of: UInt8(ascii: ":")).map { String(plain[..<$0]) } ?? String(plain)
+        let first = head.utf8.firstIndex(of: UInt8(ascii: ":")).map { String(head[..<$0]) } ?? String(head)
+        let count = segments.texts.count
         return mounts.first { mount in
-            guard mount.beneath ? segments.count > mount.segments.count : segments.count == mount.segments.count,
+            guard mount.beneath ? count > mount.segments.count : count == mount.segments.count,
                 let head = mount.segments.first, head.equalsLengthFirst(first)
             else { return false }
-            return mount.segments.indices.dropFirst().allSatisfy { Self.decoded(segments[$0]) == mount.segments[$0] }
+            return mount.segments.indices.dropFirst().allSatisfy { segments.decoded($0) == mount.segments[$0] }
         }
-    }
-
-    private static func decoded(_ segment: String) -> Substring {
-        hasPercent(segment) ? Substring(HTTPRequest.percentDecode(segment) ?? "") : Substring(segment)
-    }
-
-    /// Whether a segment holds a percent escape, from its contiguous bytes: the view's generic
-    /// `contains` cost a tenth of resolving a send's path.
-    private static func hasPercent(_ segment: String) -> Bool {
-        var segment = segment
-        return segment.withUTF8 { $0.contains(UInt8(ascii: "%")) }
     }
 
     /// Splits on '/' byte-wise: paths are ASCII on the wire, and grapheme-aware splitting was a
@@ -251,30 +289,47 @@ public struct Router: Sendable {
     }
 
     private static func split(bytes: UnsafeBufferPointer<UInt8>) -> [String] {
+        var escaped: UInt64 = 0
+        return split(bytes: bytes, escaped: &escaped)
+    }
+
+    /// `escaped` gains bit i for each segment i below 64 that holds a '%'.
+    fileprivate static func split(bytes: UnsafeBufferPointer<UInt8>, escaped: inout UInt64) -> [String] {
         var segments: [String] = []
         segments.reserveCapacity(8)
         var start = bytes.first == UInt8(ascii: "/") ? 1 : 0
-        for i in start..<bytes.count where bytes[i] == UInt8(ascii: "/") {
-            segments.append(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<i]), as: UTF8.self))
-            start = i + 1
+        var percent = false
+        for i in start..<bytes.count {
+            switch bytes[i] {
+            case UInt8(ascii: "/"):
+                if percent, segments.count < 64 { escaped |= 1 << UInt64(segments.count) }
+                segments.append(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<i]), as: UTF8.self))
+                start = i + 1
+                percent = false
+            case UInt8(ascii: "%"): percent = true
+            default: break
+            }
         }
+        if percent, segments.count < 64 { escaped |= 1 << UInt64(segments.count) }
         segments.append(String(decoding: UnsafeBufferPointer(rebasing: bytes[start...]), as: UTF8.self))
         return segments
     }
 
-    private static func match(_ pattern: [Segment], _ segments: [String]) -> PathParameters? {
-        guard pattern.count == segments.count else { return nil }
+    private static func match(_ pattern: [Segment], _ segments: Segments) -> PathParameters? {
+        let texts = segments.texts
+        guard pattern.count == texts.count else { return nil }
         // Literals first, without building anything: most routes a path is compared with differ
         // from it in a literal, and captures are only worth decoding for the one that fits.
-        for (p, s) in zip(pattern, segments) {
-            guard case .literal(let text) = p else { continue }
-            guard text.equalsLengthFirst(s) || (hasPercent(s) && HTTPRequest.percentDecode(s) == text) else { return nil }
+        for i in pattern.indices {
+            guard case .literal(let text) = pattern[i] else { continue }
+            guard text.equalsLengthFirst(texts[i]) || (segments.hasPercent(i) && HTTPRequest.percentDecode(texts[i]) == text)
+            else { return nil }
         }
         var parameters = PathParameters()
-        for (p, s) in zip(pattern, segments) {
-            guard case .capture(let name, let suffix) = p else { continue }
+        for i in pattern.indices {
+            guard case .capture(let name, let suffix) = pattern[i] else { continue }
             // Byte-wise: a verb is ASCII, and Character counting was a tenth of a send's routing.
-            guard let decoded = hasPercent(s) ? HTTPRequest.percentDecode(s) : s,
+            guard let decoded = segments.hasPercent(i) ? HTTPRequest.percentDecode(texts[i]) : texts[i],
                 decoded.utf8.count > suffix.utf8.count, decoded.utf8.suffix(suffix.utf8.count).elementsEqual(suffix.utf8)
             else { return nil }
             parameters.set(name, suffix.isEmpty ? decoded : String(Substring(decoded.utf8.dropLast(suffix.utf8.count))))
