@@ -7,6 +7,7 @@ import FCMTesting
 import Logging
 import NIOCore
 import NIOEmbedded
+import NIOHTTP1
 import Synchronization
 import Testing
 
@@ -216,6 +217,32 @@ struct HTTP1ConnectionTests {
         let idle = try Self.wire { _ in HTTPResponse(status: 200) }
         idle.pipeline.fireUserInboundEventTriggered(ChannelShouldQuiesceEvent())
         #expect(!idle.isActive)
+    }
+
+    /// The connection hands the request handler right behind it its parts directly, and stops
+    /// once that handler leaves the pipeline: from then on they go through the pipeline to
+    /// whatever is behind.
+    @Test func partsReachWhateverIsBehindOnceTheRequestHandlerLeaves() throws {
+        let channel = try Self.wire { _ in HTTPResponse(status: 200, contentType: "text/plain", body: "ok") }
+        let behind = PartRecorder()
+        try channel.pipeline.syncOperations.addHandler(behind)
+        try Self.send(channel, Self.get)
+        #expect(try Self.writes(channel).joined().hasSuffix("\r\n\r\nok"))
+        #expect(behind.uris.isEmpty)
+
+        _ = try channel.pipeline.syncOperations.removeHandler(name: ProxyRequestHandler.Names.routes).wait()
+        try Self.send(channel, "GET /after HTTP/1.1\r\nHost: x\r\n\r\n")
+        #expect(behind.uris == ["/after"])
+        #expect(try Self.writes(channel).isEmpty)
+    }
+}
+
+/// The heads of the requests that reach it.
+private final class PartRecorder: ChannelInboundHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    var uris: [String] = []
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        if case .head(let head) = unwrapInboundIn(data) { uris.append(head.uri) }
     }
 }
 

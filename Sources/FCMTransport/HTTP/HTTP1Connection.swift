@@ -47,6 +47,15 @@ final class HTTP1Connection: ChannelDuplexHandler, RemovableChannelHandler {
     /// Its own place in the pipeline while it is in it, for answers handed over whole
     /// (`writeAnswer`) rather than written as parts.
     @exclusivity(unchecked) private var context: ChannelHandlerContext?
+    /// The request handler right behind, and its place, when nothing stands between (not on the
+    /// proxy port, where the proxy does): parts go to it directly (`deliver(to:context:)`).
+    @exclusivity(unchecked) private var next: (handler: HTTPRequestHandler, context: ChannelHandlerContext)?
+    /// Whether the handler behind may be handed parts directly (`HTTPServer.addHTTP1`).
+    let delivers: Bool
+
+    init(delivers: Bool = false) {
+        self.delivers = delivers
+    }
 
     private enum Framing {
         case plain, chunked, none
@@ -69,7 +78,20 @@ final class HTTP1Connection: ChannelDuplexHandler, RemovableChannelHandler {
 
     private func pass(_ part: HTTPServerRequestPart, context: ChannelHandlerContext) {
         if case .head(let head) = part { method = head.method }
-        context.fireChannelRead(wrapInboundOut(part))
+        if let next {
+            next.handler.received(part, context: next.context)
+        } else {
+            context.fireChannelRead(wrapInboundOut(part))
+        }
+    }
+
+    /// The request handler right behind this one takes its parts directly from now on (nil: through
+    /// the pipeline again), when this connection was made to (`delivers`). It is told when it is
+    /// added and removed, so a handler put between them later could not be passed over: only
+    /// `HTTPServer.addHTTP1` sets `delivers`, and nothing is ever added between.
+    func deliver(to handler: HTTPRequestHandler?, context: ChannelHandlerContext?) {
+        guard delivers else { return }
+        if let handler, let context { next = (handler, context) } else { next = nil }
     }
 
     func read(context: ChannelHandlerContext) {
@@ -127,6 +149,7 @@ final class HTTP1Connection: ChannelDuplexHandler, RemovableChannelHandler {
     /// held read is let go, as the tunnel reads from now on.
     func handlerRemoved(context: ChannelHandlerContext) {
         self.context = nil
+        next = nil
         writePending(context: context)
         if state.clear() { context.read() }
     }

@@ -133,7 +133,9 @@ public final class HTTPServer: Sendable {
         typealias Names = ProxyRequestHandler.Names
         let leftOver: RemoveAfterUpgradeStrategy = proxy == nil ? .dropBytes : .forwardBytes
         try sync.addHandler(ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: leftOver)), name: Names.decoder)
-        let connection = HTTP1Connection()
+        // Without the proxy between them, the connection hands the request handler its parts
+        // directly (`HTTP1Connection.deliver(to:context:)`).
+        let connection = HTTP1Connection(delivers: proxy == nil)
         try sync.addHandler(connection, name: Names.connection)
         if let proxy { try sync.addHandler(proxy, name: Names.proxy) }
         let handler = HTTPRequestHandler(responder: responder, logger: logger)
