@@ -132,9 +132,10 @@ enum V1MessageDecoder {
     }
 
     /// Analytics labels match `^[a-zA-Z0-9-_.~%]{1,50}$`.
-    static func checkLabel(_ label: String?, field: String) throws(V1Error) {
+    /// The field's name is spelled only for an error: built on every send, it was a new string each.
+    static func checkLabel(_ label: String?, field: @autoclosure () -> String) throws(V1Error) {
         guard let label else { return }
-        guard label.utf8.count <= 50, IdentifierShape.isValidTopicName(label) else { throw V1Error.invalidArgument(field: field) }
+        guard label.utf8.count <= 50, IdentifierShape.isValidTopicName(label) else { throw V1Error.invalidArgument(field: field()) }
     }
 }
 
@@ -153,7 +154,12 @@ struct Fields {
     func bool(_ key: String) -> Bool? { value(key)?.boolValue }
     func object(_ key: String) -> [(String, JSONValue)]? { value(key)?.objectValue }
 
+    /// Sized once: `compactMap` grew its array a step at a time, a new buffer each step.
     func stringMap(_ key: String) -> StringPairs? {
-        object(key)?.compactMap { k, v in v.stringValue.map { (k, $0) } }
+        guard let object = object(key) else { return nil }
+        var pairs = StringPairs()
+        pairs.reserveCapacity(object.count)
+        for i in object.indices { if let text = object[i].1.stringValue { pairs.append((object[i].0, text)) } }
+        return pairs
     }
 }
