@@ -54,9 +54,11 @@ struct HTTP2ConnectionErrorTests {
             let client = try await RawHTTP2Client.connect(port: try #require(server.https).port)
             var bytes: [UInt8] = []
             for n in 0...100 { bytes += RawHTTP2Client.post(stream: UInt32(2 * n + 1), path: Self.send) }
-            try await client.send(bytes)
+            // Timed from before the streams go: the grace runs from the GOAWAY they draw, which a
+            // busy machine may write before a clock read after the send.
             let clock = ContinuousClock()
             let start = clock.now
+            try await client.send(bytes)
             let (goAway, closed, pingsAnswered) = await Self.goAwayThenEnd(client, pings: 1, thenWait: true)
             #expect(goAway == .init(lastStreamID: 199, errorCode: 0x1, debugData: "exceeded_max_concurrent_streams"))
             #expect(closed)
