@@ -6,7 +6,9 @@ import FCMTransport
 import FCMXMPP
 
 extension ControlAPI {
-    static let deviceFields: Set<String> = ["platform", "appId", "name", "token", "fid", "state", "senders", "topics", "count", "applicationServerKey", "clientSdk"]
+    static let deviceFields: Set<String> = [
+        "platform", "appId", "name", "token", "fid", "state", "senders", "topics", "count", "applicationServerKey", "clientSdk",
+    ]
     /// Devices made by one `POST …/devices` with `count`.
     static let maxDevicesPerCall = 10_000
     /// Topic names one device list or creation answer repeats at most: a device may hold 2000
@@ -133,7 +135,13 @@ extension ControlAPI {
                     ControlJSON.response(
                         .object([
                             ("device", ControlJSON.device(inbox.info)),
-                            ("deliveries", .array(inbox.deliveries.map { ControlJSON.delivery($0, platform: inbox.info.platform, clientSdk: inbox.info.clientSdk) })),
+                            (
+                                "deliveries",
+                                .array(
+                                    inbox.deliveries.map {
+                                        ControlJSON.delivery($0, platform: inbox.info.platform, clientSdk: inbox.info.clientSdk)
+                                    })
+                            ),
                         ]))
                 }
                 guard let wait = try waitRequest(request, limit: emulator.settings.maxInboxPerDevice) else { return answer(try read()) }
