@@ -169,6 +169,8 @@ public final class EmulatorServer: Sendable {
                 caPath = path
             } catch {
                 await http.close()
+                // A CA made for this run only does not outlive a start that failed either.
+                if fronts.stateDirectory == nil { try? FileManager.default.removeItem(atPath: tlsDirectory) }
                 throw error
             }
         }

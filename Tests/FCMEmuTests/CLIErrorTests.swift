@@ -103,10 +103,18 @@ struct CLIErrorTests {
                     + "`fcm-emu serve --port 0` takes free ports for every listener, or choose this one with --port N"))
         #expect(!http.stderr.contains("Usage:") && !http.stderr.contains("bind("))
 
-        let tls = try fcmEmu(["serve", "--port", "0", "--set", "tlsPort=\(tlsPort)"] + off)
+        // With no state directory the run's CA goes in a temporary directory of its own, which
+        // a start that fails removes as a stop does: TMPDIR is one of this test's, to look in.
+        let temporary = try ExecTestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: temporary) }
+        var environment = ExecTestSupport.cleanEnvironment()
+        environment["TMPDIR"] = temporary
+        let tls = try ExecTestSupport.run(
+            [ExecTestSupport.binary, "serve", "--port", "0", "--set", "tlsPort=\(tlsPort)"] + off, environment: environment)
         #expect(tls.status == 1)
         #expect(tls.stderr.contains("cannot listen on 127.0.0.1:\(tlsPort) (TLS): the port is in use"))
         #expect(tls.stderr.contains("--set tlsPort=N (or off)"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: temporary) == [], "the run's CA outlived its failed start")
     }
 
     @Test func portZeroLeavesExplicitPortsAndListenersTurnedOffAlone() throws {
