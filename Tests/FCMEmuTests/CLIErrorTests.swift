@@ -165,7 +165,9 @@ final class ServedEmulator: @unchecked Sendable {
         readyFile = ready
         process.executableURL = URL(fileURLWithPath: ExecTestSupport.binary)
         process.arguments = ["serve", "--set", "stateDir=none", "--ready-file", ready] + arguments
-        process.environment = ExecTestSupport.cleanEnvironment()
+        // Its temporary directory is this one, so the CA a run without a state directory makes
+        // goes with it: SIGKILL (`stop`) gives the emulator no chance to remove it.
+        process.environment = ExecTestSupport.cleanEnvironment(["TMPDIR": directory])
         let out = Pipe()
         process.standardOutput = out
         process.standardError = errors
