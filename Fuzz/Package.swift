@@ -10,7 +10,7 @@ import PackageDescription
 // `main` is libFuzzer's, no longer links. The harnesses are compiled in the Swift 5 language mode.
 let fuzzers = [
     "json", "condition", "v1", "legacy-json", "legacy-form", "groups", "iid", "batch", "token", "control", "xmpp", "snapshot", "mcs",
-    "yaml",
+    "yaml", "http1",
 ]
 
 let package = Package(
@@ -49,6 +49,7 @@ let package = Package(
                 .product(name: "FCMXMPP", package: "fcm-emu"),
                 .product(name: "FCMMCS", package: "fcm-emu"),
                 .product(name: "FCMYAML", package: "fcm-emu"),
+                .product(name: "FCMTesting", package: "fcm-emu"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],
