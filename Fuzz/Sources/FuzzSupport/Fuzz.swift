@@ -20,6 +20,14 @@ public enum Fuzz {
         Array(UnsafeRawBufferPointer(start: start, count: count))
     }
 
+    /// A client's byte stream cut into reads by a harness's cut byte, as `xmpp` and `http1` read
+    /// it: 0 gives one byte a read; any other value one cut, at that fraction of 256 of its length.
+    public static func reads(_ stream: ArraySlice<UInt8>, cut mode: UInt8) -> [ArraySlice<UInt8>] {
+        if mode == 0 { return stream.indices.map { stream[$0...$0] } }
+        let cut = stream.startIndex + stream.count * Int(mode) / 256
+        return [stream[..<cut], stream[cut...]]
+    }
+
     /// Writes a line to stderr, unbuffered (a crash follows soon).
     public static func log(_ text: String) {
         let bytes = Array((text + "\n").utf8)

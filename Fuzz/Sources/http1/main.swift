@@ -20,13 +20,7 @@ public func test(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     let bytes = Fuzz.bytes(start, count)
     guard let mode = bytes.first else { return 0 }
     let stream = bytes.dropFirst()
-    let chunks: [ArraySlice<UInt8>]
-    if mode == 0 {
-        chunks = stream.indices.map { stream[$0...$0] }
-    } else {
-        let cut = stream.startIndex + stream.count * Int(mode) / 256
-        chunks = [stream[..<cut], stream[cut...]]
-    }
+    let chunks = Fuzz.reads(stream, cut: mode)
     let wire: HTTP1Wire
     do { wire = try HTTP1Wire(responder: harness.responder) } catch { Fuzz.fail("the pipeline was not built: \(error)") }
     var written: [UInt8] = []
