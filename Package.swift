@@ -200,8 +200,10 @@ let package = Package(
                 "FCMCore", "FCMControl", "FCMServer", "FCMTransport", "FCMJSON",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
-                // HTTP1Wire: the HTTP/1.1 pipeline without a socket, for the fuzzer.
+                // HTTP1Wire: the HTTP/1.1 pipeline without a socket, for the fuzzer; and
+                // HTTP1DecoderComparison: the request decoder held to NIO's llhttp decoder.
                 .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 // RawHTTP2Client: HTTP/2 frames over TLS, byte by byte.
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),

@@ -6,7 +6,7 @@ import NIOCore
 import NIOEmbedded
 
 /// One connection of the plain port's HTTP/1.1 pipeline (`HTTPServer.configurePlainHTTP`: the
-/// connection floor, NIO's decoder, `HTTP1Connection`, the request handler) on an
+/// connection floor, the request decoder, `HTTP1Connection`, the request handler) on an
 /// `EmbeddedChannel`, without a socket: bytes in as a client's reads, bytes out as the socket's
 /// writes. For the fuzzer, which cannot reach the transport's package API from its own package.
 /// Used on one thread.

@@ -93,6 +93,23 @@ struct ProxyTunnelTests {
         }
     }
 
+    /// A connection's first requests are read by the emulator's own decoder and a CONNECT by
+    /// llhttp, which it hands over to (HTTP1RequestDecoder.swift): the proxy still finds the
+    /// decoder to remove, and the bytes behind the CONNECT still reach the far side.
+    @Test func aConnectAfterAPlainRequestOnTheSameConnectionStillTunnels() async throws {
+        let far = try await FarSide.start()
+        let target = "127.0.0.1:\(far.port)"
+        try await Self.withProxy(tunnel: { _ in TunnelPolicy(hosts: try TunnelPolicy.parseHosts(target)) }) { _, proxy in
+            let connection = try RawConnection(port: proxy.port)
+            try connection.send("GET /emulator/v1/info HTTP/1.1\r\nHost: 127.0.0.1:\(proxy.port)\r\n\r\n")
+            #expect(try connection.readResponse().status == 200)
+            try connection.send(Self.connect(target) + "ping\n")
+            #expect(try connection.readResponse().status == 200)
+            #expect(try connection.readResponse().body == "ping\n", "the bytes behind the CONNECT reached the far side")
+        }
+        try await far.close()
+    }
+
     /// A client that sends its TLS ClientHello in the same packet as the CONNECT waited for ever.
     @Test func aClientHelloSentWithTheConnectReachesTheServer() async throws {
         try await Self.withProxy { server, proxy in

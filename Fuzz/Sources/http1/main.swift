@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 
-// The plain port's HTTP/1.1 pipeline without a socket (FCMTesting's HTTP1Wire: NIO's decoder,
+// The plain port's HTTP/1.1 pipeline without a socket (FCMTesting's HTTP1Wire: the request decoder,
 // HTTP1Connection, the request handler, the emulator's routes): the input is a client's byte
 // stream, pipelined requests and all. The first byte picks how it is cut into reads: 0 feeds it
 // one byte at a time, any other value splits it once, at that fraction of its length (the
 // decoder's and the connection's partial paths). Checks:
 // - nothing crashes;
 // - what the server writes is answers: it begins with a status line's `HTTP/`;
-// - nothing is written once the connection has closed.
+// - nothing is written once the connection has closed;
+// - the emulator's request decoder reads the stream as llhttp alone does: the same parts, the
+//   same first error (FCMTesting's HTTP1DecoderComparison).
 
 import FCMTesting
 import FuzzSupport
@@ -23,6 +25,8 @@ public func test(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     let chunks = Fuzz.reads(stream, cut: mode)
     let wire: HTTP1Wire
     do { wire = try HTTP1Wire(responder: harness.responder) } catch { Fuzz.fail("the pipeline was not built: \(error)") }
+    let (ours, llhttp) = HTTP1DecoderComparison.compare(chunks)
+    Fuzz.check(ours == llhttp, "the decoder's reading differs from llhttp's: \(ours) against \(llhttp)")
     var written: [UInt8] = []
     for chunk in chunks {
         let wasOpen = wire.isOpen

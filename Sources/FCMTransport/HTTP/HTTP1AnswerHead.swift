@@ -107,7 +107,7 @@ extension HTTP1Connection {
         var value = value
         let token = name.withUTF8 { bytes in
             guard !bytes.isEmpty else { return false }
-            for b in bytes where !isTokenByte(b) { return false }
+            for b in bytes where !HTTPBytes.isToken(b) { return false }
             return true
         }
         guard token else { return false }
@@ -115,13 +115,6 @@ extension HTTP1Connection {
             for b in bytes where (b < 0x20 && b != 0x09) || b == 0x7F { return false }
             return true
         }
-    }
-
-    /// RFC 9110 §5.6.2's tchar, a bit a byte: `!#$%&'*+-.^_`|~`, digits and letters.
-    private static func isTokenByte(_ b: UInt8) -> Bool {
-        let low: UInt64 = 0x03FF_6CFA_0000_0000  // ! # $ % & ' * + - . 0-9
-        let high: UInt64 = 0x57FF_FFFF_C7FF_FFFE  // A-Z ^ _ ` a-z | ~
-        return b < 64 ? (low >> UInt64(b)) & 1 == 1 : b < 128 ? (high >> UInt64(b - 64)) & 1 == 1 : false
     }
 }
 

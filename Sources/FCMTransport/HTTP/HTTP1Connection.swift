@@ -4,9 +4,10 @@ import NIOCore
 import NIOHTTP1
 
 /// An HTTP/1.1 connection's order and framing, on the plain, proxy and TLS ports alike, between
-/// NIO's request decoder and the emulator's `HTTPRequestHandler`: what NIO's pipelining,
-/// protocol-error, header-validation and response encoding handlers did as four, in one, so that
-/// an answer is encoded into one buffer and written once (docs/benchmarks.md).
+/// the request decoder (`HTTP1RequestDecoder`) and the emulator's `HTTPRequestHandler`: what
+/// NIO's pipelining, protocol-error, header-validation and response encoding handlers did as
+/// four, in one, so that an answer is encoded into one buffer and written once
+/// (docs/benchmarks.md).
 ///
 /// - One request at a time, answered in order (RFC 9112 §9.3.2): parts that arrive while an
 ///   answer is owed wait here, and the connection is not read again until it is written, so what

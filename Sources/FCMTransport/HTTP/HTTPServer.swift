@@ -107,7 +107,7 @@ public final class HTTPServer: Sendable {
 
     /// The plain port's connection as the listener builds it, on a channel of a test's or the
     /// bench's: the floor (idle timeout, reads and writes both counting; back pressure), then
-    /// `addHTTP1`: NIO's request decoder, `HTTP1Connection` (requests in order, the 400 for a
+    /// `addHTTP1`: the request decoder, `HTTP1Connection` (requests in order, the 400 for a
     /// malformed one, each answer encoded and written once) and the emulator's handler. The proxy
     /// port is the same with its CONNECT handler in front of the routes.
     package static func configurePlainHTTP(
@@ -125,14 +125,15 @@ public final class HTTPServer: Sendable {
     }
 
     /// HTTP/1.1 itself, on the plain and proxy ports and over TLS: the one pipeline of requests
-    /// and answers. The proxy's decoder hands what follows a CONNECT on to the tunnel.
+    /// and answers. The decoder reads plain requests itself and the rest with llhttp
+    /// (HTTP1RequestDecoder.swift); the proxy's hands what follows a CONNECT on to the tunnel.
     static func addHTTP1(
         _ sync: ChannelPipeline.SynchronousOperations, responder: HTTPResponder, logger: Logger, proxy: ProxyRequestHandler? = nil,
         clients: ClientConnections? = nil
     ) throws {
         typealias Names = ProxyRequestHandler.Names
         let leftOver: RemoveAfterUpgradeStrategy = proxy == nil ? .dropBytes : .forwardBytes
-        try sync.addHandler(ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: leftOver)), name: Names.decoder)
+        try sync.addHandler(HTTP1RequestDecoder(leftOverBytesStrategy: leftOver), name: Names.reader)
         // Without the proxy between them, the connection hands the request handler its parts
         // directly (`HTTP1Connection.deliver(to:context:)`).
         let connection = HTTP1Connection(delivers: proxy == nil)

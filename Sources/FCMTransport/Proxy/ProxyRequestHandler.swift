@@ -31,6 +31,8 @@ final class ProxyRequestHandler: ChannelDuplexHandler, RemovableChannelHandler {
     enum Names {
         static let backPressure = ConnectionFloor.backPressureName, decoder = "http-decoder", connection = "http-connection"
         static let proxy = "proxy-requests", routes = "http-routes"
+        /// The emulator's own request decoder, until it hands over to llhttp's (`decoder`).
+        static let reader = "http-request-reader"
         /// In this order; the decoder last, so that the bytes it holds after the CONNECT (a
         /// ClientHello sent in the same packet) come out into the tunnel.
         static let removedForTunnel = [routes, connection, proxy, backPressure, decoder]
