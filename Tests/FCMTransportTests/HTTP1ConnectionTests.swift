@@ -235,6 +235,19 @@ struct HTTP1ConnectionTests {
         #expect(behind.uris == ["/after"])
         #expect(try Self.writes(channel).isEmpty)
     }
+
+    /// The decoder hands the connection its parts directly, and, once the connection has left,
+    /// whatever stands behind the decoder gets them.
+    @Test func partsReachWhateverIsBehindOnceTheConnectionLeaves() throws {
+        let channel = try Self.wire { _ in HTTPResponse(status: 200, contentType: "text/plain", body: "ok") }
+        let behind = PartRecorder()
+        try channel.pipeline.syncOperations.addHandler(behind)
+        _ = try channel.pipeline.syncOperations.removeHandler(name: ProxyRequestHandler.Names.routes).wait()
+        _ = try channel.pipeline.syncOperations.removeHandler(name: ProxyRequestHandler.Names.connection).wait()
+        try Self.send(channel, "GET /after HTTP/1.1\r\nHost: x\r\n\r\n")
+        #expect(behind.uris == ["/after"])
+        #expect(try Self.writes(channel).isEmpty)
+    }
 }
 
 /// The heads of the requests that reach it.

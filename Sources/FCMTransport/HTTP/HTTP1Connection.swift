@@ -53,6 +53,9 @@ final class HTTP1Connection: ChannelDuplexHandler, RemovableChannelHandler {
     @exclusivity(unchecked) private var next: (handler: HTTPRequestHandler, context: ChannelHandlerContext)?
     /// Whether the handler behind may be handed parts directly (`HTTPServer.addHTTP1`).
     let delivers: Bool
+    /// The decoder right in front, which hands this connection its parts directly while it is
+    /// in the pipeline (`HTTPServer.addHTTP1` puts nothing between them).
+    weak var decoder: HTTP1RequestDecoder?
 
     init(delivers: Bool = false) {
         self.delivers = delivers
@@ -65,7 +68,12 @@ final class HTTP1Connection: ChannelDuplexHandler, RemovableChannelHandler {
     // MARK: Requests in
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        let part = unwrapInboundIn(data)
+        received(unwrapInboundIn(data), context: context)
+    }
+
+    /// A part from the request decoder right in front (`HTTP1RequestDecoder`, which hands them
+    /// here directly while it reads: `channelRead` without the runtime cast out of `NIOAny`).
+    func received(_ part: HTTPServerRequestPart, context: ChannelHandlerContext) {
         switch state.received(part) {
         case .pass:
             pass(part, context: context)
@@ -151,12 +159,14 @@ final class HTTP1Connection: ChannelDuplexHandler, RemovableChannelHandler {
     func handlerRemoved(context: ChannelHandlerContext) {
         self.context = nil
         next = nil
+        decoder?.deliver(to: nil, context: nil)
         writePending(context: context)
         if state.clear() { context.read() }
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
+        decoder?.deliver(to: self, context: context)
     }
 
     func channelInactive(context: ChannelHandlerContext) {

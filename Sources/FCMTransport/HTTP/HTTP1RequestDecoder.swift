@@ -54,6 +54,9 @@ package final class HTTP1RequestDecoder: ChannelInboundHandler, RemovableChannel
     @exclusivity(unchecked) private var pending: ByteBuffer?
     /// Set while parts are handed on: a read that arrives meanwhile is read by the loop running.
     @exclusivity(unchecked) private var decoding = false
+    /// The connection right behind and its place, which take the parts directly
+    /// (`deliver(to:context:)`).
+    @exclusivity(unchecked) private var next: (connection: HTTP1Connection, context: ChannelHandlerContext)?
     private let leftOverBytesStrategy: RemoveAfterUpgradeStrategy
 
     /// `leftOverBytesStrategy`: what llhttp does with the bytes after an upgrade (a CONNECT on
@@ -92,6 +95,20 @@ package final class HTTP1RequestDecoder: ChannelInboundHandler, RemovableChannel
         decode(context: context)
     }
 
+    /// The connection right behind takes the parts directly from now on (nil: through the
+    /// pipeline again): told by it when it is added and removed (`HTTP1Connection.decoder`).
+    func deliver(to connection: HTTP1Connection?, context: ChannelHandlerContext?) {
+        if let connection, let context { next = (connection, context) } else { next = nil }
+    }
+
+    private func pass(_ part: HTTPServerRequestPart, context: ChannelHandlerContext) {
+        if let next {
+            next.connection.received(part, context: next.context)
+        } else {
+            context.fireChannelRead(wrapInboundOut(part))
+        }
+    }
+
     /// Reads what is pending, handing on each part as it is read.
     private func decode(context: ChannelHandlerContext) {
         while let buffer = pending, buffer.readableBytes > 0 {
@@ -108,8 +125,8 @@ package final class HTTP1RequestDecoder: ChannelInboundHandler, RemovableChannel
                 guard let body = pending?.readSlice(length: count) else { return }
                 let ends = count == remaining
                 mode = ends ? Self.after(keepAlive: keepAlive) : .body(remaining: remaining - count, keepAlive: keepAlive)
-                context.fireChannelRead(wrapInboundOut(.body(body)))
-                if ends { context.fireChannelRead(wrapInboundOut(.end(nil))) }
+                pass(.body(body), context: context)
+                if ends { pass(.end(nil), context: context) }
             case .head(let scanned):
                 switch buffer.withUnsafeReadableBytes({ HTTP1RequestHead.scan($0, from: scanned) }) {
                 case .incomplete(let upTo):
@@ -126,8 +143,8 @@ package final class HTTP1RequestDecoder: ChannelInboundHandler, RemovableChannel
                     pending?.moveReaderIndex(forwardBy: end)
                     let length = request.contentLength
                     mode = length > 0 ? .body(remaining: length, keepAlive: request.keepAlive) : Self.after(keepAlive: request.keepAlive)
-                    context.fireChannelRead(wrapInboundOut(.head(request.head)))
-                    if length == 0 { context.fireChannelRead(wrapInboundOut(.end(nil))) }
+                    pass(.head(request.head), context: context)
+                    if length == 0 { pass(.end(nil), context: context) }
                 }
             }
         }

@@ -133,10 +133,12 @@ public final class HTTPServer: Sendable {
     ) throws {
         typealias Names = ProxyRequestHandler.Names
         let leftOver: RemoveAfterUpgradeStrategy = proxy == nil ? .dropBytes : .forwardBytes
-        try sync.addHandler(HTTP1RequestDecoder(leftOverBytesStrategy: leftOver), name: Names.reader)
-        // Without the proxy between them, the connection hands the request handler its parts
-        // directly (`HTTP1Connection.deliver(to:context:)`).
+        let decoder = HTTP1RequestDecoder(leftOverBytesStrategy: leftOver)
+        try sync.addHandler(decoder, name: Names.reader)
+        // The decoder hands the connection right behind it its parts directly, and without the
+        // proxy between them, the connection the request handler (`deliver(to:context:)`).
         let connection = HTTP1Connection(delivers: proxy == nil)
+        connection.decoder = decoder
         try sync.addHandler(connection, name: Names.connection)
         if let proxy { try sync.addHandler(proxy, name: Names.proxy) }
         let handler = HTTPRequestHandler(responder: responder, logger: logger)
