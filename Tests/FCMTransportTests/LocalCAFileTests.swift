@@ -3,6 +3,7 @@
 import FCMTesting
 import FCMTransport
 import Foundation
+import Synchronization
 import Testing
 
 /// The local CA's files are written and read without following a link in the state directory
@@ -28,6 +29,47 @@ import Testing
         #expect(try String(contentsOfFile: path, encoding: .utf8).contains("BEGIN CERTIFICATE"))
         // The CA made is the one read at the next start.
         #expect(try TLSFiles.caCertificatePath(stateDirectory: state) == path)
+    }
+
+    /// The listeners of one start load the CA side by side: in a fresh state directory, each
+    /// made a CA of its own, so some served leaves the `ca.pem` on disk had not signed.
+    @Test func listenersStartingTogetherShareOneCA() throws {
+        let scratch = try ScratchDirectory("ca-race")
+        defer { scratch.cleanup() }
+        let together = 2
+        for attempt in 0..<100 {
+            let state = scratch.sub("state\(attempt)")
+            let made = Mutex<[String]>([])
+            let arrived = Atomic(0)
+            // Two threads that start making their contexts at the same moment, as listeners do.
+            DispatchQueue.concurrentPerform(iterations: together) { _ in
+                arrived.add(1, ordering: .sequentiallyConsistent)
+                while arrived.load(ordering: .sequentiallyConsistent) < together {}
+                let pem = (try? TLSFiles.serverContext(directory: state, hosts: ["fcm.googleapis.com"], alpn: [])).flatMap {
+                    try? String(contentsOfFile: $0.caPath, encoding: .utf8)
+                }
+                made.withLock { $0.append(pem ?? "failed") }
+            }
+            let onDisk = try String(contentsOfFile: state + "/ca.pem", encoding: .utf8)
+            #expect(made.withLock { $0 } == Array(repeating: onDisk, count: together), "attempt \(attempt): one CA, read by both")
+        }
+    }
+
+    /// A certificate and a key of two different CAs are refused, naming both, rather than
+    /// issuing leaves no client would accept.
+    @Test func aCertificateWithAnotherCAsKeyIsRefusedWithWhatToDo() throws {
+        let scratch = try ScratchDirectory("ca-mismatch")
+        defer { scratch.cleanup() }
+        let (first, second) = (scratch.sub("first"), scratch.sub("second"))
+        _ = try TLSFiles.caCertificatePath(stateDirectory: first)
+        _ = try TLSFiles.caCertificatePath(stateDirectory: second)
+        try FileManager.default.removeItem(atPath: first + "/ca-key.pem")
+        try FileManager.default.copyItem(atPath: second + "/ca-key.pem", toPath: first + "/ca-key.pem")
+        #expect {
+            try TLSFiles.caCertificatePath(stateDirectory: first)
+        } throws: { error in
+            "\(error)".contains("was not made with the key") && "\(error)".contains("remove both")
+        }
     }
 
     @Test func aCAWhoseFilesAreLinksIsRefusedWithTheReason() throws {

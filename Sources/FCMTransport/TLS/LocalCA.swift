@@ -8,6 +8,7 @@ import FCMCore
     import Foundation
 #endif
 import SwiftASN1
+import Synchronization
 import X509
 
 /// The emulator's certificate authority: made once and kept in the state directory, so a user
@@ -25,8 +26,18 @@ struct LocalCA {
     private let certificate: Certificate
     private let key: P256.Signing.PrivateKey
 
+    /// A start's TLS listeners (HTTPS, each XMPP port, MCS) load the CA side by side. Each made
+    /// its own in a fresh state directory: one then served a leaf that the `ca.pem` on disk had
+    /// not signed (Go: "ECDSA verification failure"), and the files could be one CA's
+    /// certificate and another's key. One at a time, the first makes it and the rest read it.
+    private static let loading = Mutex(())
+
     /// Loads the CA from `directory`, or makes and saves one there.
     static func loadOrCreate(in directory: String) throws -> LocalCA {
+        try loading.withLock { _ in try loadOrCreateAlone(in: directory) }
+    }
+
+    private static func loadOrCreateAlone(in directory: String) throws -> LocalCA {
         let certPath = directory + "/ca.pem"
         let keyPath = directory + "/ca-key.pem"
         let files = FileManager.default
@@ -39,6 +50,10 @@ struct LocalCA {
             let pem = String(decoding: certData, as: UTF8.self)
             let certificate = try Certificate(pemEncoded: pem)
             let key = try P256.Signing.PrivateKey(pemRepresentation: String(decoding: keyData, as: UTF8.self))
+            // Every leaf it signed would be refused by the clients that trust the certificate.
+            guard certificate.publicKey == Certificate.PublicKey(key.publicKey) else {
+                throw MismatchedFiles(certificatePath: certPath, keyPath: keyPath)
+            }
             return LocalCA(certificatePEM: pem, certificatePath: certPath, certificate: certificate, key: key)
         }
         let key = P256.Signing.PrivateKey()
@@ -63,6 +78,17 @@ struct LocalCA {
         try StateFile.write(Array(key.pemRepresentation.utf8), to: keyPath, mode: 0o600)
         try StateFile.write(Array(pem.utf8), to: certPath, mode: 0o644)
         return LocalCA(certificatePEM: pem, certificatePath: certPath, certificate: certificate, key: key)
+    }
+
+    /// A CA certificate and a key in the state directory that do not belong together.
+    struct MismatchedFiles: Error, CustomStringConvertible {
+        let certificatePath: String
+        let keyPath: String
+
+        var description: String {
+            "the CA certificate \(certificatePath) was not made with the key \(keyPath), so no client that trusts it would "
+                + "accept fcm-emu's TLS ports: remove both files, and the next start makes a new CA (trust its ca.pem again)"
+        }
     }
 
     /// A new leaf certificate and key (PEM) for one of the emulator's TLS listeners, valid for a
