@@ -208,15 +208,3 @@ enum HTTP1RequestHead {
         return value
     }
 }
-
-extension UnsafeRawBufferPointer {
-    /// Whether these bytes are `lowercase`'s, with ASCII letters compared without case.
-    fileprivate func equalsIgnoringASCIICase(_ lowercase: StaticString) -> Bool {
-        guard count == lowercase.utf8CodeUnitCount else { return false }
-        let other = UnsafeRawBufferPointer(start: lowercase.utf8Start, count: lowercase.utf8CodeUnitCount)
-        for index in 0..<count where self[index] != other[index] {
-            guard self[index] | 0x20 == other[index], (0x61...0x7A).contains(other[index]) else { return false }
-        }
-        return true
-    }
-}
