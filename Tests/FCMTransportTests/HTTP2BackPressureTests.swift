@@ -4,6 +4,7 @@
 import FCMTesting
 import NIOCore
 import NIOEmbedded
+import NIOHTTP1
 import NIOHTTP2
 import Testing
 
@@ -97,13 +98,13 @@ struct HTTP2BackPressureTests {
         let connection = HTTP2Connection(idleTimeout: idle, logger: .quiet)
         let wire = EmbeddedChannel(handler: connection.events, loop: loop)
         try wire.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1)).wait()
-        let stream = EmbeddedChannel(handler: connection.heldBytesCounter, loop: loop)
+        let stream = EmbeddedChannel(handler: HTTP2StreamCodec(connection: connection, stream: 1), loop: loop)
         let answer = ByteBuffer(repeating: 0, count: HTTP2Connection.maxHeldBytes)
-        stream.write(HTTP2Frame.FramePayload.data(.init(data: .byteBuffer(answer))), promise: nil)
+        stream.write(HTTPServerResponsePart.body(.byteBuffer(answer)), promise: nil)
         #expect(!connection.hasRoomForAnswers)
         // Something drains in the first timeout (another stream's answer leaves): kept.
-        let other = EmbeddedChannel(handler: connection.heldBytesCounter, loop: loop)
-        other.writeAndFlush(HTTP2Frame.FramePayload.data(.init(data: .byteBuffer(ByteBuffer(repeating: 0, count: 1)))), promise: nil)
+        let other = EmbeddedChannel(handler: HTTP2StreamCodec(connection: connection, stream: 3), loop: loop)
+        other.writeAndFlush(HTTPServerResponsePart.body(.byteBuffer(ByteBuffer(repeating: 0, count: 1))), promise: nil)
         loop.advanceTime(by: idle)
         #expect(wire.isActive)
         // Nothing drains in the next: GOAWAY ENHANCE_YOUR_CALM, then the close.

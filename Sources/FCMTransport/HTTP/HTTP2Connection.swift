@@ -74,9 +74,13 @@ final class HTTP2Connection {
         log = AccessLog(logger: logger)
     }
 
-    /// The handler after NIO's HTTP/2 handler: counts streams from NIO's events, and ends the
-    /// violation NIO reports (its GOAWAY is already rewritten by then).
+    /// The handler after NIO's HTTP/2 handler: ends the violation NIO reports (its GOAWAY is
+    /// already rewritten by then), and the connection when idle or when the server stops.
     var events: Events { Events(connection: self) }
+    /// Told by NIO's multiplexer of the streams it opens and closes.
+    func streamCounter(on eventLoop: any EventLoop) -> StreamCounter {
+        StreamCounter(connection: NIOLoopBound(self, eventLoop: eventLoop))
+    }
     /// The handler between TLS and NIO's HTTP/2 handler.
     var writer: GoAwayWriter { GoAwayWriter(connection: self) }
     /// The handler between TLS and NIO's HTTP/2 handler that stops the connection's reads.
@@ -119,7 +123,7 @@ final class HTTP2Connection {
     /// otherwise.
     fileprivate func answer(_ error: GoAwayFrame.ConnectionError, allocator: ByteBufferAllocator) -> ByteBuffer {
         // NIO counts the streams that are open (and refuses the one that would pass the limit)
-        // from the same state machine whose events `Events` counts, so a connection error while
+        // from the same state machine whose events reach `StreamCounter`, so a connection error while
         // the limit is reached is the violation. Another error in that instant would be worded so
         // too; the error code and last stream id would still be right.
         let exceeded = error.lastStreamID == .maxID && openStreams >= Self.maxConcurrentStreams
@@ -171,12 +175,12 @@ final class HTTP2Connection {
         channel.eventLoop.scheduleTask(in: Self.errorGrace) { loopBound.value.close(promise: nil) }
     }
 
-    private func streamOpened(_ id: HTTP2StreamID) {
+    fileprivate func streamOpened(_ id: HTTP2StreamID) {
         openStreams += 1
         if id > highestStreamID { highestStreamID = id }
     }
 
-    private func streamClosed() {
+    fileprivate func streamClosed() {
         openStreams -= 1
         closeIfDrained()
     }
@@ -190,8 +194,24 @@ final class HTTP2Connection {
         channel.eventLoop.execute { loopBound.value.close(promise: nil) }
     }
 
-    /// Counts streams from NIO's events and keeps NIO's connection errors to itself: the GOAWAY
-    /// that says what went wrong has been written, and the connection ends as `answer` decided.
+    /// Counts the streams NIO's multiplexer opens and closes, as it tells them (NIO's handler keeps
+    /// its streams' events to itself when the multiplexer is inside it): the streams it made a
+    /// channel for, which are the ones it accepted with their HEADERS.
+    struct StreamCounter: NIOHTTP2StreamDelegate {
+        let connection: NIOLoopBound<HTTP2Connection>
+
+        func streamCreated(_ id: HTTP2StreamID, channel: any Channel) {
+            connection.value.streamOpened(id)
+        }
+
+        func streamClosed(_ id: HTTP2StreamID, channel: any Channel) {
+            connection.value.streamClosed()
+        }
+    }
+
+    /// Acts on the connection's idle timeout and the server's stop, and keeps NIO's connection
+    /// errors to itself: the GOAWAY that says what went wrong has been written, and the
+    /// connection ends as `answer` decided.
     final class Events: ChannelInboundHandler, RemovableChannelHandler {
         typealias InboundIn = Any
         private let connection: HTTP2Connection
@@ -206,8 +226,6 @@ final class HTTP2Connection {
 
         func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
             switch event {
-            case let created as NIOHTTP2StreamCreatedEvent: connection.streamOpened(created.streamID)
-            case is StreamClosedEvent: connection.streamClosed()
             case is IdleStateHandler.IdleStateEvent: connection.idle()
             case is ChannelShouldQuiesceEvent:
                 // The server is stopping: every stream opened so far is answered, then the

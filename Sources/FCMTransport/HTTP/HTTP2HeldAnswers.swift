@@ -46,8 +46,15 @@ extension HTTP2Connection {
         answerWaiting()
     }
 
-    /// The handler at the head of each stream's pipeline that counts its DATA.
-    var heldBytesCounter: HeldBytesCounter { HeldBytesCounter(connection: self) }
+    /// Counts `bytes` of DATA written into a stream (`HTTP2StreamCodec`) until NIO has written
+    /// them to the socket: the promise returned, which completes `promise`, completes then, or
+    /// fails when the stream or connection ends first.
+    func holdUntilWritten(_ bytes: Int, promise: EventLoopPromise<Void>?, on eventLoop: any EventLoop) -> EventLoopPromise<Void> {
+        let written = promise ?? eventLoop.makePromise()
+        holding(bytes)
+        written.futureResult.assumeIsolated().whenComplete { [self] _ in released(bytes) }
+        return written
+    }
 
     /// The connection closed: nothing waits any more (the waiting answers hold their streams'
     /// handlers, which hold this connection).
@@ -61,13 +68,13 @@ extension HTTP2Connection {
         while hasRoomForAnswers, let next = held.waiting.popFirst() { next() }
     }
 
-    fileprivate func holding(_ bytes: Int) {
+    private func holding(_ bytes: Int) {
         held.bytes += bytes
         onHeldBytes?(held.bytes)
         if !hasRoomForAnswers { watchForStall() }
     }
 
-    fileprivate func released(_ bytes: Int) {
+    private func released(_ bytes: Int) {
         held.bytes -= bytes
         held.drainedSinceLook = true
         onHeldBytes?(held.bytes)
@@ -92,32 +99,4 @@ extension HTTP2Connection {
             watchForStall()
         }
     }
-
-    /// Counts the DATA written into one stream until NIO has written it to the socket (the
-    /// write's promise completes then, or fails when the stream or connection ends first).
-    final class HeldBytesCounter: ChannelOutboundHandler, RemovableChannelHandler {
-        typealias OutboundIn = HTTP2Frame.FramePayload
-        typealias OutboundOut = HTTP2Frame.FramePayload
-        private let connection: HTTP2Connection
-
-        fileprivate init(connection: HTTP2Connection) {
-            self.connection = connection
-        }
-
-        func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-            guard case .data(let frame) = unwrapOutboundIn(data), frame.data.readableBytes > 0 else {
-                context.write(data, promise: promise)
-                return
-            }
-            let bytes = frame.data.readableBytes
-            let written = promise ?? context.eventLoop.makePromise()
-            connection.holding(bytes)
-            let connection = connection
-            written.futureResult.assumeIsolated().whenComplete { _ in connection.released(bytes) }
-            context.write(data, promise: written)
-        }
-    }
 }
-
-@available(*, unavailable)
-extension HTTP2Connection.HeldBytesCounter: Sendable {}

@@ -8,16 +8,15 @@ import NIOHTTP2
 /// pooled connection's stream is reset or never answered (RFC 9113 §5.1, §6.4, §8.7).
 extension HTTPRequestHandler {
     /// RST_STREAM with `code` on this HTTP/2 stream instead of an answer; the connection's other
-    /// streams go on (RFC 9113 §5.4.2: a stream error ends the stream only). Written beneath the
-    /// HTTP/1 codec, as a frame, which closes the stream channel once it is sent.
+    /// streams go on (RFC 9113 §5.4.2: a stream error ends the stream only). The frame closes the
+    /// stream channel once it is sent.
     func resetStream(_ code: UInt32, context: ChannelHandlerContext) {
-        let frame = HTTP2Frame.FramePayload.rstStream(HTTP2ErrorCode(networkCode: Int(code)))
-        guard let codec = try? context.pipeline.syncOperations.context(handlerType: HTTP2FramePayloadToHTTP1ServerCodec.self) else {
-            // Not a stream built by `HTTPServer.configureStream`: closing it resets it with CANCEL.
+        guard let http2 else {
+            // Not an HTTP/2 stream: closing the channel is all there is.
             context.close(promise: nil)
             return
         }
-        codec.writeAndFlush(NIOAny(frame), promise: nil)
+        http2.resetStream(HTTP2ErrorCode(networkCode: Int(code)))
     }
 
     /// Leaves the call unanswered, keeping `slot` until the stream or connection ends

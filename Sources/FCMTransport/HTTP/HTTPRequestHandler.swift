@@ -48,10 +48,9 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
     var liveAPI = ""
     /// When the request being read began, for the access log.
     @exclusivity(unchecked) var started = NIODeadline.now()
-    /// On an HTTP/2 stream: its connection and stream id, for a `goaway` fault.
-    var http2: (connection: HTTP2Connection, stream: HTTP2StreamID)?
-    /// On an HTTP/2 stream: the request's `:authority` (`HTTP2AuthorityReader`).
-    var authority: String?
+    /// On an HTTP/2 stream: the codec in front, which knows the stream's connection, its id (for a
+    /// `goaway` fault) and the request's `:authority`, and takes an answer whole (`writeAnswer`).
+    var http2: HTTP2StreamCodec?
     /// A call a `hold` fault leaves unanswered: its place among the server's held calls, given
     /// back when the stream or connection ends (HTTPRequestHandler+StreamFaults.swift).
     var holding: LiveSlot?
@@ -120,7 +119,7 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
                 headers: head.headers.map { ($0.name, $0.value) },
                 body: body
             )
-            request.authority = authority
+            request.authority = http2?.authority
             // Most requests are answered at once: only one that must wait is kept in `state`.
             guard mayAnswer(context: context) else {
                 state = .complete(head, request)
@@ -168,10 +167,12 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     func handlerAdded(context: ChannelHandlerContext) {
         http1?.deliver(to: self, context: context)
+        http2?.deliver(to: self, context: context)
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
         http1?.deliver(to: nil, context: nil)
+        http2?.deliver(to: nil, context: nil)
     }
 
     func channelInactive(context: ChannelHandlerContext) {
@@ -260,7 +261,7 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
     private func refuseTooLarge(context: ChannelHandlerContext, head: HTTPRequestHead) {
         state = .discarding
         var request = HTTPRequest(method: head.method.rawValue, target: head.uri, headers: head.headers.map { ($0.name, $0.value) })
-        request.authority = authority
+        request.authority = http2?.authority
         write(responder.tooLarge(request), head: head, close: true, context: context)
     }
 
@@ -285,6 +286,13 @@ final class HTTPRequestHandler: ChannelInboundHandler, RemovableChannelHandler {
                 let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
                 written.futureResult.whenComplete { _ in loopBound.value.close(promise: nil) }
             }
+            return
+        }
+        if let http2, version.major >= 2 {
+            // Straight into frames (HTTP2StreamCodec.swift), without the parts below.
+            http2.writeAnswer(
+                status: response.status, fields: response.headers, length: hasLength && request.method == .HEAD ? nil : response.body.count,
+                body: response.body, close: close)
             return
         }
         var headers = HTTPHeaders(hasLength ? response.headers : response.headers + [("Content-Length", String(response.body.count))])

@@ -58,7 +58,14 @@ public final class HTTPServer: Sendable {
         return channel.configureHTTP2SecureUpgrade(
             h2ChannelConfigurator: { connection in
                 connection.pipeline.syncOperations.removeHandler(chosen.value, promise: nil)
-                return connection.configureHTTP2Pipeline(mode: .server, targetWindowSize: 65535) { stream in
+                // The multiplexer inside NIO's handler, which hands frames to the streams without a
+                // trip through the connection's pipeline each, in its default settings: windows of
+                // 65,535 bytes, and a stream unwritable with 8 KiB of its answer unsent, which
+                // `HTTPRequestHandler` waits on.
+                return connection.configureHTTP2Pipeline(
+                    mode: .server, connectionConfiguration: .init(), streamConfiguration: .init(),
+                    streamDelegate: http2.value.streamCounter(on: connection.eventLoop)
+                ) { stream in
                     stream.eventLoop.makeCompletedFuture {
                         try configureStream(stream, connection: http2.value, responder: responder, logger: logger, clients: clients)
                     }
@@ -80,29 +87,24 @@ public final class HTTPServer: Sendable {
         )
     }
 
-    /// An HTTP/2 stream: NIO's frames-to-HTTP/1 codec and the emulator's handler, which knows its
-    /// stream id for a `goaway` fault; a stream above a GOAWAY's last one is refused instead.
+    /// An HTTP/2 stream: its frames as HTTP/1 parts (HTTP2StreamCodec.swift) and the emulator's
+    /// handler; a stream above a GOAWAY's last one is refused instead.
     private static func configureStream(
         _ stream: any Channel, connection: HTTP2Connection, responder: HTTPResponder, logger: Logger, clients: ClientConnections?
     ) throws {
         let sync = stream.pipeline.syncOperations
-        // Beneath the codec: the stream's DATA counts toward what the connection holds.
-        try sync.addHandler(connection.heldBytesCounter)
-        try sync.addHandler(HTTP2FramePayloadToHTTP1ServerCodec())
-        let id = try stream.syncOptions?.getOption(HTTP2StreamChannelOptions.streamID)
-        if let id, !connection.accepts(id) {
-            // Above a GOAWAY's last stream: refused, so the client may retry it (written beneath
-            // the HTTP/1 codec, as a frame).
-            let codec = try sync.context(handlerType: HTTP2FramePayloadToHTTP1ServerCodec.self)
-            codec.writeAndFlush(NIOAny(HTTP2Frame.FramePayload.rstStream(.refusedStream)), promise: nil)
+        let id = try stream.syncOptions?.getOption(HTTP2StreamChannelOptions.streamID) ?? .rootStream
+        let codec = HTTP2StreamCodec(connection: connection, stream: id)
+        try sync.addHandler(codec, name: "http2-stream")
+        guard connection.accepts(id) else {
+            // Above a GOAWAY's last stream: refused, so the client may retry it.
+            codec.resetStream(.refusedStream)
             return
         }
         let handler = HTTPRequestHandler(responder: responder, logger: logger)
         handler.clients = clients
-        if let id { handler.http2 = (connection, id) }
-        // In front of the codec, which keeps `:authority` only when there is no `host`.
-        try sync.addHandler(HTTP2AuthorityReader(handler: handler), position: .first)
-        try sync.addHandler(handler)
+        handler.http2 = codec
+        try sync.addHandler(handler, name: "routes")
     }
 
     /// The plain port's connection as the listener builds it, on a channel of a test's or the
