@@ -123,25 +123,12 @@ struct EventWaitTests {
     @Test func anAcceptedDurationAlwaysFollowsTheGrammar() throws {
         let grammar = try Regex(#"^\s*([0-9]+(\.[0-9]+)?|(([0-9]+(\.[0-9]+)?)(ms|s|m|h|d|w))+)\s*$"#)
         let alphabet = Array("0123456789.smhdwxe+- ٣")
-        var rng = SplitMix(seed: 23)
+        var rng = SeededRandom(seed: 23)
         for _ in 0..<20_000 {
             let text = String((0..<Int(rng.next() % 7 + 1)).map { _ in alphabet[Int(rng.next() % UInt64(alphabet.count))] })
             if DurationText.millis(text) != nil {
                 #expect(text.wholeMatch(of: grammar) != nil, "\(text)")
             }
         }
-    }
-}
-
-/// A small seeded generator, so the property test repeats exactly.
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

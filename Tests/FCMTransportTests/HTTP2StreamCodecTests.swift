@@ -68,6 +68,29 @@ struct HTTP2StreamCodecTests {
         }
     }
 
+    /// Random blocks from the fields and values a request head is judged by (each pseudo-field
+    /// present, missing, repeated or out of order; values with spaces, control bytes and DEL;
+    /// `host`, `content-length` and methods with and without a body), read by both.
+    @Test func randomBlocksReadAsNIOReadsThem() throws {
+        let names = [":method", ":path", ":scheme", ":authority", ":protocol", "host", "content-length", "x-a", "te", ":status"]
+        let values = [
+            "POST", "GET", "HEAD", "DELETE", "CONNECT", "BREW", "/x", "/a b", "", "https", "h", "h\u{7F}", "a\tb", "é", "12", "0",
+        ]
+        var rng = SeededRandom(seed: 29)
+        for _ in 0..<2_000 {
+            var block: [(String, String)] = []
+            for (name, value) in Self.request where rng.next() % 8 != 0 { block.append((name, value)) }
+            for _ in 0..<Int(rng.next() % 4) {
+                let field = (names[Int(rng.next() % UInt64(names.count))], values[Int(rng.next() % UInt64(values.count))])
+                block.insert(field, at: Int(rng.next() % UInt64(block.count + 1)))
+            }
+            let endStream = rng.next() % 2 == 0
+            let ours = try Self.read(block, endStream: endStream, by: HTTP2StreamCodec(connection: Self.connection(), stream: 1))
+            let nios = try Self.read(block, endStream: endStream, by: HTTP2FramePayloadToHTTP1ServerCodec())
+            #expect(ours == nios, "\(block) endStream \(endStream)")
+        }
+    }
+
     @Test func theRequestsAuthorityIsKeptForTheHostRule() throws {
         let codec = HTTP2StreamCodec(connection: Self.connection(), stream: 1)
         let channel = EmbeddedChannel(handler: codec)
