@@ -89,7 +89,7 @@ struct MCSConnectionTests {
         }
 
         func sendData(_ value: String, ttl: Int64? = nil) throws {
-            try emulator.send(
+            _ = try emulator.send(
                 SendRequest(target: .token(token), content: MessageContent(data: [("k", value)], ttlSeconds: ttl), api: .v1), from: DemoProject.id)
         }
 

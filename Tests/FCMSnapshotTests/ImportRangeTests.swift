@@ -114,14 +114,14 @@ import Testing
         _ = try? emu.send(SendRequest(target: .topic("news"), content: MessageContent(data: [("k", "v")]), api: .v1), from: p)
         if let device = try? emu.devices(projectId: p).page.first {
             _ = try? emu.send(SendRequest(target: .token(device.token), content: MessageContent(data: [("k", "v")]), api: .v1), from: p)
-            try? emu.setState(String(device.id), projectId: p, to: .foreground)
+            _ = try? emu.setState(String(device.id), projectId: p, to: .foreground)
             _ = try? emu.inbox(String(device.id), projectId: p)
         }
         _ = try? emu.createDevice(DeviceSpec(platform: .android, appId: "com.example.app"), projectId: p)
         _ = try? emu.ccsConnect(sender: p)
-        try? emu.sendUpstream("0", projectId: p, data: [("up", "1")])
-        try? emu.advance(byMillis: 3_600_000)
-        try? emu.advance(byMillis: 40 * 86_400_000)
+        _ = try? emu.sendUpstream("0", projectId: p, data: [("up", "1")])
+        _ = try? emu.advance(byMillis: 3_600_000)
+        _ = try? emu.advance(byMillis: 40 * 86_400_000)
         _ = try? emu.events(EventQuery(since: Instant(millis: 0), limit: 1000))
         _ = emu.randomInt64()
     }

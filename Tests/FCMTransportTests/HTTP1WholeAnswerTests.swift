@@ -38,7 +38,7 @@ struct HTTP1WholeAnswerTests {
         linked: Bool, _ requests: String, _ respond: @escaping @Sendable (HTTPRequest) -> HTTPResponse
     ) throws -> (writes: [String], open: Bool) {
         let channel = try wire(linked: linked, respond)
-        try? channel.writeInbound(channel.allocator.buffer(string: requests))
+        _ = try? channel.writeInbound(channel.allocator.buffer(string: requests))
         let writes = try HTTP1ConnectionTests.writes(channel)
         return (writes, channel.isActive)
     }
