@@ -127,7 +127,8 @@ struct HTTP1RequestDecoderTests {
         #expect(throws: HTTPParserError.headerOverflow) { try channel.writeInbound(rest) }
     }
 
-    /// The byte sets are bit masks; these are the characters RFC 3986 and RFC 9110 list.
+    /// The byte sets are bit masks; these are the characters RFC 3986 and RFC 9110 list, and an
+    /// HTTP/2 field name's, RFC 9113 §8.2.1's tokens without uppercase letters.
     @Test func targetAndTokenBytesAreTheRFCsCharacters() {
         let alphanumerics = Set(("abcdefghijklmnopqrstuvwxyz" + "ABCDEFGHIJKLMNOPQRSTUVWXYZ" + "0123456789").utf8)
         let target = alphanumerics.union("-._~!$&'()*+,;=:@%/?".utf8)
@@ -135,6 +136,7 @@ struct HTTP1RequestDecoderTests {
         for byte in UInt8.min...UInt8.max {
             #expect(HTTPBytes.isTarget(byte) == target.contains(byte), "\(byte)")
             #expect(HTTPBytes.isToken(byte) == token.contains(byte), "\(byte)")
+            #expect(HTTPBytes.isLowercaseToken(byte) == (token.contains(byte) && !(0x41...0x5A).contains(byte)), "\(byte)")
         }
     }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import FCMTesting
+@testable import FCMTransport
 import Testing
 
 /// A connection error ends the connection (RFC 9113 §5.4.1: the endpoint that sends GOAWAY for
@@ -64,6 +65,47 @@ struct HTTP2ConnectionErrorTests {
             #expect(closed)
             #expect(pingsAnswered == 1, "the accepted streams' connection is still read")
             #expect(clock.now - start >= .seconds(4), "closed before the accepted streams had their grace")
+        }
+    }
+
+    /// A malformed request (an uppercase field name, RFC 9113 §8.2.1) is reset with
+    /// PROTOCOL_ERROR and the connection goes on: the next request is answered.
+    @Test func aMalformedRequestIsResetAndTheConnectionGoesOn() async throws {
+        try await withLiveServer(tls: true) { server in
+            let client = try await RawHTTP2Client.connect(port: try #require(server.https).port)
+            try await client.send(
+                RawHTTP2Client.get(stream: 1, path: "/emulator/v1/health", extra: [("X-Upper", "1")])
+                    + RawHTTP2Client.get(stream: 3, path: "/emulator/v1/health"))
+            var reset: [UInt8]?
+            var answered = false
+            for await event in client.events {
+                switch event {
+                case .frame(0x3, _, 1, let payload): reset = payload
+                case .frame(0x1, _, 3, _): answered = true
+                case .frame: continue
+                case .closed: break
+                }
+                if reset != nil, answered { break }
+            }
+            #expect(reset == [0, 0, 0, 0x1], "stream 1 was not reset with PROTOCOL_ERROR")
+            #expect(answered, "the request after it was not answered")
+        }
+    }
+
+    /// Past 200 malformed requests the client is let go as NIO let it go when it checked them
+    /// itself: GOAWAY ENHANCE_YOUR_CALM naming stream 0, then the end, however it goes on.
+    @Test func aClientOfManyMalformedRequestsGetsEnhanceYourCalmThenTheEnd() async throws {
+        try await withLiveServer(tls: true) { server in
+            let client = try await RawHTTP2Client.connect(port: try #require(server.https).port)
+            var bytes: [UInt8] = []
+            for n in 0...HTTP2Connection.maxMalformedRequests {
+                bytes += RawHTTP2Client.get(stream: UInt32(2 * n + 1), path: "/emulator/v1/health", extra: [("te", "gzip")])
+            }
+            try await client.send(bytes)
+            let (goAway, closed, pingsAnswered) = await Self.goAwayThenEnd(client)
+            #expect(goAway == .init(lastStreamID: 0, errorCode: 0xb, debugData: ""))
+            #expect(closed, "the connection stayed open after its GOAWAY")
+            #expect(pingsAnswered == 0, "frames were still decoded after the GOAWAY")
         }
     }
 

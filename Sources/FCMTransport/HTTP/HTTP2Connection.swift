@@ -39,6 +39,12 @@ final class HTTP2Connection {
     /// never reading (RFC 9113 §5.4.1; docs/limits.md).
     static let errorGrace = TimeAmount.seconds(5)
 
+    /// How many malformed requests a connection may send (`HTTP2StreamCodec`, each answered
+    /// RST_STREAM `PROTOCOL_ERROR`) before it is let go as a misbehaving peer: the 200 stream
+    /// errors NIO's own validation allowed (its `maximumConnectionGlitches`), since it no longer
+    /// sees them (HTTP2FieldRules.swift).
+    static let maxMalformedRequests = 200
+
     /// How a connection that met a connection error ends.
     enum Ending: Equatable {
         /// Too many streams: the connection still reads, for the streams it accepted.
@@ -62,6 +68,8 @@ final class HTTP2Connection {
     /// Told of the bytes held at each change, on the event loop: tests await it instead of
     /// sleeping. The listeners set none.
     var onHeldBytes: ((Int) -> Void)?
+    /// Malformed requests so far (`malformedRequest`).
+    private(set) var malformedRequests = 0
     /// Streams with a wait or an event stream open (`HTTPRequestHandler.live`).
     var liveStreams = 0
     /// The listener's idle timeout (`IdleTimeoutHandler`): also how long held answers may go
@@ -173,6 +181,19 @@ final class HTTP2Connection {
         let loopBound = NIOLoopBound(channel, eventLoop: channel.eventLoop)
         channel.writeAndFlush(frame).whenComplete { _ in loopBound.value.close(promise: nil) }
         channel.eventLoop.scheduleTask(in: Self.errorGrace) { loopBound.value.close(promise: nil) }
+    }
+
+    /// A stream's request was malformed. Past `maxMalformedRequests` the peer gets what NIO sent
+    /// when its stream errors passed that count: GOAWAY `ENHANCE_YOUR_CALM` naming stream 0 (none
+    /// of a misbehaving peer's streams counts), written through NIO's handler so that
+    /// `GoAwayWriter` ends the connection as after NIO's own (nothing more read, closed once the
+    /// frame is written).
+    func malformedRequest() {
+        malformedRequests += 1
+        guard malformedRequests == Self.maxMalformedRequests + 1, let channel else { return }
+        let frame = HTTP2Frame(
+            streamID: .rootStream, payload: .goAway(lastStreamID: .rootStream, errorCode: .enhanceYourCalm, opaqueData: nil))
+        channel.writeAndFlush(frame, promise: nil)
     }
 
     fileprivate func streamOpened(_ id: HTTP2StreamID) {

@@ -12,6 +12,8 @@ import NIOHTTP2
 /// each of which cost every stream its place in the pipeline and every part a trip through it
 /// (docs/benchmarks.md). Beyond NIO's codec it:
 ///
+/// - answers a malformed request (HTTP2FieldRules.swift) with RST_STREAM `PROTOCOL_ERROR`, as NIO
+///   did while it checked the requests itself;
 /// - keeps the request's `:authority` for the Host rule (`AccessPolicy`; docs/security.md): NIO's
 ///   codec turns it into `host` only when the request has none, so a request whose two disagree
 ///   (malformed, RFC 9113 §8.3.1) would be judged by `host` alone;
@@ -36,6 +38,8 @@ final class HTTP2StreamCodec: ChannelDuplexHandler, RemovableChannelHandler {
     private(set) var authority: String?
     /// Whether the request's head was read: a later HEADERS frame is its trailers.
     @exclusivity(unchecked) private var readHead = false
+    /// Whether the request was malformed and its stream reset: nothing more of it is read.
+    @exclusivity(unchecked) private var refused = false
     /// Its own place in the stream's pipeline, for answers handed over whole.
     @exclusivity(unchecked) private var context: ChannelHandlerContext?
     /// The request handler right behind, and its place (`deliver(to:context:)`).
@@ -67,9 +71,14 @@ final class HTTP2StreamCodec: ChannelDuplexHandler, RemovableChannelHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
         case .headers(let block):
+            guard !refused else { return }
             // Trailers: nothing behind reads them, so the request simply ends.
-            guard !readHead else { return pass(.end(nil), context: context) }
+            if readHead {
+                if let fault = HTTP2FieldRules.trailersFault(block.headers) { return refuse(fault) }
+                return pass(.end(nil), context: context)
+            }
             readHead = true
+            if let fault = HTTP2FieldRules.requestFault(block.headers) { return refuse(fault) }
             do {
                 let request = try HTTP2RequestHead(block.headers, endStream: block.endStream)
                 authority = request.authority
@@ -79,7 +88,7 @@ final class HTTP2StreamCodec: ChannelDuplexHandler, RemovableChannelHandler {
                 context.fireErrorCaught(error)
             }
         case .data(let frame):
-            guard case .byteBuffer(let bytes) = frame.data else { return }
+            guard !refused, case .byteBuffer(let bytes) = frame.data else { return }
             if bytes.readableBytes > 0 { pass(.body(bytes), context: context) }
             if frame.endStream { pass(.end(nil), context: context) }
         default:
@@ -87,6 +96,16 @@ final class HTTP2StreamCodec: ChannelDuplexHandler, RemovableChannelHandler {
             // behind is told of by the channel).
             break
         }
+    }
+
+    /// A malformed request (HTTP2FieldRules.swift) is answered as NIO answered it: RST_STREAM
+    /// `PROTOCOL_ERROR`, and nothing of it reaches the handler behind (RFC 9113 §8.1.1). The
+    /// connection counts it as NIO counted its stream errors (`HTTP2Connection.malformedRequest`).
+    private func refuse(_ fault: any Error) {
+        refused = true
+        connection.log.refused("malformed HTTP/2 request: \(fault)", metadata: ["stream": "\(stream)"])
+        resetStream(.protocolError)
+        connection.malformedRequest()
     }
 
     private func pass(_ part: HTTPServerRequestPart, context: ChannelHandlerContext) {

@@ -8,6 +8,12 @@ enum HTTPBytes {
         isIn(byte, low: 0x03ff_6cfa_0000_0000, high: 0x57ff_ffff_c7ff_fffe)
     }
 
+    /// A tchar that is not an uppercase letter: what an HTTP/2 field name is made of (RFC 9113
+    /// §8.2.1).
+    static func isLowercaseToken(_ byte: UInt8) -> Bool {
+        isIn(byte, low: 0x03ff_6cfa_0000_0000, high: 0x57ff_ffff_c000_0000)
+    }
+
     /// RFC 3986's pchar, `/` and `?` (§3.3, §3.4): unreserved, sub-delims, `:`, `@` and `%`.
     static func isTarget(_ byte: UInt8) -> Bool {
         isIn(byte, low: 0xafff_fff2_0000_0000, high: 0x47ff_fffe_87ff_ffff)

@@ -63,7 +63,7 @@ public final class HTTPServer: Sendable {
                 // 65,535 bytes, and a stream unwritable with 8 KiB of its answer unsent, which
                 // `HTTPRequestHandler` waits on.
                 return connection.configureHTTP2Pipeline(
-                    mode: .server, connectionConfiguration: .init(), streamConfiguration: .init(),
+                    mode: .server, connectionConfiguration: connectionConfiguration, streamConfiguration: .init(),
                     streamDelegate: http2.value.streamCounter(on: connection.eventLoop)
                 ) { stream in
                     stream.eventLoop.makeCompletedFuture {
@@ -86,6 +86,15 @@ public final class HTTPServer: Sendable {
             }
         )
     }
+
+    /// NIO's connection settings but for its check of header blocks, which it makes of requests
+    /// and answers alike: the requests are checked by each stream's codec (HTTP2FieldRules.swift),
+    /// and the emulator's own answers need none.
+    private static let connectionConfiguration: NIOHTTP2Handler.ConnectionConfiguration = {
+        var configuration = NIOHTTP2Handler.ConnectionConfiguration()
+        configuration.headerBlockValidation = .disabled
+        return configuration
+    }()
 
     /// An HTTP/2 stream: its frames as HTTP/1 parts (HTTP2StreamCodec.swift) and the emulator's
     /// handler; a stream above a GOAWAY's last one is refused instead.
