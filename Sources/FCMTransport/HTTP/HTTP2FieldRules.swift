@@ -70,13 +70,16 @@ enum HTTP2FieldRules {
         return nil
     }
 
-    /// The fields HTTP/2 forbids (RFC 9113 §8.2.2), by length first: most names are none of them.
-    private static func isConnectionSpecific(_ name: String) -> Bool {
+    /// The fields HTTP/2 forbids (RFC 9113 §8.2.2), in any case (a request's names are lowercase
+    /// by the time they are asked; an answer's are lowercased after), by length first: most names
+    /// are none of them. A request with one is malformed; `HTTP2StreamCodec` drops them from an
+    /// answer, as NIO's codec did.
+    static func isConnectionSpecific(_ name: String) -> Bool {
         switch name.utf8.count {
-        case 7: name == "upgrade"
-        case 10: name == "connection" || name == "keep-alive"
-        case 16: name == "proxy-connection"
-        case 17: name == "transfer-encoding"
+        case 7: name.equalsIgnoringASCIICase("upgrade")
+        case 10: name.equalsIgnoringASCIICase("connection") || name.equalsIgnoringASCIICase("keep-alive")
+        case 16: name.equalsIgnoringASCIICase("proxy-connection")
+        case 17: name.equalsIgnoringASCIICase("transfer-encoding")
         default: false
         }
     }

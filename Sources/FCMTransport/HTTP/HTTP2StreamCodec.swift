@@ -126,7 +126,7 @@ final class HTTP2StreamCodec: ChannelDuplexHandler, RemovableChannelHandler {
             var fields = HPACKHeaders()
             fields.reserveCapacity(head.headers.count + 1)
             fields.add(name: ":status", value: String(head.status.code))
-            for (name, value) in head.headers where !Self.isConnectionSpecific(name) { fields.add(name: name.lowercased(), value: value) }
+            Self.add(head.headers, to: &fields)
             context.write(wrapOutboundOut(.headers(.init(headers: fields))), promise: promise)
         case .body(let body):
             writeData(body, endStream: false, promise: promise, context: context)
@@ -136,7 +136,7 @@ final class HTTP2StreamCodec: ChannelDuplexHandler, RemovableChannelHandler {
                     .byteBuffer(context.channel.allocator.buffer(capacity: 0)), endStream: true, promise: promise, context: context)
             }
             var fields = HPACKHeaders()
-            for (name, value) in trailers where !Self.isConnectionSpecific(name) { fields.add(name: name.lowercased(), value: value) }
+            Self.add(trailers, to: &fields)
             context.write(wrapOutboundOut(.headers(.init(headers: fields, endStream: true))), promise: promise)
         }
     }
@@ -155,7 +155,7 @@ final class HTTP2StreamCodec: ChannelDuplexHandler, RemovableChannelHandler {
             if name.equalsIgnoringASCIICase("content-length") {
                 hasLength = true
                 headers.add(name: "content-length", value: length.map { String($0) } ?? value)
-            } else if !Self.isConnectionSpecific(name) {
+            } else if !HTTP2FieldRules.isConnectionSpecific(name) {
                 headers.add(name: name.lowercased(), value: value)
             }
         }
@@ -174,6 +174,12 @@ final class HTTP2StreamCodec: ChannelDuplexHandler, RemovableChannelHandler {
         }
     }
 
+    /// An answer's fields as HTTP/2 carries them, as NIO's codec wrote them: names lowercased,
+    /// the connection-specific ones dropped.
+    private static func add(_ http1: HTTPHeaders, to fields: inout HPACKHeaders) {
+        for (name, value) in http1 where !HTTP2FieldRules.isConnectionSpecific(name) { fields.add(name: name.lowercased(), value: value) }
+    }
+
     /// RST_STREAM with `code` instead of an answer, which closes the stream once it is sent.
     func resetStream(_ code: HTTP2ErrorCode) {
         context?.writeAndFlush(wrapOutboundOut(.rstStream(code)), promise: nil)
@@ -186,17 +192,6 @@ final class HTTP2StreamCodec: ChannelDuplexHandler, RemovableChannelHandler {
         let bytes = data.readableBytes
         guard bytes > 0 else { return context.write(wrapOutboundOut(frame), promise: promise) }
         context.write(wrapOutboundOut(frame), promise: connection.holdUntilWritten(bytes, promise: promise, on: context.eventLoop))
-    }
-
-    /// The fields HTTP/2 forbids (RFC 9113 §8.2.2), which NIO's codec drops from an answer.
-    private static func isConnectionSpecific(_ name: String) -> Bool {
-        switch name.utf8.count {
-        case 7: name.equalsIgnoringASCIICase("upgrade")
-        case 10: name.equalsIgnoringASCIICase("connection") || name.equalsIgnoringASCIICase("keep-alive")
-        case 16: name.equalsIgnoringASCIICase("proxy-connection")
-        case 17: name.equalsIgnoringASCIICase("transfer-encoding")
-        default: false
-        }
     }
 }
 
